@@ -1,0 +1,43 @@
+# Note Bridge: the commands a developer and CI run. `make help` lists them.
+
+GO       ?= go
+FUZZTIME ?= 10m
+PKGS     := ./...
+
+.PHONY: help test check vet fmt-check temporal emulator-graph emulator-notion bench bench-sim fuzz clean
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+test: temporal check ## The whole test suite (CI runs exactly this): vet, gofmt, then every test with the race detector.
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+check: vet fmt-check ## Static checks only.
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+temporal: ## Install the pinned temporal CLI (v1.5.1) into ./bin, built from source; reused when present.
+	@scripts/install-temporal.sh
+
+emulator-graph: ## Run the Microsoft Graph OneNote emulator on 127.0.0.1 (flags: ARGS="...").
+	$(GO) run ./emulator/cmd/graph-emulator $(ARGS)
+
+emulator-notion: ## Run the Notion emulator on 127.0.0.1 (flags: ARGS="...").
+	$(GO) run ./emulator/cmd/notion-emulator $(ARGS)
+
+bench: ## Go benchmarks of the pure packages (limiter, convert, emulators); prints figures.
+	$(GO) test -run '^$$' -bench . -benchmem ./limiter/ ./convert/ ./emulator/graph/
+
+bench-sim: ## The limiter simulation: policies compared; table and PNG plots into bench/results/.
+	$(GO) run ./bench/cmd/simulate -out bench/results
+
+fuzz: ## Every fuzz target for FUZZTIME each (default 10m).
+	@scripts/fuzz.sh $(FUZZTIME)
+
+clean: ## Remove built binaries and results.
+	rm -rf bin/ bench/results/*.png

@@ -1,0 +1,253 @@
+// Package devserver starts real Temporal dev servers (`temporal server
+// start-dev`, from the project-local temporal CLI) for integration tests and
+// benchmarks: free loopback ports, a fresh SQLite file, a connected client,
+// and a clean stop.
+//
+// The CLI is found at $NOTEBRIDGE_TEMPORAL_CLI or at bin/temporal in the
+// module root; `make temporal` builds it there. Integration tests fail, with
+// that instruction, when it is missing, and skip under `go test -short`.
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+)
+
+// EnvCLI names the environment variable that overrides the CLI's path.
+const EnvCLI = "NOTEBRIDGE_TEMPORAL_CLI"
+
+// Options configures a dev server. The zero value is a headless server on
+// free ports with a fresh database in a temporary directory.
+type Options struct {
+	// DBFile is the SQLite file; empty means a new file in a temporary
+	// directory. Restarting a server keeps its file.
+	DBFile string
+	// UI enables the Web UI, on the gRPC port + 1000 unless UIPort is set.
+	UI bool
+	// UIPort overrides the Web UI port.
+	UIPort int
+	// SearchAttributes are registered at start.
+	SearchAttributes temporal.SearchAttributes
+	// DynamicConfig values, as KEY=JSON.
+	DynamicConfig []string
+	// Log receives the server's output; nil discards it.
+	Log io.Writer
+}
+
+// Server is a running dev server.
+type Server struct {
+	opts     Options
+	cliPath  string
+	hostPort string
+	srv      *testsuite.DevServer
+}
+
+// FindCLI returns the path of the temporal CLI, or an error that says how
+// to install it.
+func FindCLI() (string, error) {
+	if p := os.Getenv(EnvCLI); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("devserver: %s=%s: %w", EnvCLI, p, err)
+		}
+		return p, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(root, "bin", "temporal")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("devserver: no temporal CLI at %s: run `make temporal` in %s (or set %s)", p, root, EnvCLI)
+	}
+	return p, nil
+}
+
+// moduleRoot walks up from the working directory to the directory holding
+// the application's go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("devserver: %w", err)
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && isAppModule(data) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("devserver: cannot find the notebridge module root above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func isAppModule(gomod []byte) bool {
+	const want = "module github.com/notebridge/notebridge\n"
+	return len(gomod) >= len(want) && string(gomod[:len(want)]) == want
+}
+
+// Start starts a dev server and waits until it accepts clients.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	cli, err := FindCLI()
+	if err != nil {
+		return nil, err
+	}
+	if opts.DBFile == "" {
+		dir, err := os.MkdirTemp("", "notebridge-devserver-")
+		if err != nil {
+			return nil, fmt.Errorf("devserver: %w", err)
+		}
+		opts.DBFile = filepath.Join(dir, "temporal.db")
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, cliPath: cli, hostPort: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) start(ctx context.Context) error {
+	out := s.opts.Log
+	if out == nil {
+		out = io.Discard
+	}
+	args := []string{"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=true"}
+	for _, kv := range s.opts.DynamicConfig {
+		args = append(args, "--dynamic-config-value", kv)
+	}
+	uiPort := ""
+	if s.opts.UIPort != 0 {
+		uiPort = strconv.Itoa(s.opts.UIPort)
+	}
+	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath:     s.cliPath,
+		ClientOptions:    &client.Options{HostPort: s.hostPort, Namespace: "default", Logger: quietLogger{}},
+		DBFilename:       s.opts.DBFile,
+		EnableUI:         s.opts.UI,
+		UIPort:           uiPort,
+		LogLevel:         "error",
+		SearchAttributes: s.opts.SearchAttributes,
+		ExtraArgs:        args,
+		Stdout:           out,
+		Stderr:           out,
+	})
+	if err != nil {
+		return fmt.Errorf("devserver: start %s: %w", s.hostPort, err)
+	}
+	s.srv = srv
+	return nil
+}
+
+// Client returns a client connected to the server's default namespace. It
+// is closed by Stop; after Restart, call Client again.
+func (s *Server) Client() client.Client { return s.srv.Client() }
+
+// HostPort is the server's gRPC address.
+func (s *Server) HostPort() string { return s.hostPort }
+
+// DBFile is the server's SQLite file.
+func (s *Server) DBFile() string { return s.opts.DBFile }
+
+// UIAddress is the Web UI's base URL, or "" when the UI is off.
+func (s *Server) UIAddress() string {
+	if !s.opts.UI {
+		return ""
+	}
+	port := s.opts.UIPort
+	if port == 0 {
+		_, p, _ := net.SplitHostPort(s.hostPort)
+		n, _ := strconv.Atoi(p)
+		port = n + 1000
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(port)
+}
+
+// Stop closes the client and stops the server, waiting for it to exit.
+func (s *Server) Stop() error {
+	if s.srv == nil {
+		return nil
+	}
+	s.srv.Client().Close()
+	err := s.srv.Stop()
+	s.srv = nil
+	var exit interface{ ExitCode() int }
+	if errors.As(err, &exit) {
+		// Interrupted servers exit non-zero; that is a clean stop.
+		return nil
+	}
+	return err
+}
+
+// Restart stops the server and starts it again on the same port and
+// database file, as an operator restarting Temporal would.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := s.Stop(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := s.start(ctx)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// ForTest starts a server for one test and stops it when the test ends. It
+// skips under -short and fails, saying how to install the CLI, when the CLI
+// is missing.
+func ForTest(t testing.TB, opts Options) *Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs a Temporal dev server (skipped with -short)")
+	}
+	if opts.DBFile == "" {
+		opts.DBFile = filepath.Join(t.TempDir(), "temporal.db")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("devserver: stop: %v", err)
+		}
+	})
+	return s
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("devserver: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// quietLogger drops the SDK client's own chatter during server start.
+type quietLogger struct{}
+
+func (quietLogger) Debug(string, ...any) {}
+func (quietLogger) Info(string, ...any)  {}
+func (quietLogger) Warn(string, ...any)  {}
+func (quietLogger) Error(string, ...any) {}

@@ -1,0 +1,159 @@
+package convert
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/notebridge/notebridge/notion/blocks"
+)
+
+// Options tune a conversion. The zero value is the default.
+type Options struct {
+	// MaxHeading is the deepest heading level emitted, 1 to 3 (Notion API
+	// 2022-06-28 has heading_1 to heading_3). Deeper headings are capped at
+	// it and reported. 0 means 3.
+	MaxHeading int
+	// PreferWebImages makes images refer to the web-optimised copy in src
+	// instead of the full-resolution original in data-fullres-src, which is
+	// the default.
+	PreferWebImages bool
+}
+
+func (o Options) maxHeading() int {
+	if o.MaxHeading < 1 || o.MaxHeading > 3 {
+		return 3
+	}
+	return o.MaxHeading
+}
+
+// Result is a converted page.
+type Result struct {
+	// Title is the text of <title>, entities decoded and ends trimmed.
+	Title string
+	// Created is the content of <meta name="created">, as written (OneNote
+	// writes local time with seven fraction digits and no zone, e.g.
+	// 2024-03-14T09:27:00.0000000). See CreatedTime.
+	Created string
+	// Blocks are the page's top-level blocks in reading order, children
+	// nested at any depth. Splitting them into Notion requests is the
+	// writer's job.
+	Blocks []blocks.Block
+	// Resources are the OneNote resources the blocks refer to, each once,
+	// in reading order: what the pipeline must fetch and upload.
+	Resources []blocks.Resource
+	// Links are the page's onenote: links, in reading order.
+	Links []Link
+	// Losses are what could not be carried over exactly, in the order
+	// first met.
+	Losses []Loss
+}
+
+// createdLayout is the layout of OneNote's created timestamps.
+const createdLayout = "2006-01-02T15:04:05.9999999"
+
+// CreatedTime parses Created. OneNote's value has no zone; it is read as
+// UTC, and values with a zone keep theirs.
+func (r *Result) CreatedTime() (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, r.Created); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(createdLayout, r.Created)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("convert: created time: %w", err)
+	}
+	return t, nil
+}
+
+// ErrInternal is wrapped by the error Page returns if the converter itself
+// failed: it panicked or produced blocks that break a Notion rule. Either is
+// a bug in this package, never a property of the input.
+var ErrInternal = errors.New("convert: internal error")
+
+// Page converts the body of a Graph page-content response (OneNote output
+// HTML) into Notion blocks. It accepts any input: markup it cannot read is
+// reported in Result.Losses, never a reason to fail.
+func Page(src []byte, opts Options) (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("%w: panic: %v", ErrInternal, p)
+		}
+	}()
+	c := newConverter(opts)
+	doc, err := c.parse(preprocess(src))
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{}
+	res.Title, res.Created = pageHead(doc)
+	if body := findElement(doc, atom.Body); body != nil {
+		res.Blocks = c.body(body)
+	}
+	res.Blocks = fitLimits(res.Blocks, &c.losses)
+	res.Resources = collectResources(res.Blocks)
+	res.Links = collectLinks(res.Blocks)
+	res.Losses = c.losses.losses
+	if err := Validate(res.Blocks); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInternal, err)
+	}
+	return res, nil
+}
+
+// converter holds the state of one page's conversion.
+type converter struct {
+	opts   Options
+	losses lossLog
+}
+
+func newConverter(opts Options) *converter {
+	return &converter{opts: opts}
+}
+
+// parse parses page HTML. A page the parser refuses because its elements
+// nest too deeply is flattened below a safe depth and parsed again, and the
+// flattening is reported.
+func (c *converter) parse(src []byte) (*html.Node, error) {
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err == nil {
+		return doc, nil
+	}
+	doc, err2 := html.Parse(bytes.NewReader(flattenDeep(src)))
+	if err2 != nil {
+		doc, err2 = html.Parse(bytes.NewReader(textOnly(src)))
+	}
+	if err2 != nil {
+		return nil, fmt.Errorf("convert: parse page: %w", err)
+	}
+	c.losses.add(LossTooDeep, Degraded, "markup nested deeper than the HTML parser accepts was flattened", "")
+	return doc, nil
+}
+
+// pageHead returns the page title and created time from the document head.
+func pageHead(doc *html.Node) (title, created string) {
+	if t := findElement(doc, atom.Title); t != nil {
+		title = strings.TrimSpace(strings.ReplaceAll(removeObjectReplacement(textContent(t)), "\u00a0", " "))
+	}
+	var walk func(n *html.Node) bool
+	walk = func(n *html.Node) bool {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Meta && strings.EqualFold(attr(n, "name"), "created") {
+			created = attr(n, "content")
+			return true
+		}
+		if n.Type == html.ElementNode && n.DataAtom == atom.Body {
+			return false
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			if walk(ch) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(doc)
+	return title, created
+}

@@ -1,0 +1,123 @@
+// Package convert turns a OneNote page, as Microsoft Graph returns it
+// (GET /me/onenote/pages/{id}/content, "output HTML"), into Notion blocks
+// (package notion/blocks), and says what could not be carried over.
+//
+// Page is the entry point. It is a pure function: no I/O, no clock, no
+// global state. It accepts any input and never panics: markup it cannot
+// read is reported in the page's losses, never a reason to fail. The
+// result is the page's title and creation time, its top-level blocks in
+// reading order with children nested at any depth (splitting them into
+// Notion requests is the writer's job), the OneNote resources the blocks
+// refer to (what the pipeline must fetch, one Graph request each), the
+// page's internal onenote: links, and the loss report.
+//
+// # Reading the page
+//
+// Graph returns self-closing <object …/> and <iframe …/>, which an HTML5
+// parser would read as start tags (nesting the rest of the page inside
+// them); they are rewritten to explicit pairs before parsing. Invalid UTF-8
+// becomes U+FFFD. A page nested deeper than the parser accepts is
+// flattened and parsed again. Content an unclosed iframe swallowed as raw
+// text is parsed again and converted after it.
+//
+// The outlines are the element children of body (absolutely positioned
+// divs, imgs and objects). They are read by top, then left, compared as
+// numbers, a missing top counting as 120 and a missing left as 48 (Graph's
+// defaults); within an outline, document order.
+//
+// # Mapping
+//
+//   - Text: entities decoded, U+FFFC deleted, whitespace (including NBSP)
+//     collapsed and trimmed; <br /> inside a block is "\n", between blocks
+//     nothing. Empty paragraphs make no block.
+//   - Headings: h1–h6 onto heading_1…heading_3. Levels deeper than
+//     Options.MaxHeading (default 3, the deepest in Notion API 2022-06-28)
+//     are capped and reported (LossHeading). The heading's own OneNote
+//     style is not recorded.
+//   - Rich text: bold, italic, underline, strikethrough from styles or
+//     tags; links (entity-decoded href); Consolas (and other monospace
+//     fonts) inside ordinary text as inline code. Adjacent runs with the
+//     same formatting are merged.
+//   - Colours: Notion has ten named colours, each as text or background.
+//     A CSS colour maps to the nearest by hue and lightness (NotionColor):
+//     near-black text and near-white highlights are the default, greys are
+//     gray, dark oranges brown. Highlights (background-color) map to the
+//     *_background colours. A run holds one colour, so a highlight wins
+//     over a text colour. Each approximation is reported as Mapped.
+//   - Superscript and subscript: Notion has neither. <sup>/<sub> text is
+//     written with Unicode superscript or subscript characters when every
+//     character has one (2³⁰, log₂), otherwise as ^(text) or _(text).
+//     Reported as Mapped.
+//   - Lists: ul/ol items become bulleted/numbered list items; nested lists
+//     at any depth become children. An item's text is its own inline
+//     content and <p> wrappers; structure after it becomes children.
+//   - Note tags (data-tag, on the block or any span in its text): a
+//     check-box shape (to-do, to-do-priority-1, …, client-request) on a
+//     paragraph or list item makes a to_do, checked when :completed; a list
+//     item keeps its children. Other shapes on a paragraph make a callout
+//     whose icon is the first shape's emoji (TagEmoji: important ⭐,
+//     question ❓, idea 💡, critical ❗, remember-for-later 🔖, …). Tags a
+//     block's type does not show are kept as a marker: a first rich-text
+//     item of their emojis, e.g. "📧 " on a callout tagged "idea,
+//     send-in-email", "❗ " on a list item or heading, and the emojis as the
+//     caption of a tagged image. A plain to-do has no marker. Every shape
+//     has its own emoji, so SplitTagMarker and TagShape read the tags back.
+//     Unknown shapes get 🏷️ and are reported.
+//   - Code: a paragraph whose text is all Consolas is a code line;
+//     consecutive code lines in an outline make one code block (language
+//     "plain text"), each <br /> between them an empty line. Whitespace is
+//     kept except trailing spaces. <pre> is a code block too.
+//   - Quotes: a <cite> standing alone (in the outline, or the only content
+//     of a p) is a quote; so is <blockquote>.
+//   - Equations: a <math> standing alone is an equation block; inside text
+//     it is an inline equation. MathMLToLaTeX translates mi, mn, mo, mrow,
+//     msup, msub, msubsup, mfrac, msqrt, mroot, mfenced, munder, mover,
+//     munderover, mtable, mtext, mspace, semantics (a TeX annotation wins)
+//     and symbols (Greek, ∑ ∫ ≤ → ∞ …). OneNote's NBSP spacer operators
+//     and invisible operators are dropped. LaTeX longer than Notion's
+//     1,000 characters becomes a code block (language "latex"), reported.
+//   - Tables: one table_row per tr, one cell per td, every row padded to
+//     the widest; no column or row header (OneNote output has no th). Cell
+//     background, border and width are not recorded. Paragraphs in a cell
+//     are joined by "\n". Lists, to-dos, callouts and nested tables in a
+//     cell are flattened into its text (one line per block, a nested table
+//     as rows of " | "-joined cells) and reported (LossCellFlattened);
+//     images in a cell are dropped and reported.
+//   - Images: an image block per img, referring to the full-resolution
+//     resource (data-fullres-src) unless Options.PreferWebImages. alt (OCR
+//     text) never becomes page text. Printout pages and split images are
+//     separate images in reading order. An image inside a paragraph splits
+//     it.
+//   - Attachments (<object>): a pdf block for application/pdf, audio or
+//     video blocks for audio/* and video/*, a file block otherwise; the
+//     name is data-attachment.
+//   - Videos (<iframe>): a video block with the source page
+//     (data-original-src) for known video sites, an embed block otherwise.
+//   - Links: onenote: links keep the original URL as Link and carry the
+//     target page's GUID (page-id, braces removed, case kept) as PageRef,
+//     for the writer to rewrite to the migrated Notion page; they are also
+//     listed in Result.Links with their path in the block tree. Links that
+//     are not absolute URLs are kept as text, reported.
+//
+// # Notion's limits
+//
+// The blocks obey every payload rule that concerns a single block
+// (Validate checks them): rich-text items are split at 2,000 UTF-16 units,
+// never inside a surrogate pair; a text block with more than 100 rich-text
+// items becomes several blocks of the same type (reported); a table cell
+// with more than 100 items loses the formatting of the excess (reported);
+// equations are at most 1,000 characters; URLs at most 2,000 (a longer link
+// is dropped, reported); table rows are as wide as their table.
+//
+// # Losses
+//
+// Nothing is dropped silently. Each Loss has a kind, a severity (Mapped:
+// the meaning is kept in another form; Degraded: structure or formatting
+// is lost; Dropped: content is missing), a detail, an excerpt of the text
+// near it, and a count of repeats. Reported: ink (each
+// <!-- InkNode is not supported -->), other Graph export failures (other
+// comments), unknown or unsupported elements (script, svg, …), media
+// without a usable source, flattened table cells, approximated colours,
+// sup/sub, capped headings, unknown tags, tag states a block cannot show,
+// over-long equations and links, split blocks, and over-deep markup.
+package convert

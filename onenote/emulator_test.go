@@ -1,0 +1,432 @@
+package onenote_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/emulator/graph"
+	"github.com/notebridge/notebridge/onenote"
+)
+
+// These tests run the client against the Graph OneNote emulator.
+
+const user = "alice"
+
+type env struct {
+	srv    *graph.Server
+	client *onenote.Client
+	token  string
+	base   string
+	cost   int // sum of Observation.Cost over the calls made through add
+}
+
+func (e *env) add(obs onenote.Observation) { e.cost += obs.Cost }
+
+func newEnv(t *testing.T, cfg graph.Config, nbs ...*graph.Notebook) *env {
+	t.Helper()
+	srv := graph.NewServer(cfg)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	srv.SetBaseURL(ts.URL)
+	srv.AddNotebooks(user, nbs...)
+	tok := srv.IssueToken(user, []string{"Notes.Read"}, time.Hour)
+	c, err := onenote.New(onenote.Config{BaseURL: ts.URL + "/v1.0", Tokens: onenote.StaticToken(tok)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{srv: srv, client: c, token: tok, base: ts.URL}
+}
+
+func onlySection(t *testing.T, e *env) onenote.SectionRef {
+	t.Helper()
+	list, obs, err := e.client.ListNotebooks(context.Background(), "")
+	e.add(obs)
+	if err != nil || len(list.Notebooks) != 1 {
+		t.Fatalf("notebooks: %v (%d)", err, len(list.Notebooks))
+	}
+	refs := onenote.FlattenSections(list.Notebooks[0])
+	if len(refs) != 1 {
+		t.Fatalf("%d sections, want 1", len(refs))
+	}
+	return refs[0]
+}
+
+func TestEmulatorNotebookTree(t *testing.T) {
+	nbs := graph.Generate(graph.SmallSpec(7, user))
+	e := newEnv(t, graph.Config{Seed: 7}, nbs...)
+	list, obs, err := e.client.ListNotebooks(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.Cost != 1 || len(list.Notebooks) != len(nbs) {
+		t.Fatalf("cost %d, %d notebooks", obs.Cost, len(list.Notebooks))
+	}
+	// Every generated section is in the tree, with its group path.
+	var want []string
+	var walk func(prefix string, secs []*graph.Section, groups []*graph.SectionGroup)
+	walk = func(prefix string, secs []*graph.Section, groups []*graph.SectionGroup) {
+		for _, s := range secs {
+			want = append(want, prefix+"/"+s.DisplayName+"#"+s.ID)
+		}
+		for _, g := range groups {
+			walk(prefix+"/"+g.DisplayName, g.Sections, g.SectionGroups)
+		}
+	}
+	walk(nbs[0].DisplayName, nbs[0].Sections, nbs[0].SectionGroups)
+	var got []string
+	for _, r := range onenote.FlattenSections(list.Notebooks[0]) {
+		got = append(got, strings.Join(r.Path, "/")+"#"+r.Section.ID)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	nb, _, err := e.client.GetNotebook(context.Background(), nbs[0].ID)
+	if err != nil || nb.ID != nbs[0].ID || len(onenote.FlattenSections(nb)) != len(want) {
+		t.Fatalf("GetNotebook: %v", err)
+	}
+}
+
+func TestEmulatorPagesAll250(t *testing.T) {
+	spec := graph.GenSpec{Seed: 3, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 250, SubpageLevels: 2}
+	nbs := graph.Generate(spec)
+	gen := nbs[0].Sections[0].Pages
+	for _, mode := range []struct {
+		name        string
+		useNextLink bool
+		wantCalls   int
+	}{{"top 100 and skip", false, 3}, {"nextLink", true, 13}} {
+		t.Run(mode.name, func(t *testing.T) {
+			e := newEnv(t, graph.Config{Seed: 3}, nbs...)
+			sec := onlySection(t, e)
+			cur := onenote.PageCursor{SectionID: sec.Section.ID, UseNextLink: mode.useNextLink}
+			var pages []onenote.Page
+			seen := map[string]bool{}
+			calls := 0
+			for {
+				b, obs, err := e.client.ListPagesPage(context.Background(), cur)
+				e.add(obs)
+				calls++
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range b.Pages {
+					if !seen[p.ID] {
+						seen[p.ID] = true
+						pages = append(pages, p)
+					}
+				}
+				if b.Done {
+					break
+				}
+				cur = b.Next
+			}
+			if len(pages) != 250 || calls != mode.wantCalls {
+				t.Fatalf("%d pages in %d calls, want 250 in %d", len(pages), calls, mode.wantCalls)
+			}
+			byID := map[string]*graph.Page{}
+			for _, p := range gen {
+				byID[p.ID] = p
+			}
+			for i, p := range pages {
+				g := byID[p.ID]
+				if g == nil || g.Level != p.Level || g.Order != p.Order || g.Title != p.Title {
+					t.Fatalf("page %d = %+v does not match the generated page", i, p)
+				}
+				if guid, ok := onenote.PageIDFromClientURL(p.Links.OneNoteClientURL.Href); !ok || !strings.EqualFold(guid, g.GUID) {
+					t.Fatalf("page-id %q from %q, want %q", guid, p.Links.OneNoteClientURL.Href, g.GUID)
+				}
+			}
+			checkTree(t, onenote.BuildPageTree(pages), -1)
+			assertCounted(t, e)
+		})
+	}
+}
+
+// checkTree checks every page sits deeper than its parent.
+func checkTree(t *testing.T, nodes []*onenote.PageNode, parentLevel int) {
+	t.Helper()
+	for _, n := range nodes {
+		if n.Page.Level <= parentLevel {
+			t.Fatalf("page %s level %d under a level-%d parent", n.Page.ID, n.Page.Level, parentLevel)
+		}
+		checkTree(t, n.Children, n.Page.Level)
+	}
+}
+
+// assertCounted checks the emulator counted exactly the Graph requests the
+// client's observations said it cost: nothing was sent behind the
+// limiter's back.
+func assertCounted(t *testing.T, e *env) {
+	t.Helper()
+	if got := e.srv.Stats().Users[user].Requests; got != int64(e.cost) {
+		t.Fatalf("emulator counted %d requests, observations cost %d", got, e.cost)
+	}
+}
+
+var resourceRE = regexp.MustCompile(`(?:data-fullres-src|data|src)="([^"]*/resources/[^"]*)"`)
+
+func TestEmulatorContentInkAndResources(t *testing.T) {
+	spec := graph.GenSpec{Seed: 5, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 8,
+		ImagesPerPage: 1, AttachmentsPerPage: 1, InkEvery: 2, ImageBytes: 3000}
+	e := newEnv(t, graph.Config{Seed: 5}, graph.Generate(spec)...)
+	sec := onlySection(t, e)
+	ctx := context.Background()
+	inked := 0
+	batch, obs, err := e.client.ListPagesPage(ctx, onenote.PageCursor{SectionID: sec.Section.ID})
+	e.add(obs)
+	if err != nil || !batch.Done || len(batch.Pages) != 8 {
+		t.Fatalf("pages: %v, %d", err, len(batch.Pages))
+	}
+	for _, p := range batch.Pages {
+		pc, obs, err := e.client.GetPageContent(ctx, p.ID, onenote.ContentOptions{IncludeInkML: true})
+		e.add(obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(pc.HTML, []byte("<html")) || bytes.Contains(pc.HTML, []byte("inkml:ink")) {
+			t.Fatalf("page %s: HTML part wrong: %.200s", p.ID, pc.HTML)
+		}
+		if pc.InkML != nil {
+			inked++
+			if !bytes.Contains(pc.InkML, []byte("<inkml:trace")) {
+				t.Fatalf("InkML part wrong: %.200s", pc.InkML)
+			}
+		}
+		for _, m := range resourceRE.FindAllSubmatch(pc.HTML, -1) {
+			ref := string(m[1])
+			var buf bytes.Buffer
+			res, obs, err := e.client.DownloadResource(ctx, ref, &buf, 1<<20)
+			e.add(obs)
+			if err != nil || res.Bytes == 0 || int64(buf.Len()) != res.Bytes {
+				t.Fatalf("resource %s: %+v %v", ref, res, err)
+			}
+			_, obs, err = e.client.DownloadResource(ctx, ref, discard{}, 100)
+			e.add(obs)
+			if !errors.Is(err, onenote.ErrTooLarge) {
+				t.Fatalf("resource %s over a 100-byte cap: %v", ref, err)
+			}
+		}
+	}
+	if inked != 4 {
+		t.Errorf("%d pages had ink, want 4", inked)
+	}
+	assertCounted(t, e)
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestEmulatorBatchInnerFaults: with inner-batch faults injected, a batch of
+// 20 page GETs comes back 200; the failed sub-requests are exactly the
+// retryable 429/502/503 ones, and re-sending them completes all 20.
+func TestEmulatorBatchInnerFaults(t *testing.T) {
+	spec := graph.GenSpec{Seed: 11, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 20}
+	e := newEnv(t, graph.Config{Seed: 11, BatchConcurrency: 5}, graph.Generate(spec)...)
+	e.srv.SetFaults(graph.Faults{BatchInnerRate: 0.4})
+	c := e.client
+	ids := e.srv.PageIDs(user)
+	if len(ids) != 20 {
+		t.Fatalf("%d pages", len(ids))
+	}
+	var reqs []onenote.BatchRequest
+	for i, id := range ids {
+		reqs = append(reqs, onenote.BatchRequest{ID: fmt.Sprint(i + 1), Method: "GET", URL: c.OneNotePath("pages/" + id + "?pagelevel=true")})
+	}
+	want := map[string]string{}
+	for i, id := range ids {
+		want[fmt.Sprint(i+1)] = id
+	}
+	done := map[string]bool{}
+	pending := reqs
+	rounds, sawFailure := 0, false
+	for len(pending) > 0 {
+		if rounds++; rounds > 20 {
+			t.Fatalf("still %d pending after 20 rounds", len(pending))
+		}
+		results, obs, err := c.Batch(context.Background(), pending)
+		e.add(obs)
+		if obs.Status != 200 || obs.Cost != len(pending) || len(results) != len(pending) {
+			t.Fatalf("envelope: %+v, %d results", obs, len(results))
+		}
+		failed := 0
+		for _, r := range results {
+			if !r.Failed() {
+				if done[r.ID] {
+					t.Fatalf("sub-request %s succeeded twice", r.ID)
+				}
+				body, _ := r.BodyBytes()
+				if !bytes.Contains(body, []byte(want[r.ID])) {
+					t.Fatalf("sub %s body does not hold page %s: %.200s", r.ID, want[r.ID], body)
+				}
+				done[r.ID] = true
+				continue
+			}
+			failed++
+			sawFailure = true
+			if !r.Retryable() || (r.Status != 429 && r.Status != 502 && r.Status != 503) {
+				t.Fatalf("sub %s failed with %d (%v), want a retryable 429/502/503", r.ID, r.Status, r.Err)
+			}
+			if r.Status == 429 && (!errors.Is(r.Err, onenote.ErrThrottled) || r.Observation.Code != "20166") {
+				t.Fatalf("sub %s: 429 must be throttled with code 20166: %v", r.ID, r.Err)
+			}
+		}
+		var be *onenote.BatchError
+		if (failed > 0) != errors.As(err, &be) || (be != nil && len(be.Failed) != failed) {
+			t.Fatalf("BatchError %v does not match %d failures", err, failed)
+		}
+		retry := onenote.RetryRequests(pending, results)
+		if len(retry) != failed {
+			t.Fatalf("RetryRequests gave %d, %d failed", len(retry), failed)
+		}
+		pending = retry
+	}
+	if !sawFailure {
+		t.Fatal("no inner fault was injected; the test proves nothing")
+	}
+	if len(done) != 20 {
+		t.Fatalf("%d of 20 done", len(done))
+	}
+	assertCounted(t, e)
+}
+
+func TestEmulatorThrottling(t *testing.T) {
+	limits := graph.Limits{User: graph.ScopeLimits{Windows: []graph.Window{{N: 5, Duration: time.Hour}}}}
+	tests := []struct {
+		name      string
+		mode      graph.ScopeHeaderMode
+		wantKind  onenote.ScopeKind
+		wantScope string
+	}{
+		{"no scope header", graph.ScopeHeaderNone, onenote.ScopeUnknown, ""},
+		{"simple", graph.ScopeHeaderSimple, onenote.ScopeUser, "User"},
+		{"full", graph.ScopeHeaderFull, onenote.ScopeUser, "User"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := graph.GenSpec{Seed: 1, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 3}
+			e := newEnv(t, graph.Config{Seed: 1, Limits: limits, ScopeHeader: tt.mode, PercentageHeader: true}, graph.Generate(spec)...)
+			var last onenote.Observation
+			var err error
+			for i := 0; i < 6; i++ {
+				_, last, err = e.client.ListNotebooks(context.Background(), "")
+				if i == 4 && last.ThrottlePercentage < 0.8 {
+					t.Errorf("5th of 5 allowed requests: throttle percentage %v, want >= 0.8", last.ThrottlePercentage)
+				}
+				if i < 5 && err != nil {
+					t.Fatalf("request %d: %v", i+1, err)
+				}
+			}
+			var oe *onenote.Error
+			if !errors.As(err, &oe) || oe.Kind != onenote.KindThrottled || !oe.IsRetryable() || oe.Code != "20166" {
+				t.Fatalf("6th request: %v", err)
+			}
+			if last.Status != 429 || !last.Throttled() || last.HasRetryAfter || last.ThrottleScope.Kind != tt.wantKind || last.ThrottleScope.Scope != tt.wantScope {
+				t.Fatalf("observation %+v", last)
+			}
+			if tt.mode == graph.ScopeHeaderFull && (last.ThrottleScope.AppID != e.srv.AppID() || last.ThrottleScope.ID != graph.UserGUID(user)) {
+				t.Fatalf("full scope parts: %+v", last.ThrottleScope)
+			}
+		})
+	}
+}
+
+func TestEmulatorErrorKinds(t *testing.T) {
+	spec := graph.GenSpec{Seed: 2, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 3}
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		setup  func(t *testing.T, e *env) *onenote.Client
+		call   func(c *onenote.Client, pageID, sectionID string) error
+		want   onenote.Kind
+		code   string
+		status int
+	}{
+		{"expired token", func(t *testing.T, e *env) *onenote.Client { e.srv.ExpireTokens(user); return e.client },
+			func(c *onenote.Client, p, s string) error { _, _, err := c.GetPage(ctx, p); return err },
+			onenote.KindAuth, "InvalidAuthenticationToken", 401},
+		{"missing Notes.Read scope", func(t *testing.T, e *env) *onenote.Client {
+			tok := e.srv.IssueToken(user, []string{"User.Read"}, time.Hour)
+			c, _ := onenote.New(onenote.Config{BaseURL: e.base + "/v1.0", Tokens: onenote.StaticToken(tok)})
+			return c
+		}, func(c *onenote.Client, p, s string) error { _, _, err := c.ListNotebooks(ctx, ""); return err },
+			onenote.KindPermission, "40004", 403},
+		{"library limit", func(t *testing.T, e *env) *onenote.Client {
+			e.srv.SetFaults(graph.Faults{LibraryLimitUsers: []string{user}})
+			return e.client
+		}, func(c *onenote.Client, p, s string) error { _, _, err := c.ListNotebooks(ctx, ""); return err },
+			onenote.KindConfiguration, "10008", 403},
+		{"deleted page", func(t *testing.T, e *env) *onenote.Client {
+			if err := e.srv.DeletePage(e.srv.PageIDs(user)[0]); err != nil {
+				t.Fatal(err)
+			}
+			return e.client
+		}, func(c *onenote.Client, p, s string) error {
+			_, _, err := c.GetPageContent(ctx, p, onenote.ContentOptions{})
+			return err
+		},
+			onenote.KindNotFound, "", 404},
+		{"bare 400 on content", func(t *testing.T, e *env) *onenote.Client {
+			e.srv.SetFaults(graph.Faults{BadRequestRate: 1})
+			return e.client
+		},
+			func(c *onenote.Client, p, s string) error {
+				_, _, err := c.GetPageContent(ctx, p, onenote.ContentOptions{})
+				return err
+			},
+			onenote.KindTransient, "", 400},
+		{"server errors", func(t *testing.T, e *env) *onenote.Client {
+			e.srv.SetFaults(graph.Faults{ServerErrorRate: 1})
+			return e.client
+		},
+			func(c *onenote.Client, p, s string) error {
+				_, _, err := c.ListPagesPage(ctx, onenote.PageCursor{SectionID: s})
+				return err
+			},
+			onenote.KindTransient, "", 0},
+		{"truncated body", func(t *testing.T, e *env) *onenote.Client {
+			e.srv.SetFaults(graph.Faults{TruncateRate: 1})
+			return e.client
+		},
+			func(c *onenote.Client, p, s string) error {
+				_, _, err := c.ListPagesPage(ctx, onenote.PageCursor{SectionID: s})
+				return err
+			},
+			onenote.KindTransient, "", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, graph.Config{Seed: 2}, graph.Generate(spec)...)
+			sec := onlySection(t, e)
+			pageID := e.srv.PageIDs(user)[0]
+			c := tt.setup(t, e)
+			err := tt.call(c, pageID, sec.Section.ID)
+			var oe *onenote.Error
+			if !errors.As(err, &oe) || oe.Kind != tt.want {
+				t.Fatalf("err = %v, want kind %v", err, tt.want)
+			}
+			if tt.code != "" && oe.Code != tt.code {
+				t.Errorf("code = %q, want %q", oe.Code, tt.code)
+			}
+			if tt.status != 0 && oe.Status != tt.status {
+				t.Errorf("status = %d, want %d", oe.Status, tt.status)
+			}
+			if strings.Contains(err.Error(), e.token) {
+				t.Errorf("error leaks the token: %v", err)
+			}
+			if (oe.Kind == onenote.KindPermission || oe.Kind == onenote.KindConfiguration) && oe.Hint == "" {
+				t.Errorf("fatal error without a hint: %v", err)
+			}
+		})
+	}
+}
+
+var _ http.Handler = (*graph.Server)(nil)

@@ -1,0 +1,219 @@
+package graph
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// maxBatchRequests is the most sub-requests one $batch may carry.
+const maxBatchRequests = 20
+
+// batchRequest is one item of a JSON $batch request.
+type batchRequest struct {
+	ID        string            `json:"id"`
+	Method    string            `json:"method"`
+	URL       string            `json:"url"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Body      json.RawMessage   `json:"body,omitempty"`
+	DependsOn []string          `json:"dependsOn,omitempty"`
+}
+
+// batchResponse is one item of a $batch response.
+type batchResponse struct {
+	ID      string            `json:"id"`
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    any               `json:"body,omitempty"`
+}
+
+// serveBatch answers POST /v1.0/$batch. The envelope is 200 whenever the
+// batch itself is valid; each sub-request is authenticated by the
+// envelope's token, counted and throttled on its own, and runs (up to
+// Config.BatchConcurrency at a time, each holding a concurrency slot) once
+// the request it dependsOn succeeded; if that failed it gets 424. Responses
+// come back in a seeded, shuffled order.
+func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
+	requestID := s.newRequestID()
+	bad := func(msg string) {
+		graphError(http.StatusBadRequest, "BadRequest", msg, requestID, s.now()).write(w)
+	}
+	if r.Method != http.MethodPost {
+		graphError(http.StatusMethodNotAllowed, "BadRequest", "$batch accepts POST only.", requestID, s.now()).write(w)
+		return
+	}
+	tok, err := s.authenticate(r)
+	if err != nil {
+		s.rec.countUnauthorized()
+		s.unauthorized(err, requestID).write(w)
+		return
+	}
+	s.rec.countBatch()
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if err != nil {
+		bad("Invalid batch payload format.")
+		return
+	}
+	var in struct {
+		Requests []batchRequest `json:"requests"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil || in.Requests == nil {
+		bad("Invalid batch payload format.")
+		return
+	}
+	if msg := validateBatch(in.Requests); msg != "" {
+		bad(msg)
+		return
+	}
+
+	base := s.base(r)
+	n := len(in.Requests)
+	index := make(map[string]int, n)
+	for i, br := range in.Requests {
+		index[strings.ToLower(br.ID)] = i
+	}
+	out := make([]batchResponse, n)
+	done := make([]chan struct{}, n)
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	slots := make(chan struct{}, s.cfg.BatchConcurrency)
+	var wg sync.WaitGroup
+	for i, br := range in.Requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[i])
+			for _, dep := range br.DependsOn {
+				j := index[strings.ToLower(dep)]
+				<-done[j]
+				if st := out[j].Status; st >= 400 {
+					resp := graphError(http.StatusFailedDependency, "BadRequest", fmt.Sprintf("Failed dependency: request %q failed with status %d.", dep, st), s.newRequestID(), s.now())
+					out[i] = toBatchResponse(br.ID, resp)
+					return
+				}
+			}
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			out[i] = toBatchResponse(br.ID, s.serveSubRequest(r, tok, br, base))
+		}()
+	}
+	wg.Wait()
+
+	rng := rand.New(rand.NewPCG(s.cfg.Seed, seedOf("batch", itoa(s.batches.Add(1)))))
+	rng.Shuffle(n, func(i, j int) { out[i], out[j] = out[j], out[i] })
+	jsonResponse(http.StatusOK, map[string]any{"responses": out}).write(w)
+}
+
+// validateBatch returns why a batch is malformed, or "".
+func validateBatch(reqs []batchRequest) string {
+	if len(reqs) == 0 {
+		return "Invalid batch payload format: no requests."
+	}
+	if len(reqs) > maxBatchRequests {
+		return fmt.Sprintf("The number of requests in a batch (%d) exceeds the maximum of %d.", len(reqs), maxBatchRequests)
+	}
+	ids := make(map[string]int, len(reqs))
+	for i, br := range reqs {
+		if br.ID == "" {
+			return "Every request in a batch needs an id."
+		}
+		key := strings.ToLower(br.ID)
+		if _, dup := ids[key]; dup {
+			return fmt.Sprintf("Batch request ids must be unique; %q is repeated.", br.ID)
+		}
+		ids[key] = i
+		if br.URL == "" || br.Method == "" {
+			return fmt.Sprintf("Request %q needs a method and a url.", br.ID)
+		}
+	}
+	for _, br := range reqs {
+		for _, dep := range br.DependsOn {
+			if _, ok := ids[strings.ToLower(dep)]; !ok {
+				return fmt.Sprintf("Request %q depends on unknown request %q.", br.ID, dep)
+			}
+		}
+	}
+	// Reject cycles: follow dependsOn from each request.
+	state := make([]int, len(reqs)) // 0 new, 1 visiting, 2 done
+	var visit func(i int) bool
+	visit = func(i int) bool {
+		if state[i] == 1 {
+			return false
+		}
+		if state[i] == 2 {
+			return true
+		}
+		state[i] = 1
+		for _, dep := range reqs[i].DependsOn {
+			if !visit(ids[strings.ToLower(dep)]) {
+				return false
+			}
+		}
+		state[i] = 2
+		return true
+	}
+	for i := range reqs {
+		if !visit(i) {
+			return "Batch dependsOn forms a cycle."
+		}
+	}
+	return ""
+}
+
+// serveSubRequest answers one batch item as if it were a plain request.
+func (s *Server) serveSubRequest(r *http.Request, tok *accessToken, br batchRequest, base string) response {
+	requestID := s.newRequestID()
+	rel := br.URL
+	if strings.Contains(rel, "://") {
+		return graphError(http.StatusBadRequest, "BadRequest", "Batch request urls must be relative, e.g. /me/onenote/notebooks.", requestID, s.now())
+	}
+	if !strings.HasPrefix(rel, "/") {
+		rel = "/" + rel
+	}
+	u, err := url.Parse("/v1.0" + rel)
+	if err != nil {
+		return graphError(http.StatusBadRequest, "BadRequest", "Invalid request url.", requestID, s.now())
+	}
+	resp := s.serveAPI(r.Context(), tok, strings.ToUpper(br.Method), u, base, requestID)
+	if resp.status < 300 && s.faultHit(faultBatchInner) {
+		pick := seedOf("batch-inner", itoa(s.cfg.Seed), requestID) % 3
+		switch pick {
+		case 0:
+			resp = graphError(http.StatusTooManyRequests, "20166", "", requestID, s.now())
+		case 1:
+			resp = graphError(http.StatusBadGateway, "10001", "", requestID, s.now())
+		default:
+			resp = graphError(http.StatusServiceUnavailable, "10002", "", requestID, s.now())
+		}
+	}
+	return resp
+}
+
+// toBatchResponse turns a response into a batch item: JSON bodies are
+// embedded, text bodies (page HTML) become a string, binaries base64.
+func toBatchResponse(id string, resp response) batchResponse {
+	br := batchResponse{ID: id, Status: resp.status, Headers: map[string]string{}}
+	for k, v := range resp.header {
+		if len(v) > 0 && !strings.EqualFold(k, "Content-Length") {
+			br.Headers[k] = v[0]
+		}
+	}
+	ctype := resp.header.Get("Content-Type")
+	switch {
+	case len(resp.body) == 0:
+	case strings.HasPrefix(ctype, "application/json"):
+		br.Body = json.RawMessage(resp.body)
+	case strings.HasPrefix(ctype, "text/"), strings.HasPrefix(ctype, "multipart/"):
+		br.Body = string(resp.body)
+	default:
+		br.Body = base64.StdEncoding.EncodeToString(resp.body)
+	}
+	return br
+}

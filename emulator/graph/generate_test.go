@@ -1,0 +1,68 @@
+package graph
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestGenerateTenThousandPagesIsFastAndLight(t *testing.T) {
+	spec := GenSpec{Seed: 9, Owner: "big", Notebooks: 2, GroupDepth: 1, SectionsPerContainer: 25, PagesPerSection: 100,
+		SubpageLevels: 2, ImagesPerPage: 2, AttachmentsPerPage: 1, PrintoutEvery: 10, InkEvery: 7, LinksPerPage: 2}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	srv := NewServer(Config{})
+	srv.AddNotebooks("big", Generate(spec)...)
+	elapsed := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	pages := len(srv.PageIDs("big"))
+	if pages != 2*(25+25)*100 {
+		t.Fatalf("%d pages, want 10000", pages)
+	}
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("10,000 pages in %v, %d KiB live heap", elapsed, heap>>10)
+	if elapsed > 5*time.Second {
+		t.Errorf("generation took %v", elapsed)
+	}
+	if heap > 64<<20 {
+		t.Errorf("generated data holds %d MiB; page HTML should be lazy", heap>>20)
+	}
+}
+
+func TestGenerateSameSeedSameMetadata(t *testing.T) {
+	spec := SmallSpec(4, "alice")
+	a, b := Generate(spec), Generate(spec)
+	var ia, ib []string
+	walk := func(nbs []*Notebook, out *[]string) {
+		var secs func([]*Section, []*SectionGroup)
+		secs = func(ss []*Section, gs []*SectionGroup) {
+			for _, s := range ss {
+				*out = append(*out, s.ID, s.DisplayName)
+				for _, p := range s.Pages {
+					*out = append(*out, p.ID, p.Title, p.GUID, p.LastModifiedDateTime.String())
+				}
+			}
+			for _, g := range gs {
+				*out = append(*out, g.ID, g.DisplayName)
+				secs(g.Sections, g.SectionGroups)
+			}
+		}
+		for _, nb := range nbs {
+			*out = append(*out, nb.ID, nb.DisplayName)
+			secs(nb.Sections, nb.SectionGroups)
+		}
+	}
+	walk(a, &ia)
+	walk(b, &ib)
+	if len(ia) == 0 || len(ia) != len(ib) {
+		t.Fatalf("metadata lengths %d and %d", len(ia), len(ib))
+	}
+	for i := range ia {
+		if ia[i] != ib[i] {
+			t.Fatalf("item %d: %q vs %q", i, ia[i], ib[i])
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package graph
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Device-code flow settings (Microsoft identity platform defaults).
+const (
+	deviceCodeTTL      = 15 * time.Minute
+	devicePollInterval = 5
+	deviceCodeGrant    = "urn:ietf:params:oauth:grant-type:device_code"
+)
+
+// deviceGrant is one device authorization waiting for a person.
+type deviceGrant struct {
+	deviceCode string
+	userCode   string
+	clientID   string
+	scopes     []string
+	expires    time.Time
+	user       string // set once approved
+	declined   bool
+	redeemed   bool
+}
+
+// refreshGrant is a live refresh token.
+type refreshGrant struct {
+	user     string
+	clientID string
+	scopes   []string
+	expires  time.Time
+}
+
+// identityError writes a Microsoft identity platform error.
+func (s *Server) identityError(w http.ResponseWriter, status int, code, desc string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"error":             code,
+		"error_description": desc,
+		"error_codes":       []int{identityErrorCodes[code]},
+		"timestamp":         s.now().UTC().Format("2006-01-02 15:04:05Z"),
+		"trace_id":          s.newRequestID(),
+		"correlation_id":    s.newRequestID(),
+	})
+}
+
+var identityErrorCodes = map[string]int{
+	"authorization_pending":  70016,
+	"authorization_declined": 70000,
+	"expired_token":          70020,
+	"bad_verification_code":  70019,
+	"invalid_grant":          70000,
+	"invalid_request":        900144,
+	"unsupported_grant_type": 70003,
+}
+
+// serveIdentity answers POST /{tenant}/oauth2/v2.0/devicecode and
+// POST /{tenant}/oauth2/v2.0/token.
+func (s *Server) serveIdentity(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		s.identityError(w, http.StatusMethodNotAllowed, "invalid_request", "AADSTS900561: The endpoint only accepts POST requests.")
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.identityError(w, http.StatusBadRequest, "invalid_request", "AADSTS900144: The request body must contain form parameters.")
+		return
+	}
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/oauth2/v2.0/devicecode"):
+		s.serveDeviceCode(w, r)
+	case strings.HasSuffix(r.URL.Path, "/oauth2/v2.0/token"):
+		s.serveToken(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) serveDeviceCode(w http.ResponseWriter, r *http.Request) {
+	clientID := r.PostForm.Get("client_id")
+	if clientID == "" {
+		s.identityError(w, http.StatusBadRequest, "invalid_request", "AADSTS900144: The request body must contain the following parameter: 'client_id'.")
+		return
+	}
+	scopes := strings.Fields(r.PostForm.Get("scope"))
+	s.authMu.Lock()
+	s.tokenSeq++
+	g := &deviceGrant{
+		deviceCode: "DAQABAAEAAA" + hexID(48, "device", itoa(s.cfg.Seed), itoa(s.tokenSeq)),
+		userCode:   strings.ToUpper(hexID(9, "usercode", itoa(s.cfg.Seed), itoa(s.tokenSeq))),
+		clientID:   clientID,
+		scopes:     scopes,
+		expires:    s.now().Add(deviceCodeTTL),
+	}
+	s.devices[g.deviceCode] = g
+	s.codes[g.userCode] = g
+	s.authMu.Unlock()
+
+	uri := s.base(r) + "/devicelogin"
+	writeJSON(w, http.StatusOK, map[string]any{
+		"device_code":      g.deviceCode,
+		"user_code":        g.userCode,
+		"verification_uri": uri,
+		"expires_in":       int(deviceCodeTTL / time.Second),
+		"interval":         devicePollInterval,
+		"message":          fmt.Sprintf("To sign in, use a web browser to open the page %s and enter the code %s to authenticate.", uri, g.userCode),
+	})
+}
+
+func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
+	switch r.PostForm.Get("grant_type") {
+	case deviceCodeGrant:
+		s.redeemDeviceCode(w, r.PostForm.Get("device_code"))
+	case "refresh_token":
+		s.redeemRefreshToken(w, r.PostForm.Get("refresh_token"))
+	default:
+		s.identityError(w, http.StatusBadRequest, "unsupported_grant_type", "AADSTS70003: The app requested an unsupported grant type.")
+	}
+}
+
+func (s *Server) redeemDeviceCode(w http.ResponseWriter, code string) {
+	s.authMu.Lock()
+	g := s.devices[code]
+	var status int
+	var errCode, desc string
+	switch {
+	case g == nil:
+		status, errCode, desc = http.StatusBadRequest, "bad_verification_code", "AADSTS70019: Verification code is not recognized."
+	case g.redeemed:
+		status, errCode, desc = http.StatusBadRequest, "invalid_grant", "AADSTS70000: The provided value for the device code has already been redeemed."
+	case !s.now().Before(g.expires):
+		status, errCode, desc = http.StatusBadRequest, "expired_token", "AADSTS70020: The provided value for the input parameter 'device_code' is not valid. This device code has expired."
+	case g.declined:
+		status, errCode, desc = http.StatusBadRequest, "authorization_declined", "AADSTS70000: The user declined the authorization request."
+	case g.user == "":
+		status, errCode, desc = http.StatusBadRequest, "authorization_pending", "AADSTS70016: OAuth 2.0 device flow error. Authorization is pending. Continue polling."
+	}
+	if errCode != "" {
+		s.authMu.Unlock()
+		s.identityError(w, status, errCode, desc)
+		return
+	}
+	g.redeemed = true
+	body := s.tokenResponseLocked(g.user, g.clientID, g.scopes)
+	s.authMu.Unlock()
+	writeJSON(w, http.StatusOK, body)
+}
+
+func (s *Server) redeemRefreshToken(w http.ResponseWriter, token string) {
+	s.authMu.Lock()
+	g := s.refresh[token]
+	if g == nil || !s.now().Before(g.expires) {
+		s.authMu.Unlock()
+		s.identityError(w, http.StatusBadRequest, "invalid_grant", "AADSTS70000: The provided refresh token is invalid, expired or was already used.")
+		return
+	}
+	delete(s.refresh, token) // rotation: each refresh token works once
+	body := s.tokenResponseLocked(g.user, g.clientID, g.scopes)
+	s.authMu.Unlock()
+	writeJSON(w, http.StatusOK, body)
+}
+
+// tokenResponseLocked issues an access token (and a refresh token when
+// offline_access was requested).
+func (s *Server) tokenResponseLocked(user, clientID string, scopes []string) map[string]any {
+	granted := slices.DeleteFunc(slices.Clone(scopes), func(sc string) bool {
+		return sc == "offline_access" || sc == "openid" || sc == "profile"
+	})
+	body := map[string]any{
+		"token_type":     "Bearer",
+		"scope":          strings.Join(granted, " "),
+		"expires_in":     int(s.cfg.TokenTTL / time.Second),
+		"ext_expires_in": int(s.cfg.TokenTTL / time.Second),
+		"access_token":   s.issueTokenLocked(user, granted, s.cfg.TokenTTL),
+	}
+	if slices.Contains(scopes, "offline_access") {
+		s.tokenSeq++
+		rt := "nbr." + hexID(48, "refresh", itoa(s.cfg.Seed), user, itoa(s.tokenSeq))
+		s.refresh[rt] = &refreshGrant{user: user, clientID: clientID, scopes: scopes, expires: s.now().Add(90 * 24 * time.Hour)}
+		body["refresh_token"] = rt
+	}
+	return body
+}
+
+// ApproveDeviceCode signs user in for the device authorization with
+// userCode, as a person would on the verification page. The next poll of
+// the token endpoint gets the tokens.
+func (s *Server) ApproveDeviceCode(userCode, user string) error {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	g := s.codes[strings.ToUpper(strings.TrimSpace(userCode))]
+	if g == nil || !s.now().Before(g.expires) {
+		return fmt.Errorf("graph emulator: approve device code %q: %w", userCode, errNotFound)
+	}
+	g.user = user
+	return nil
+}
+
+// DeclineDeviceCode declines the device authorization with userCode.
+func (s *Server) DeclineDeviceCode(userCode string) error {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	g := s.codes[strings.ToUpper(strings.TrimSpace(userCode))]
+	if g == nil {
+		return fmt.Errorf("graph emulator: decline device code %q: %w", userCode, errNotFound)
+	}
+	g.declined = true
+	return nil
+}
+
+// serveDeviceLogin is the verification page: GET shows a form, POST
+// (user_code, user) approves the code.
+func (s *Server) serveDeviceLogin(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	msg := ""
+	if r.Method == http.MethodPost {
+		if err := r.ParseForm(); err == nil {
+			user := strings.TrimSpace(r.PostForm.Get("user"))
+			if user == "" {
+				msg = "Enter a user name."
+			} else if err := s.ApproveDeviceCode(r.PostForm.Get("user_code"), user); err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				msg = "That code is unknown or expired."
+			} else {
+				msg = "Signed in as " + user + ". You can close this window."
+			}
+		}
+	}
+	fmt.Fprintf(w, `<!doctype html><html><head><title>Note Bridge Graph emulator: sign in</title></head><body>
+<h1>Enter code</h1><p>%s</p>
+<form method="post" action="/devicelogin">
+<label>Code <input name="user_code" value="%s"></label>
+<label>User <input name="user" value="alice"></label>
+<button type="submit">Sign in</button></form></body></html>
+`, html.EscapeString(msg), html.EscapeString(r.URL.Query().Get("code")))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,91 @@
+package graph
+
+import (
+	"bytes"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// graphResourcePrefix is the URL prefix hand-written fixture HTML uses for
+// resources; it is rewritten to the emulator's host and route.
+const graphResourcePrefix = "https://graph.microsoft.com/v1.0/me/onenote/"
+
+// pageHTML renders the output HTML of ref's page for this request.
+func (s *Server) pageHTML(ar *apiRequest, ref *pageRef) string {
+	p := ref.page
+	if p.gen == nil {
+		return strings.ReplaceAll(p.HTML, graphResourcePrefix, ar.abs("/"))
+	}
+	key := p.ID + "\x00" + itoa(uint64(p.version)) + "\x00" + ar.abs("")
+	if html, ok := s.rendered.get(key); ok {
+		return html
+	}
+	env := renderEnv{
+		resourceURL: func(id string) string { return ar.abs("/resources/" + id + "/$value") },
+		cid:         strings.ToLower(ownerHex(ar.owner.name)),
+	}
+	var b strings.Builder
+	b.Grow(12 << 10)
+	renderGenerated(&b, p, env)
+	s.rendered.put(key, b.String())
+	return b.String()
+}
+
+// pageInkML returns the ink of page p, or "" when it has none.
+func pageInkML(p *Page) string {
+	if p.InkML != "" {
+		return p.InkML
+	}
+	if (p.gen != nil && p.gen.ink) || (p.gen == nil && strings.Contains(p.HTML, "InkNode is not supported")) {
+		return generatedInkML(p)
+	}
+	return ""
+}
+
+// generatedInkML is a small, valid InkML document with one stroke derived
+// from the page id.
+func generatedInkML(p *Page) string {
+	var pts []string
+	x, y := 100+int(seedOf("ink-x", p.ID)%200), 100+int(seedOf("ink-y", p.ID)%200)
+	for i := range 12 {
+		pts = append(pts, fmt.Sprintf("%d %d", x+i*37, y+(i%4)*23))
+	}
+	return `<?xml version="1.0" encoding="utf-8"?>
+<inkml:ink xmlns:emma="http://www.w3.org/2003/04/emma" xmlns:msink="http://schemas.microsoft.com/ink/2010/main" xmlns:inkml="http://www.w3.org/2003/InkML">
+<inkml:definitions><inkml:context xml:id="ctxCoordinatesWithPressure"><inkml:inkSource xml:id="inkSrcCoordinatesWithPressure"><inkml:traceFormat><inkml:channel name="X" type="integer" max="32767" units="himetric"/><inkml:channel name="Y" type="integer" max="32767" units="himetric"/></inkml:traceFormat></inkml:inkSource></inkml:context><inkml:brush xml:id="br0"><inkml:brushProperty name="width" value="100" units="himetric"/><inkml:brushProperty name="height" value="100" units="himetric"/><inkml:brushProperty name="color" value="#000000"/></inkml:brush></inkml:definitions>
+<inkml:traceGroup><inkml:trace xml:id="st0" contextRef="#ctxCoordinatesWithPressure" brushRef="#br0">` + strings.Join(pts, ", ") + `</inkml:trace></inkml:traceGroup>
+</inkml:ink>
+`
+}
+
+// pageContent answers /pages/{id}/content: text/html, or with
+// includeInkML=true and ink on the page, a multipart body with a text/html
+// part and an application/inkml+xml part.
+func (s *Server) pageContent(ar *apiRequest, ref *pageRef) response {
+	body := s.pageHTML(ar, ref)
+	ink := ""
+	if strings.EqualFold(ar.query.Get("includeInkML"), "true") {
+		ink = pageInkML(ref.page)
+	}
+	if ink == "" {
+		return response{status: http.StatusOK, header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, body: []byte(body)}
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.SetBoundary("InkMLBoundary" + hexID(16, "boundary", ref.page.ID))
+	for _, part := range []struct{ ctype, body string }{
+		{"text/html", body},
+		{"application/inkml+xml", ink},
+	} {
+		w, err := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {part.ctype}})
+		if err != nil {
+			return graphError(http.StatusInternalServerError, "10001", err.Error(), ar.requestID, s.now())
+		}
+		_, _ = w.Write([]byte(part.body))
+	}
+	_ = mw.Close()
+	return response{status: http.StatusOK, header: http.Header{"Content-Type": {"multipart/related; boundary=" + mw.Boundary()}}, body: buf.Bytes()}
+}

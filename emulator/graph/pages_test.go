@@ -1,0 +1,169 @@
+package graph
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bigSection is a fixture whose alice has one section of 250 pages, with
+// limits out of the way.
+func bigSection(t *testing.T) (*fixture, string) {
+	t.Helper()
+	f := newFixture(t, Config{Limits: UnlimitedLimits()}, GenSpec{Seed: 2, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 250, SubpageLevels: 2})
+	return f, "/v1.0/me/onenote/sections/" + f.firstSection("alice") + "/pages"
+}
+
+func TestPagesDefaultPagingFollowsNextLink(t *testing.T) {
+	f, path := bigSection(t)
+	seen := map[string]bool{}
+	var sizes []int
+	next := path
+	for next != "" {
+		rec := f.get(t, "alice", next)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", next, rec.Code, rec.Body)
+		}
+		pl := decode[pageList](t, rec.Body.Bytes())
+		sizes = append(sizes, len(pl.Value))
+		for _, p := range pl.Value {
+			if seen[p.ID] {
+				t.Fatalf("page %s listed twice", p.ID)
+			}
+			seen[p.ID] = true
+		}
+		next = ""
+		if pl.NextLink != "" {
+			u, err := url.Parse(pl.NextLink)
+			if err != nil || u.Host != "graph.test" || !u.IsAbs() {
+				t.Fatalf("nextLink %q: want an absolute URL on the emulator's host (%v)", pl.NextLink, err)
+			}
+			next = u.RequestURI()
+		}
+	}
+	if len(seen) != 250 {
+		t.Errorf("listed %d pages, want 250", len(seen))
+	}
+	if len(sizes) != 13 || sizes[0] != 20 || sizes[12] != 10 {
+		t.Errorf("page sizes %v, want 12 x 20 then 10", sizes)
+	}
+}
+
+func TestPagesTopAndSkip(t *testing.T) {
+	f, path := bigSection(t)
+	seen := map[string]bool{}
+	for skip := 0; ; skip += 100 {
+		rec := f.get(t, "alice", fmt.Sprintf("%s?$top=100&$skip=%d", path, skip))
+		pl := decode[pageList](t, rec.Body.Bytes())
+		if pl.NextLink != "" {
+			t.Fatalf("nextLink %q with $top; Graph sends none", pl.NextLink)
+		}
+		for _, p := range pl.Value {
+			seen[p.ID] = true
+		}
+		if len(pl.Value) < 100 {
+			break
+		}
+	}
+	if len(seen) != 250 {
+		t.Errorf("listed %d pages, want 250", len(seen))
+	}
+	rec := f.get(t, "alice", path+"?$top=101")
+	if rec.Code != http.StatusBadRequest || graphErrorCode(t, rec.Body.Bytes()) != "20129" {
+		t.Errorf("$top=101: %d %s, want 400 20129", rec.Code, rec.Body)
+	}
+}
+
+func TestPagesQueryOptions(t *testing.T) {
+	f, path := bigSection(t)
+	list := func(q string) pageList {
+		t.Helper()
+		rec := f.get(t, "alice", path+q)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", q, rec.Code, rec.Body)
+		}
+		return decode[pageList](t, rec.Body.Bytes())
+	}
+	// Default order: lastModifiedDateTime desc; no level/order.
+	def := list("?$top=100")
+	for i := 1; i < len(def.Value); i++ {
+		if def.Value[i-1].LastModifiedDateTime < def.Value[i].LastModifiedDateTime {
+			t.Fatalf("default order not lastModifiedDateTime desc at %d", i)
+		}
+	}
+	if def.Value[0].Level != nil || def.Value[0].Order != nil {
+		t.Errorf("level/order present without pagelevel=true")
+	}
+	// pagelevel=true with $orderby=order: orders 0..99, levels 0..2, never
+	// deeper than one below the previous page.
+	lv := list("?pagelevel=true&$orderby=order&$top=100")
+	prev := 0
+	levels := map[int]bool{}
+	for i, p := range lv.Value {
+		if p.Order == nil || p.Level == nil || *p.Order != i {
+			t.Fatalf("page %d: order %v level %v", i, p.Order, p.Level)
+		}
+		if *p.Level > prev+1 || *p.Level > 2 {
+			t.Fatalf("page %d: level %d after %d", i, *p.Level, prev)
+		}
+		prev = *p.Level
+		levels[*p.Level] = true
+	}
+	if len(levels) != 3 {
+		t.Errorf("levels seen %v, want 0, 1 and 2", levels)
+	}
+	desc := list("?pagelevel=true&$orderby=order%20desc&$top=5")
+	if *desc.Value[0].Order != 249 {
+		t.Errorf("order desc starts at %d, want 249", *desc.Value[0].Order)
+	}
+	for _, field := range []string{"createdDateTime", "title", "lastModifiedDateTime"} {
+		asc := list("?$orderby=" + field + "%20asc&$top=100")
+		var keys []string
+		for _, p := range asc.Value {
+			keys = append(keys, map[string]string{"createdDateTime": p.CreatedDateTime, "title": strings.ToLower(p.Title), "lastModifiedDateTime": p.LastModifiedDateTime}[field])
+		}
+		if !slices.IsSorted(keys) {
+			t.Errorf("$orderby=%s asc not sorted", field)
+		}
+	}
+	// $select keeps only what was asked for.
+	rec := f.get(t, "alice", path+"?$select=id,title&$top=1")
+	body := rec.Body.String()
+	if !strings.Contains(body, `"title"`) || strings.Contains(body, "contentUrl") || strings.Contains(body, "parentSection") {
+		t.Errorf("$select=id,title gave %s", body)
+	}
+	// Page metadata shape.
+	p := def.Value[0]
+	if !strings.HasPrefix(p.Links.OneNoteClientURL.Href, "onenote:") || !strings.Contains(p.Links.OneNoteClientURL.Href, "page-id={") || !strings.Contains(p.Links.OneNoteClientURL.Href, "section-id={") {
+		t.Errorf("oneNoteClientUrl %q", p.Links.OneNoteClientURL.Href)
+	}
+	if p.ContentURL != "http://graph.test/v1.0/me/onenote/pages/"+p.ID+"/content" {
+		t.Errorf("contentUrl %q", p.ContentURL)
+	}
+	meta := f.get(t, "alice", "/v1.0/me/onenote/pages/"+p.ID+"?pagelevel=true")
+	if !strings.Contains(meta.Body.String(), `"level"`) || !strings.Contains(meta.Body.String(), `"parentSection"`) {
+		t.Errorf("page metadata: %s", meta.Body)
+	}
+}
+
+func TestAccountWidePagesAndPageLevelErrors(t *testing.T) {
+	f := newFixture(t, Config{}, GenSpec{Notebooks: 2, GroupDepth: 1, SectionsPerContainer: 3, PagesPerSection: 2})
+	for _, tc := range []struct {
+		path, code string
+	}{
+		{"/v1.0/me/onenote/pages", "20266"},
+		{"/v1.0/me/onenote/notebooks?pagelevel=true", "20104"},
+	} {
+		rec := f.get(t, "alice", tc.path)
+		if rec.Code != http.StatusBadRequest || graphErrorCode(t, rec.Body.Bytes()) != tc.code {
+			t.Errorf("GET %s: %d %s, want 400 %s", tc.path, rec.Code, rec.Body, tc.code)
+		}
+	}
+	small := newFixture(t, Config{}, GenSpec{Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
+	if rec := small.get(t, "alice", "/v1.0/me/onenote/pages"); rec.Code != http.StatusOK || len(decode[pageList](t, rec.Body.Bytes()).Value) != 6 {
+		t.Errorf("few sections: %d %s", rec.Code, rec.Body)
+	}
+}

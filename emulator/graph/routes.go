@@ -1,0 +1,197 @@
+package graph
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// apiRequest is one admitted Graph request being answered.
+type apiRequest struct {
+	method    string
+	url       *url.URL
+	query     url.Values
+	caller    string
+	base      string // scheme and host
+	root      string // "/v1.0/me/onenote" or "/v1.0/users/{id}/onenote"
+	owner     *userData
+	requestID string
+}
+
+func (ar *apiRequest) abs(path string) string { return ar.base + ar.root + path }
+
+// route dispatches a Graph request below /v1.0/. The caller holds no lock.
+func (s *Server) route(ar *apiRequest) response {
+	path := strings.TrimPrefix(ar.url.Path, "/v1.0")
+	var rest string
+	switch {
+	case strings.HasPrefix(path, "/me/onenote/"):
+		ar.root = "/v1.0/me/onenote"
+		rest = strings.TrimPrefix(path, "/me/onenote/")
+	case strings.HasPrefix(path, "/users/"):
+		id, after, ok := strings.Cut(strings.TrimPrefix(path, "/users/"), "/")
+		if !ok || !strings.HasPrefix(after, "onenote/") {
+			return s.notFound(ar)
+		}
+		ar.root = "/v1.0/users/" + id + "/onenote"
+		rest = strings.TrimPrefix(after, "onenote/")
+		s.dataMu.RLock()
+		ud := s.lookupUserLocked(id)
+		s.dataMu.RUnlock()
+		if ud == nil && id != ar.caller && !strings.EqualFold(id, UserGUID(ar.caller)) {
+			return graphError(http.StatusNotFound, "ResourceNotFound", "User not found.", ar.requestID, s.now())
+		}
+		ar.owner = ud
+	default:
+		return s.notFound(ar)
+	}
+	if ar.owner == nil {
+		s.dataMu.RLock()
+		ar.owner = s.users[ar.caller]
+		s.dataMu.RUnlock()
+		if ar.owner == nil {
+			ar.owner = newUserData(ar.caller)
+		}
+	}
+	if ar.method != http.MethodGet {
+		return graphError(http.StatusMethodNotAllowed, "BadRequest", "The emulator serves GET requests only.", ar.requestID, s.now())
+	}
+	if s.libraryLimited(ar.owner.name, "") {
+		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+	}
+	segs := strings.Split(strings.Trim(rest, "/"), "/")
+	if ar.query.Get("pagelevel") != "" && segs[0] != "pages" && !(segs[0] == "sections" && len(segs) == 3 && segs[2] == "pages") {
+		return graphError(http.StatusBadRequest, "20104", "", ar.requestID, s.now())
+	}
+
+	s.dataMu.RLock()
+	defer s.dataMu.RUnlock()
+	switch segs[0] {
+	case "notebooks":
+		return s.routeNotebooks(ar, segs[1:])
+	case "sectionGroups":
+		return s.routeSectionGroups(ar, segs[1:])
+	case "sections":
+		return s.routeSections(ar, segs[1:])
+	case "pages":
+		return s.routePages(ar, segs[1:])
+	case "resources":
+		if len(segs) == 3 && (segs[2] == "$value" || segs[2] == "content") {
+			return s.serveResource(ar, segs[1])
+		}
+	}
+	return s.notFound(ar)
+}
+
+func (s *Server) notFound(ar *apiRequest) response {
+	return graphError(http.StatusNotFound, "20102", "", ar.requestID, s.now())
+}
+
+func (s *Server) routeNotebooks(ar *apiRequest, segs []string) response {
+	ud := ar.owner
+	if len(segs) == 0 {
+		return s.listNotebooks(ar)
+	}
+	nb := ud.books[segs[0]]
+	if nb == nil {
+		return s.notFound(ar)
+	}
+	if s.libraryLimited(ud.name, nb.ID) {
+		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+	}
+	switch {
+	case len(segs) == 1:
+		return s.entity(ar, "notebooks/$entity", s.notebookJSON(ar, nb))
+	case len(segs) == 2 && segs[1] == "sections":
+		return s.collection(ar, "sections", s.sectionsJSON(ar, nb.Sections))
+	case len(segs) == 2 && segs[1] == "sectionGroups":
+		return s.collection(ar, "sectionGroups", s.groupsJSON(ar, nb.SectionGroups))
+	}
+	return s.notFound(ar)
+}
+
+func (s *Server) routeSectionGroups(ar *apiRequest, segs []string) response {
+	ud := ar.owner
+	if len(segs) == 0 {
+		var items []map[string]any
+		for _, ref := range ud.groupOrder {
+			if !s.libraryLimited(ud.name, ref.notebook.ID) {
+				items = append(items, s.groupJSON(ar, ref.group))
+			}
+		}
+		return s.collection(ar, "sectionGroups", items)
+	}
+	ref := ud.groups[segs[0]]
+	if ref == nil {
+		return s.notFound(ar)
+	}
+	if s.libraryLimited(ud.name, ref.notebook.ID) {
+		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+	}
+	switch {
+	case len(segs) == 1:
+		return s.entity(ar, "sectionGroups/$entity", s.groupJSON(ar, ref.group))
+	case len(segs) == 2 && segs[1] == "sections":
+		return s.collection(ar, "sections", s.sectionsJSON(ar, ref.group.Sections))
+	case len(segs) == 2 && segs[1] == "sectionGroups":
+		return s.collection(ar, "sectionGroups", s.groupsJSON(ar, ref.group.SectionGroups))
+	}
+	return s.notFound(ar)
+}
+
+func (s *Server) routeSections(ar *apiRequest, segs []string) response {
+	ud := ar.owner
+	if len(segs) == 0 {
+		var items []map[string]any
+		for _, ref := range ud.sectionOrder {
+			if !s.libraryLimited(ud.name, ref.notebook.ID) {
+				items = append(items, s.sectionJSON(ar, ref.section))
+			}
+		}
+		return s.collection(ar, "sections", items)
+	}
+	ref := ud.sections[segs[0]]
+	if ref == nil {
+		return s.notFound(ar)
+	}
+	if s.libraryLimited(ud.name, ref.notebook.ID) {
+		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+	}
+	switch {
+	case len(segs) == 1:
+		return s.entity(ar, "sections/$entity", s.sectionJSON(ar, ref.section))
+	case len(segs) == 2 && segs[1] == "pages":
+		return s.listPages(ar, []*sectionRef{ref}, "sections('"+ref.section.ID+"')/pages")
+	}
+	return s.notFound(ar)
+}
+
+func (s *Server) routePages(ar *apiRequest, segs []string) response {
+	ud := ar.owner
+	if len(segs) == 0 {
+		if len(ud.sectionOrder) > s.cfg.AllPagesSectionLimit {
+			return graphError(http.StatusBadRequest, "20266", "", ar.requestID, s.now())
+		}
+		return s.listPages(ar, ud.sectionOrder, "pages")
+	}
+	ref := ud.pages[segs[0]]
+	if ref == nil || ref.page.deleted {
+		return s.notFound(ar)
+	}
+	if s.libraryLimited(ud.name, ref.section.notebook.ID) {
+		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+	}
+	switch {
+	case len(segs) == 1:
+		if s.faultHit(faultBadRequest) {
+			return graphError(http.StatusBadRequest, "BadRequest", "", ar.requestID, s.now())
+		}
+		return s.entity(ar, "pages/$entity", s.pageJSON(ar, ref, ar.query.Get("pagelevel") == "true"))
+	case len(segs) == 2 && (segs[1] == "content" || segs[1] == "$value"):
+		if s.faultHit(faultBadRequest) {
+			return graphError(http.StatusBadRequest, "BadRequest", "", ar.requestID, s.now())
+		}
+		return s.pageContent(ar, ref)
+	}
+	return s.notFound(ar)
+}

@@ -1,0 +1,271 @@
+package graph
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server emulates the Microsoft Graph OneNote API and the Microsoft
+// identity platform endpoints it needs. Create it with NewServer; it is an
+// http.Handler safe for concurrent use.
+type Server struct {
+	cfg        Config
+	now        func() time.Time
+	log        *slog.Logger
+	appID      string
+	tenantID   string
+	advertised Limits // scaled, what clients are told and judged by
+	enforced   Limits // scaled and possibly tightened
+	baseURL    atomic.Value
+
+	limiter *limiter
+	rec     *recorder
+	reqSeq  atomic.Uint64
+	batches atomic.Uint64
+
+	rendered *renderCache
+
+	dataMu    sync.RWMutex
+	users     map[string]*userData
+	resources map[string]Resource
+
+	authMu   sync.Mutex
+	tokenSeq uint64
+	tokens   map[string]*accessToken
+	refresh  map[string]*refreshGrant
+	devices  map[string]*deviceGrant // by device_code
+	codes    map[string]*deviceGrant // by user_code
+
+	faultMu  sync.Mutex
+	faults   Faults
+	faultSeq map[faultKind]uint64
+}
+
+// NewServer returns a server with no data; add some with AddNotebooks.
+func NewServer(cfg Config) *Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if len(cfg.Limits.User.Windows) == 0 && len(cfg.Limits.App.Windows) == 0 &&
+		cfg.Limits.User.Concurrency == 0 && cfg.Limits.App.Concurrency == 0 {
+		cfg.Limits = DefaultLimits()
+	}
+	if cfg.TimeScale <= 0 {
+		cfg.TimeScale = 1
+	}
+	if cfg.TokenTTL <= 0 {
+		cfg.TokenTTL = time.Hour
+	}
+	if cfg.BatchConcurrency <= 0 {
+		cfg.BatchConcurrency = 4
+	}
+	if cfg.AllPagesSectionLimit <= 0 {
+		cfg.AllPagesSectionLimit = 10
+	}
+	if cfg.AppID == "" {
+		cfg.AppID = "6b1f3c5e-2d4a-4e8b-9c7d-0a1b2c3d4e5f"
+	}
+	if cfg.TenantID == "" {
+		cfg.TenantID = guidOf("tenant", itoa(cfg.Seed))
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:        cfg,
+		now:        cfg.Now,
+		log:        logger,
+		appID:      cfg.AppID,
+		tenantID:   cfg.TenantID,
+		advertised: cfg.Limits.Scaled(cfg.TimeScale),
+		users:      make(map[string]*userData),
+		resources:  make(map[string]Resource),
+		tokens:     make(map[string]*accessToken),
+		refresh:    make(map[string]*refreshGrant),
+		devices:    make(map[string]*deviceGrant),
+		codes:      make(map[string]*deviceGrant),
+		faultSeq:   make(map[faultKind]uint64),
+		rec:        newRecorder(),
+		rendered:   newRenderCache(),
+	}
+	s.enforced = s.advertised.Tightened(cfg.HiddenLimitFactor)
+	s.limiter = newLimiter(s.enforced, !cfg.ThrottledNotCounted, cfg.Now)
+	s.baseURL.Store(strings.TrimSuffix(cfg.BaseURL, "/"))
+	return s
+}
+
+// SetBaseURL sets the scheme and host used in nextLinks, resource URLs and
+// verification_uri, e.g. ts.URL of an httptest.Server. Empty means derive
+// it from each request's Host header (the default).
+func (s *Server) SetBaseURL(base string) { s.baseURL.Store(strings.TrimSuffix(base, "/")) }
+
+// AppID returns the application id this instance represents.
+func (s *Server) AppID() string { return s.appID }
+
+// AdvertisedLimits returns the limits clients are told about (scaled).
+func (s *Server) AdvertisedLimits() Limits { return s.advertised.clone() }
+
+// EnforcedLimits returns the limits actually enforced (scaled, and
+// tightened when hidden limits are on).
+func (s *Server) EnforcedLimits() Limits { return s.enforced.clone() }
+
+// UserGUID returns the object id the emulator gives user; /users/{id}
+// accepts it as well as the user name.
+func UserGUID(user string) string { return guidOf("user", user) }
+
+func (s *Server) base(r *http.Request) string {
+	if b := s.baseURL.Load().(string); b != "" {
+		return b
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (s *Server) newRequestID() string {
+	return guidOf("request", itoa(s.cfg.Seed), itoa(s.reqSeq.Add(1)))
+}
+
+// ServeHTTP routes identity, emulator and Graph requests.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/_emulator/"):
+		s.serveEmulator(w, r)
+	case p == "/devicelogin":
+		s.serveDeviceLogin(w, r)
+	case strings.Contains(p, "/oauth2/v2.0/"):
+		s.serveIdentity(w, r)
+	case p == "/v1.0/$batch":
+		s.serveBatch(w, r)
+	case strings.HasPrefix(p, "/v1.0/"):
+		s.serveGraph(w, r)
+	default:
+		graphError(http.StatusNotFound, "BadRequest", "Resource not found for the segment '"+strings.TrimPrefix(p, "/")+"'.", s.newRequestID(), s.now()).write(w)
+	}
+}
+
+// serveGraph answers one plain (non-batch) Graph request.
+func (s *Server) serveGraph(w http.ResponseWriter, r *http.Request) {
+	requestID := s.newRequestID()
+	tok, err := s.authenticate(r)
+	if err != nil {
+		s.rec.countUnauthorized()
+		s.unauthorized(err, requestID).write(w)
+		return
+	}
+	resp := s.serveAPI(r.Context(), tok, r.Method, r.URL, s.base(r), requestID)
+	if id := r.Header.Get("client-request-id"); id != "" {
+		resp.header.Set("client-request-id", id) // Graph echoes the caller's id
+	}
+	s.log.Debug("graph request", "user", tok.user, "method", r.Method, "path", r.URL.Path, "status", resp.status, "code", resp.code)
+	if resp.status < 300 && s.faultHit(faultTruncate) {
+		writeTruncated(w, resp)
+		return
+	}
+	resp.write(w)
+}
+
+// serveAPI counts, throttles and answers one Graph request (plain or a
+// $batch sub-request) of the token's user.
+func (s *Server) serveAPI(ctx context.Context, tok *accessToken, method string, u *url.URL, base, requestID string) response {
+	adm := s.limiter.admit(tok.user)
+	resp := s.answerAdmitted(ctx, tok, adm, method, u, base, requestID)
+	if resp.header == nil {
+		resp.header = http.Header{}
+	}
+	resp.header.Set("request-id", requestID)
+	resp.header.Set("client-request-id", requestID)
+	s.rec.record(tok.user, adm.at, resp.status, resp.code, adm.scope)
+	return resp
+}
+
+func (s *Server) answerAdmitted(ctx context.Context, tok *accessToken, adm admission, method string, u *url.URL, base, requestID string) response {
+	if !adm.admitted {
+		resp := graphError(http.StatusTooManyRequests, adm.code, "", requestID, s.now())
+		s.setScopeHeader(resp.header, adm.scope, tok.user)
+		return resp
+	}
+	defer s.limiter.release(tok.user)
+	if !hasNotesScope(tok.scopes) {
+		return graphError(http.StatusForbidden, "40004", "", requestID, s.now())
+	}
+	s.slowFault(ctx)
+	if resp, hit := s.serverErrorFault(requestID); hit {
+		return resp
+	}
+	resp := s.route(&apiRequest{
+		method:    method,
+		url:       u,
+		query:     parseQuery(u.RawQuery),
+		caller:    tok.user,
+		base:      base,
+		requestID: requestID,
+	})
+	if s.cfg.PercentageHeader && resp.status < 300 && adm.usage >= 0.8 {
+		if resp.header == nil {
+			resp.header = http.Header{}
+		}
+		resp.header.Set("x-ms-throttle-limit-percentage", strconv.FormatFloat(adm.usage, 'f', 2, 64))
+	}
+	return resp
+}
+
+// setScopeHeader sets x-ms-throttle-scope for a throttled request.
+func (s *Server) setScopeHeader(h http.Header, scope, user string) {
+	switch s.cfg.ScopeHeader {
+	case ScopeHeaderSimple:
+		h.Set("x-ms-throttle-scope", scope)
+	case ScopeHeaderFull:
+		id := s.tenantID
+		if scope == scopeUser {
+			id = UserGUID(user)
+		}
+		h.Set("x-ms-throttle-scope", fmt.Sprintf("%s/Read/%s/%s", scope, s.appID, id))
+	}
+}
+
+// writeTruncated declares the full body length, writes half of it and
+// closes the connection. Without a hijackable connection (an in-process
+// recorder) it only writes half the body.
+func writeTruncated(w http.ResponseWriter, resp response) {
+	half := resp.body[:len(resp.body)/2]
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		for k, v := range resp.header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(resp.body)))
+		w.WriteHeader(resp.status)
+		_, _ = w.Write(half)
+		return
+	}
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	resp.header.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	writeRawResponse(buf.Writer, resp.status, resp.header, half)
+	_ = buf.Flush()
+}
+
+func writeRawResponse(w *bufio.Writer, status int, h http.Header, body []byte) {
+	fmt.Fprintf(w, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
+	_ = h.Write(w)
+	_, _ = io.WriteString(w, "\r\n")
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,136 @@
+// Command notion-emulator runs the Notion API emulator as a standalone HTTP
+// server. It prints the integration token(s) it accepts and the ID of the
+// root page the integration can write under; the workspace can be browsed
+// at /_emulator/view and exported at /_emulator/export.
+//
+//	go run ./emulator/cmd/notion-emulator -addr 127.0.0.1:8082 -token secret_demo
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/notebridge/notebridge/emulator/notion"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "notion-emulator:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the parsed command-line flags.
+type options struct {
+	addr, tokens, rootTitle, logLevel string
+	seed                              uint64
+	rate, wsRate                      float64
+	burst, wsBurst, blockLimit        int
+	maxFile                           int64
+	uploadExpiry                      time.Duration
+	faults                            notion.Faults
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("notion-emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8082", "listen address (host:port); loopback by default")
+	fs.StringVar(&o.tokens, "token", "", "comma-separated integration tokens to accept (empty: issue one and print it)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed for IDs and faults")
+	fs.Float64Var(&o.rate, "rate", 3, "requests per second per token (negative: unlimited)")
+	fs.IntVar(&o.burst, "burst", 10, "token bucket size per token")
+	fs.Float64Var(&o.wsRate, "workspace-rate", 0, "requests per second shared by all tokens (0: no workspace limit)")
+	fs.IntVar(&o.wsBurst, "workspace-burst", 10, "workspace bucket size")
+	fs.IntVar(&o.blockLimit, "block-limit", 0, "lifetime workspace block limit (0: unlimited; Free plan with several members: 1000)")
+	fs.Int64Var(&o.maxFile, "max-file-bytes", notion.DefaultMaxFileUploadBytes, "per-file upload cap reported in users/me")
+	fs.DurationVar(&o.uploadExpiry, "upload-expiry", time.Hour, "lifetime of unattached file uploads")
+	fs.StringVar(&o.rootTitle, "root-title", "Migrated notebooks", "title of the root page shared with the integration")
+	fs.StringVar(&o.logLevel, "log", "info", "log level: debug, info, warn, error")
+	fs.Float64Var(&o.faults.InternalError, "fault-500", 0, "probability of 500 internal_server_error")
+	fs.Float64Var(&o.faults.BadGateway, "fault-502", 0, "probability of 502 with an HTML body")
+	fs.Float64Var(&o.faults.Unavailable, "fault-503", 0, "probability of 503 service_unavailable")
+	fs.Float64Var(&o.faults.GatewayTimeout, "fault-504", 0, "probability of 504 gateway_timeout")
+	fs.Float64Var(&o.faults.Conflict, "fault-409", 0, "probability of 409 conflict_error")
+	fs.Float64Var(&o.faults.Overload, "fault-529", 0, "probability of 529 service_overload")
+	fs.Float64Var(&o.faults.Slow, "fault-slow", 0, "probability of a slow response")
+	fs.DurationVar(&o.faults.SlowDelay, "slow-delay", 2*time.Second, "delay of a slow response")
+	fs.Float64Var(&o.faults.AppliedThenInternalError, "fault-applied-500", 0, "probability that a write is applied but answered 500")
+	fs.Float64Var(&o.faults.AppliedThenGatewayTimeout, "fault-applied-504", 0, "probability that a write is applied but answered 504")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	return o, nil
+}
+
+// run serves until ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("parse -log: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	var tokens []string
+	for _, t := range strings.Split(o.tokens, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tokens = append(tokens, t)
+		}
+	}
+	srv := notion.NewServer(notion.Config{
+		Seed: o.seed, Tokens: tokens, Rate: o.rate, Burst: o.burst, Faults: o.faults,
+		WorkspaceRate: o.wsRate, WorkspaceBurst: o.wsBurst,
+		MaxFileUploadBytes: o.maxFile, UploadExpiry: o.uploadExpiry, WorkspaceBlockLimit: o.blockLimit,
+		RootPageTitle: o.rootTitle, Logger: logger,
+	})
+	if len(tokens) == 0 {
+		tokens = append(tokens, srv.IssueToken())
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "Notion emulator listening on %s\n", base)
+	for _, t := range tokens {
+		fmt.Fprintf(stdout, "token: %s\n", t)
+	}
+	fmt.Fprintf(stdout, "root page: %s\nview: %s/_emulator/view\nexport: %s/_emulator/export\n", srv.RootPageID(), base, base)
+
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}

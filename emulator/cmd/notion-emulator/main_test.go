@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestRunServesUntilCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "secret_a,secret_b", "-log", "error"}, &out, io.Discard)
+	}()
+	addr := regexp.MustCompile(`listening on (http://\S+)`)
+	var base string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(out.String()); m != nil && strings.Contains(out.String(), "export:") {
+			base = m[1]
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("no listening line in %q", out.String())
+	}
+	for _, tok := range []string{"secret_a", "secret_b"} {
+		req, _ := http.NewRequest("GET", base+"/v1/users/me", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Notion-Version", "2022-06-28")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("token %s: status %d", tok, res.StatusCode)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags([]string{"-fault-500", "0.1", "-rate", "-1", "-block-limit", "1000"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.faults.InternalError != 0.1 || o.rate != -1 || o.blockLimit != 1000 || o.addr != "127.0.0.1:8082" {
+		t.Errorf("options = %+v", o)
+	}
+	if _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
+		t.Error("stray argument accepted")
+	}
+}

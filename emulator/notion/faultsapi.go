@@ -1,0 +1,77 @@
+package notion
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// faultsJSON is the wire form of Faults for GET and PUT /_emulator/faults,
+// so a standalone emulator can be switched at run time:
+//
+//	curl -X PUT localhost:8082/_emulator/faults -d '{"internal_error":0.05,"slow":0.1,"slow_delay":"3s"}'
+type faultsJSON struct {
+	InternalError             float64 `json:"internal_error"`
+	BadGateway                float64 `json:"bad_gateway"`
+	Unavailable               float64 `json:"unavailable"`
+	GatewayTimeout            float64 `json:"gateway_timeout"`
+	Conflict                  float64 `json:"conflict"`
+	Overload                  float64 `json:"overload"`
+	Slow                      float64 `json:"slow"`
+	AppliedThenInternalError  float64 `json:"applied_then_500"`
+	AppliedThenGatewayTimeout float64 `json:"applied_then_504"`
+	SlowDelay                 string  `json:"slow_delay"`
+	OverloadRetryAfter        int     `json:"overload_retry_after"`
+}
+
+func toFaultsJSON(f Faults) faultsJSON {
+	return faultsJSON{f.InternalError, f.BadGateway, f.Unavailable, f.GatewayTimeout, f.Conflict,
+		f.Overload, f.Slow, f.AppliedThenInternalError, f.AppliedThenGatewayTimeout,
+		f.slowDelay().String(), f.OverloadRetryAfter}
+}
+
+func (j faultsJSON) faults() (Faults, error) {
+	f := Faults{j.InternalError, j.BadGateway, j.Unavailable, j.GatewayTimeout, j.Conflict,
+		j.Overload, j.Slow, j.AppliedThenInternalError, j.AppliedThenGatewayTimeout, 0, j.OverloadRetryAfter}
+	if j.SlowDelay != "" {
+		d, err := time.ParseDuration(j.SlowDelay)
+		if err != nil {
+			return Faults{}, fmt.Errorf("slow_delay: %w", err)
+		}
+		f.SlowDelay = d
+	}
+	total := 0.0
+	for _, r := range f.rates() {
+		if r.p < 0 || r.p > 1 {
+			return Faults{}, fmt.Errorf("%s: rate %v outside [0,1]", r.kind, r.p)
+		}
+		total += r.p
+	}
+	if total > 1 {
+		return Faults{}, fmt.Errorf("fault rates add up to %v, more than 1", total)
+	}
+	return f, nil
+}
+
+// serveFaults answers GET (the current fault rates) and PUT (replace
+// them) on /_emulator/faults.
+func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPut {
+		var j faultsJSON
+		if err := json.NewDecoder(r.Body).Decode(&j); err != nil {
+			http.Error(w, "decode faults: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		f, err := j.faults()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.SetFaults(f)
+	}
+	s.mu.Lock()
+	f := s.faults
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, toFaultsJSON(f))
+}

@@ -1,0 +1,361 @@
+package notion
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Page property values. Callers hold s.mu.
+
+func validDate(s string) bool {
+	for _, layout := range []string{"2006-01-02", time.RFC3339, time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04:05.000", "2006-01-02T15:04"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pageProperties validates the properties of a page create or update and
+// returns them in response shape keyed by property name. For a database
+// row, sc is its schema; for other pages sc is nil and only the title may
+// be set.
+func (s *Server) pageProperties(raw any, sc *schema) (map[string]any, error) {
+	if raw == nil {
+		return map[string]any{}, nil
+	}
+	m, ok := asObject(raw)
+	if !ok {
+		return nil, wrongType("body.properties", "an object", raw)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := map[string]any{}
+	for _, k := range keys {
+		path := "body.properties." + k
+		if sc == nil {
+			if k != "title" {
+				return nil, validationError("body failed validation: %s should be not present (a page whose parent is a page can only have the `title` property), instead was `%s`.", path, brief(m[k]))
+			}
+			v, err := s.propertyValue(path, &propSchema{id: "title", name: "title", typ: "title"}, m[k], nil)
+			if err != nil {
+				return nil, err
+			}
+			out["title"] = map[string]any{"id": "title", "type": "title", "title": v}
+			continue
+		}
+		p := sc.byKey(k)
+		if p == nil {
+			return nil, validationError("%s is not a property that exists.", k)
+		}
+		if readOnlyProperties[p.typ] {
+			return nil, validationError("%s is a read-only property (%s) and cannot be set.", p.name, p.typ)
+		}
+		v, err := s.propertyValue(path, p, m[k], sc)
+		if err != nil {
+			return nil, err
+		}
+		val := map[string]any{"id": p.id, "type": p.typ, p.typ: v}
+		if p.typ == "relation" {
+			val["has_more"] = false
+		}
+		out[p.name] = val
+	}
+	return out, nil
+}
+
+// fillDefaults adds empty values for the schema properties a new row does
+// not set.
+func fillDefaults(props map[string]any, sc *schema) {
+	for _, p := range sc.props {
+		if _, ok := props[p.name]; ok || readOnlyProperties[p.typ] {
+			continue
+		}
+		val := map[string]any{"id": p.id, "type": p.typ, p.typ: emptyValue(p.typ)}
+		if p.typ == "relation" {
+			val["has_more"] = false
+		}
+		props[p.name] = val
+	}
+}
+
+// fillComputedProperties sets the values the server computes
+// (created_time, last_edited_time) and drops properties no longer in the
+// schema.
+func (s *Server) fillComputedProperties(n *node, props map[string]any) {
+	db := s.nodes[n.parent.id]
+	if db == nil || db.schema == nil {
+		return
+	}
+	for k := range props {
+		if db.schema.byKey(k) == nil {
+			delete(props, k)
+		}
+	}
+	for _, p := range db.schema.props {
+		switch p.typ {
+		case "created_time":
+			props[p.name] = map[string]any{"id": p.id, "type": p.typ, p.typ: timestamp(n.created)}
+		case "last_edited_time":
+			props[p.name] = map[string]any{"id": p.id, "type": p.typ, p.typ: timestamp(n.edited)}
+		}
+	}
+}
+
+// propertyValue validates one property value against its schema property
+// and returns the inner value in response shape.
+func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) (any, error) {
+	var v any
+	switch t := raw.(type) {
+	case []any:
+		if p.typ != "title" && p.typ != "rich_text" {
+			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
+		}
+		v = t
+	case map[string]any:
+		inner, ok := t[p.typ]
+		if !ok {
+			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
+		}
+		if typ, ok := asString(t["type"]); ok && typ != p.typ {
+			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
+		}
+		v = inner
+		path += "." + p.typ
+	default:
+		return nil, wrongType(path, "an object", raw)
+	}
+	switch p.typ {
+	case "title", "rich_text":
+		return s.richText(path, v)
+	case "number":
+		if v == nil {
+			return nil, nil
+		}
+		f, ok := asNumber(v)
+		if !ok {
+			return nil, wrongType(path, "a number or `null`", v)
+		}
+		return f, nil
+	case "checkbox":
+		b, ok := asBool(v)
+		if !ok {
+			return nil, wrongType(path, "a boolean", v)
+		}
+		return b, nil
+	case "url", "email", "phone_number":
+		if v == nil {
+			return nil, nil
+		}
+		str, ok := asString(v)
+		if !ok {
+			return nil, wrongType(path, "a string or `null`", v)
+		}
+		limit := maxURLLen
+		if p.typ != "url" {
+			limit = maxEmailLen
+		}
+		if n := utf16Len(str); n > limit {
+			return nil, tooLong(path, limit, n)
+		}
+		return str, nil
+	case "date":
+		if v == nil {
+			return nil, nil
+		}
+		d, ok := asObject(v)
+		if !ok {
+			return nil, wrongType(path, "an object or `null`", v)
+		}
+		start, _ := asString(d["start"])
+		if !validDate(start) {
+			return nil, bodyError(path+".start", "should be a valid ISO 8601 date string, instead was `%s`", brief(d["start"]))
+		}
+		out := map[string]any{"start": start, "end": nil, "time_zone": nil}
+		if e, ok := asString(d["end"]); ok {
+			if !validDate(e) {
+				return nil, bodyError(path+".end", "should be a valid ISO 8601 date string, instead was `%s`", brief(d["end"]))
+			}
+			out["end"] = e
+		}
+		if tz, ok := asString(d["time_zone"]); ok {
+			out["time_zone"] = tz
+		}
+		return out, nil
+	case "select":
+		if v == nil {
+			return nil, nil
+		}
+		return s.selectOption(path, p, v)
+	case "multi_select":
+		arr, ok := asArray(v)
+		if !ok {
+			return nil, wrongType(path, "an array", v)
+		}
+		if len(arr) > maxMultiSelect {
+			return nil, tooMany(path, maxMultiSelect, len(arr))
+		}
+		out := []any{}
+		for i, o := range arr {
+			opt, err := s.selectOption(fmt.Sprintf("%s[%d]", path, i), p, o)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, opt)
+		}
+		return out, nil
+	case "relation", "people":
+		arr, ok := asArray(v)
+		if !ok {
+			return nil, wrongType(path, "an array", v)
+		}
+		if len(arr) > maxRelations {
+			return nil, tooMany(path, maxRelations, len(arr))
+		}
+		out := []any{}
+		for i, r := range arr {
+			rm, _ := asObject(r)
+			rawID, _ := asString(rm["id"])
+			id, ok := normalizeID(rawID)
+			if !ok {
+				return nil, bodyError(fmt.Sprintf("%s[%d].id", path, i), "should be a valid uuid, instead was `%s`", brief(rm["id"]))
+			}
+			if p.typ == "people" {
+				out = append(out, map[string]any{"object": "user", "id": id})
+			} else {
+				out = append(out, map[string]any{"id": id})
+			}
+		}
+		return out, nil
+	case "files":
+		return s.filesValue(path, v)
+	}
+	return nil, validationError("%s is expected to be %s.", p.name, p.typ)
+}
+
+// selectOption resolves a select option by name or ID, creating it (as
+// Notion does) when a new name is written.
+func (s *Server) selectOption(path string, p *propSchema, v any) (any, error) {
+	m, ok := asObject(v)
+	if !ok {
+		return nil, wrongType(path, "an object", v)
+	}
+	opts, _ := asArray(p.config["options"])
+	if rawID, ok := asString(m["id"]); ok {
+		for _, o := range opts {
+			if om, _ := asObject(o); om["id"] == rawID {
+				return clone(om), nil
+			}
+		}
+		return nil, validationError("Select option with id %q does not exist for property %s.", rawID, p.name)
+	}
+	name, ok := asString(m["name"])
+	if !ok {
+		return nil, undefined(path + ".name")
+	}
+	if strings.Contains(name, ",") {
+		return nil, validationError("Select option names cannot contain commas: %q.", name)
+	}
+	if n := utf16Len(name); n > 100 {
+		return nil, tooLong(path+".name", 100, n)
+	}
+	for _, o := range opts {
+		if om, _ := asObject(o); om["name"] == name {
+			return clone(om), nil
+		}
+	}
+	color, err := checkColor(path+".color", m["color"])
+	if err != nil {
+		return nil, err
+	}
+	opt := map[string]any{"id": shortID(s.rng), "name": name, "color": color}
+	p.config["options"] = append(opts, opt)
+	return clone(opt), nil
+}
+
+func (s *Server) filesValue(path string, v any) (any, error) {
+	arr, ok := asArray(v)
+	if !ok {
+		return nil, wrongType(path, "an array", v)
+	}
+	out := []any{}
+	for i, f := range arr {
+		fp := fmt.Sprintf("%s[%d]", path, i)
+		fm, ok := asObject(f)
+		if !ok {
+			return nil, wrongType(fp, "an object", f)
+		}
+		name, _ := asString(fm["name"])
+		bv := &blockValidator{s: s}
+		icon, err := bv.icon(fp, withoutKey(fm, "name"))
+		if err != nil {
+			return nil, err
+		}
+		if icon["type"] == "emoji" || icon["type"] == "custom_emoji" {
+			return nil, bodyError(fp+".type", "should be `external` or `file_upload`, instead was `%s`", brief(icon["type"]))
+		}
+		for _, ref := range bv.uploads {
+			if err := s.checkAttachable(ref); err != nil {
+				return nil, err
+			}
+		}
+		icon["name"] = name
+		out = append(out, icon)
+	}
+	return out, nil
+}
+
+func withoutKey(m map[string]any, key string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if k != key {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// attachPropertyFiles marks the uploads named in files properties as
+// attached, once the write that names them is accepted.
+func (s *Server) attachPropertyFiles(props map[string]any) {
+	for _, v := range props {
+		m, _ := asObject(v)
+		if m["type"] != "files" {
+			continue
+		}
+		files, _ := asArray(m["files"])
+		for _, f := range files {
+			if fm, ok := asObject(f); ok {
+				if id := iconUploadID(fm); id != "" {
+					s.attach(id)
+				}
+			}
+		}
+	}
+}
+
+// renderFiles turns the file_upload entries of a files property into
+// Notion-hosted files, as a read returns them.
+func (s *Server) renderFiles(base string, props map[string]any) {
+	for _, v := range props {
+		m, _ := asObject(v)
+		if m["type"] != "files" {
+			continue
+		}
+		files, _ := asArray(m["files"])
+		for i, f := range files {
+			fm, ok := asObject(f)
+			if !ok {
+				continue
+			}
+			if id := iconUploadID(fm); id != "" {
+				files[i] = map[string]any{"type": "file", "name": fm["name"], "file": s.hostedFile(base, id)}
+			}
+		}
+	}
+}

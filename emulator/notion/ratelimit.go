@@ -1,0 +1,189 @@
+package notion
+
+import (
+	"math"
+	"time"
+)
+
+// tokenState is the rate-limit bucket and request log of one integration
+// token.
+type tokenState struct {
+	bucket bucket
+	// notBefore is the end of the latest Retry-After this token was given.
+	notBefore time.Time
+	log       []RequestRecord
+}
+
+// Reasons a request was rate limited, as Notion names them in
+// additional_data.rate_limit_reason.
+const (
+	reasonToken     = "public_api_request_rate_limit"
+	reasonWorkspace = "public_api_space_request_rate_limit"
+)
+
+// RequestRecord is one API request that arrived with a known token.
+type RequestRecord struct {
+	// Time is when the request arrived (by the server's clock).
+	Time   time.Time
+	Method string
+	Path   string
+	// Status is the HTTP status it was answered with.
+	Status int
+	// Early says the request arrived before a Retry-After this token had
+	// been given had passed.
+	Early bool
+}
+
+// admit charges one request to token's bucket (and the workspace's, when
+// a workspace rate is set) and logs it. It returns the log entry's index
+// and, when the request is refused, the Retry-After in whole seconds (0
+// means admitted) and the reason. A request is refused when a bucket is
+// empty, and also when it arrives before the end of a Retry-After the
+// token was given (by a 429 or a 529): such requests are logged as early.
+func (s *Server) admit(token string, now time.Time, method, path string) (int, int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.tokens[token]
+	rec := RequestRecord{Time: now, Method: method, Path: path, Early: now.Before(st.notBefore)}
+	st.log = append(st.log, rec)
+	idx := len(st.log) - 1
+	if rec.Early {
+		// Too soon after a Retry-After: refused again, for the rest of
+		// that wait, without charging the buckets.
+		wait := int(math.Ceil(st.notBefore.Sub(now).Seconds()))
+		return idx, max(wait, 1), reasonToken
+	}
+	retry, reason := 0, ""
+	if s.rate >= 0 {
+		st.bucket.refill(now, s.rate, s.burst)
+		if st.bucket.tokens < 1 {
+			retry, reason = st.bucket.wait(s.rate), reasonToken
+		}
+	}
+	if s.wsRate > 0 {
+		s.wsBucket.refill(now, s.wsRate, s.wsBurst)
+		if s.wsBucket.tokens < 1 {
+			if w := s.wsBucket.wait(s.wsRate); w > retry {
+				retry, reason = w, reasonWorkspace
+			}
+		}
+	}
+	if retry > 0 {
+		st.extendRetryAfter(now, retry)
+		return idx, retry, reason
+	}
+	if s.rate >= 0 {
+		st.bucket.tokens--
+	}
+	if s.wsRate > 0 {
+		s.wsBucket.tokens--
+	}
+	return idx, 0, ""
+}
+
+func (st *tokenState) extendRetryAfter(now time.Time, seconds int) {
+	if end := now.Add(time.Duration(seconds) * time.Second); end.After(st.notBefore) {
+		st.notBefore = end
+	}
+}
+
+// finish records the status a request was answered with.
+func (s *Server) finish(token string, entry, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests++
+	s.byStatus[status]++
+	if st, ok := s.tokens[token]; ok && entry >= 0 && entry < len(st.log) {
+		st.log[entry].Status = status
+	}
+}
+
+// SetRate changes the per-token rate (requests per second; negative
+// disables limiting) and burst at run time.
+func (s *Server) SetRate(perSecond float64, burst int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rate = perSecond
+	if burst > 0 {
+		s.burst = burst
+	}
+}
+
+// Requests returns the log of every request that arrived with token, in
+// arrival order.
+func (s *Server) Requests(token string) []RequestRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.tokens[token]
+	if !ok {
+		return nil
+	}
+	return append([]RequestRecord(nil), st.log...)
+}
+
+// TokenStats are the counters of one token.
+type TokenStats struct {
+	Requests    int64         `json:"requests"`
+	ByStatus    map[int]int64 `json:"by_status"`
+	RateLimited int64         `json:"rate_limited"`
+	// Early counts requests that arrived before a Retry-After had passed.
+	Early int64 `json:"early"`
+}
+
+// Stats are the server's request counters.
+type Stats struct {
+	// Requests counts every API request, authenticated or not.
+	Requests int64         `json:"requests"`
+	ByStatus map[int]int64 `json:"by_status"`
+	// RateLimited counts 429s, Early the requests that came too soon,
+	// over all tokens.
+	RateLimited int64 `json:"rate_limited"`
+	Early       int64 `json:"early"`
+	// Tokens holds per-token counters keyed by token.
+	Tokens map[string]TokenStats `json:"tokens"`
+	// Blocks is the lifetime number of blocks (pages included) created.
+	Blocks int `json:"blocks"`
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.statsLocked()
+}
+
+func (s *Server) statsLocked() Stats {
+	out := Stats{Requests: s.requests, ByStatus: map[int]int64{}, Tokens: map[string]TokenStats{}, Blocks: s.blocksCreated}
+	for k, v := range s.byStatus {
+		out.ByStatus[k] = v
+	}
+	out.RateLimited = s.byStatus[429]
+	for tok, st := range s.tokens {
+		ts := TokenStats{ByStatus: map[int]int64{}}
+		for _, r := range st.log {
+			ts.Requests++
+			ts.ByStatus[r.Status]++
+			if r.Status == 429 {
+				ts.RateLimited++
+			}
+			if r.Early {
+				ts.Early++
+			}
+		}
+		out.Early += ts.Early
+		out.Tokens[tok] = ts
+	}
+	return out
+}
+
+// ResetStats clears the counters and request logs. Rate-limit buckets and
+// pending Retry-After waits are kept.
+func (s *Server) ResetStats() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = 0
+	s.byStatus = map[int]int64{}
+	for _, st := range s.tokens {
+		st.log = nil
+	}
+}

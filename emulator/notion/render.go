@@ -1,0 +1,157 @@
+package notion
+
+import (
+	"net/url"
+	"time"
+)
+
+// Rendering of stored nodes in Notion's 2022-06-28 response shapes. Callers
+// hold s.mu.
+
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (s *Server) userRef() map[string]any {
+	return map[string]any{"object": "user", "id": s.botID}
+}
+
+func parentJSON(p parentRef) map[string]any {
+	if p.typ == parentWorkspace {
+		return map[string]any{"type": "workspace", "workspace": true}
+	}
+	return map[string]any{"type": p.typ, p.typ: p.id}
+}
+
+// fileURL is where the emulator serves an upload's bytes.
+func fileURL(base string, u *upload) string {
+	return base + "/_emulator/files/" + u.id + "/" + url.PathEscape(u.filename)
+}
+
+// hostedFile is the {"url","expiry_time"} object of a Notion-hosted file.
+func (s *Server) hostedFile(base, uploadID string) map[string]any {
+	u := s.uploads[uploadID]
+	if u == nil {
+		return map[string]any{"url": "", "expiry_time": nil}
+	}
+	return map[string]any{"url": fileURL(base, u), "expiry_time": timestamp(s.now().Add(time.Hour))}
+}
+
+// renderIcon turns a stored icon into its response shape (file uploads
+// become Notion-hosted files).
+func (s *Server) renderIcon(base string, icon any) any {
+	m, ok := asObject(icon)
+	if !ok || m == nil {
+		return nil
+	}
+	if id := iconUploadID(m); id != "" {
+		return map[string]any{"type": "file", "file": s.hostedFile(base, id)}
+	}
+	return clone(m)
+}
+
+// blockContent is a block's type object in response shape.
+func (s *Server) blockContent(base string, n *node) map[string]any {
+	switch n.kind {
+	case kindPage:
+		return map[string]any{"title": s.plainTitle(n)}
+	case kindDatabase:
+		return map[string]any{"title": s.plainTitle(n)}
+	}
+	c, _ := clone(n.content).(map[string]any)
+	if n.uploadID != "" {
+		c["type"] = "file"
+		c["file"] = s.hostedFile(base, n.uploadID)
+		if n.typ == "file" {
+			if _, ok := c["name"]; !ok {
+				if u := s.uploads[n.uploadID]; u != nil {
+					c["name"] = u.filename
+				}
+			}
+		}
+	}
+	if icon, ok := c["icon"]; ok {
+		c["icon"] = s.renderIcon(base, icon)
+	}
+	return c
+}
+
+func (s *Server) renderBlock(base string, n *node) map[string]any {
+	return map[string]any{
+		"object":           "block",
+		"id":               n.id,
+		"parent":           parentJSON(n.parent),
+		"created_time":     timestamp(n.created),
+		"last_edited_time": timestamp(n.edited),
+		"created_by":       s.userRef(),
+		"last_edited_by":   s.userRef(),
+		"has_children":     len(s.liveChildren(n)) > 0,
+		"archived":         n.archived,
+		"in_trash":         n.archived,
+		"type":             n.typ,
+		n.typ:              s.blockContent(base, n),
+	}
+}
+
+func (s *Server) renderPage(base string, n *node) map[string]any {
+	props := map[string]any{}
+	for k, v := range n.properties {
+		props[k] = clone(v)
+	}
+	if n.parent.typ == parentDatabase {
+		s.fillComputedProperties(n, props)
+		s.renderFiles(base, props)
+	}
+	return map[string]any{
+		"object":           "page",
+		"id":               n.id,
+		"created_time":     timestamp(n.created),
+		"last_edited_time": timestamp(n.edited),
+		"created_by":       s.userRef(),
+		"last_edited_by":   s.userRef(),
+		"cover":            s.renderIcon(base, n.cover),
+		"icon":             s.renderIcon(base, n.icon),
+		"parent":           parentJSON(n.parent),
+		"archived":         n.archived,
+		"in_trash":         n.archived,
+		"properties":       props,
+		"url":              "https://www.notion.so/" + compactID(n.id),
+		"public_url":       nil,
+	}
+}
+
+func (s *Server) renderDatabase(base string, n *node) map[string]any {
+	return map[string]any{
+		"object":           "database",
+		"id":               n.id,
+		"created_time":     timestamp(n.created),
+		"last_edited_time": timestamp(n.edited),
+		"created_by":       s.userRef(),
+		"last_edited_by":   s.userRef(),
+		"title":            clone(n.title),
+		"description":      []any{},
+		"icon":             s.renderIcon(base, n.icon),
+		"cover":            s.renderIcon(base, n.cover),
+		"properties":       n.schema.render(),
+		"parent":           parentJSON(n.parent),
+		"url":              "https://www.notion.so/" + compactID(n.id),
+		"public_url":       nil,
+		"archived":         n.archived,
+		"in_trash":         n.archived,
+		"is_inline":        false,
+	}
+}
+
+// list is Notion's paginated list shape.
+func list(results []any, next string, typ string) map[string]any {
+	var cursor any
+	if next != "" {
+		cursor = next
+	}
+	return map[string]any{
+		"object":      "list",
+		"results":     results,
+		"next_cursor": cursor,
+		"has_more":    next != "",
+		"type":        typ,
+		typ:           map[string]any{},
+	}
+}

@@ -1,0 +1,376 @@
+package notion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is an in-memory Notion workspace behind Notion's REST API. It is
+// an http.Handler and safe for concurrent use.
+type Server struct {
+	cfg  Config
+	now  func() time.Time
+	log  *slog.Logger
+	api  *http.ServeMux // /v1/...
+	view *template.Template
+	emu  *http.ServeMux // /_emulator/...
+
+	mu       sync.Mutex
+	rng      *rand.Rand // IDs
+	faultRng *rand.Rand // fault decisions
+	reqRng   *rand.Rand // request IDs, so object IDs depend only on writes
+	seq      int64
+	tokens   map[string]*tokenState
+	nodes    map[string]*node
+	uploads  map[string]*upload
+	rootID   string
+	botID    string
+	// blocksCreated counts lifetime blocks (pages included) for the
+	// workspace block limit.
+	blocksCreated int
+	blockLimit    int
+	rate          float64
+	burst         int
+	wsRate        float64 // workspace-wide requests per second (0: off)
+	wsBurst       int
+	wsBucket      bucket
+	faults        Faults
+	forced        []Fault
+	byStatus      map[int]int64
+	requests      int64
+}
+
+// NewServer returns a server with an empty workspace holding one root page
+// (RootPageID) shared with the integration.
+func NewServer(cfg Config) *Server {
+	cfg = cfg.withDefaults()
+	s := &Server{
+		cfg:        cfg,
+		now:        cfg.Now,
+		log:        cfg.Logger,
+		rng:        rand.New(rand.NewPCG(cfg.Seed, 0x6e6f74696f6e)),
+		faultRng:   rand.New(rand.NewPCG(cfg.Seed, 0x6661756c7473)),
+		reqRng:     rand.New(rand.NewPCG(cfg.Seed, 0x72657169)),
+		tokens:     map[string]*tokenState{},
+		nodes:      map[string]*node{},
+		uploads:    map[string]*upload{},
+		blockLimit: cfg.WorkspaceBlockLimit,
+		rate:       cfg.Rate,
+		burst:      cfg.Burst,
+		wsRate:     cfg.WorkspaceRate,
+		wsBurst:    cfg.WorkspaceBurst,
+		faults:     cfg.Faults,
+		byStatus:   map[int]int64{},
+		view:       newViewTemplate(),
+	}
+	s.botID = newUUID(s.rng)
+	for _, t := range cfg.Tokens {
+		s.tokens[t] = &tokenState{}
+	}
+	root := s.newPage(parentRef{typ: parentWorkspace}, titleProperties(cfg.RootPageTitle))
+	s.rootID = root.id
+	s.routes()
+	return s
+}
+
+// RootPageID is the ID of the workspace-level page shared with the
+// integration; migrations write under it.
+func (s *Server) RootPageID() string { return s.rootID }
+
+// BotID is the ID of the integration's bot user.
+func (s *Server) BotID() string { return s.botID }
+
+func (s *Server) routes() {
+	s.api = http.NewServeMux()
+	s.api.HandleFunc("POST /v1/pages", s.locked(s.createPage))
+	s.api.HandleFunc("GET /v1/pages/{id}", s.locked(s.retrievePage))
+	s.api.HandleFunc("PATCH /v1/pages/{id}", s.locked(s.updatePage))
+	s.api.HandleFunc("POST /v1/databases", s.locked(s.createDatabase))
+	s.api.HandleFunc("GET /v1/databases/{id}", s.locked(s.retrieveDatabase))
+	s.api.HandleFunc("PATCH /v1/databases/{id}", s.locked(s.updateDatabase))
+	s.api.HandleFunc("POST /v1/databases/{id}/query", s.locked(s.queryDatabase))
+	s.api.HandleFunc("GET /v1/blocks/{id}", s.locked(s.retrieveBlock))
+	s.api.HandleFunc("PATCH /v1/blocks/{id}", s.locked(s.updateBlock))
+	s.api.HandleFunc("DELETE /v1/blocks/{id}", s.locked(s.deleteBlock))
+	s.api.HandleFunc("GET /v1/blocks/{id}/children", s.locked(s.listChildren))
+	s.api.HandleFunc("PATCH /v1/blocks/{id}/children", s.locked(s.appendChildren))
+	s.api.HandleFunc("POST /v1/file_uploads", s.locked(s.createUpload))
+	s.api.HandleFunc("GET /v1/file_uploads", s.locked(s.listUploads))
+	s.api.HandleFunc("GET /v1/file_uploads/{id}", s.locked(s.retrieveUpload))
+	s.api.HandleFunc("POST /v1/file_uploads/{id}/send", s.unlocked(s.sendUpload))
+	s.api.HandleFunc("POST /v1/file_uploads/{id}/complete", s.locked(s.completeUpload))
+	s.api.HandleFunc("GET /v1/users/me", s.locked(s.usersMe))
+	s.api.HandleFunc("POST /v1/search", s.locked(s.search))
+	s.api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, requestID(r.Context()), errInvalidURL)
+	})
+
+	s.emu = http.NewServeMux()
+	s.emu.HandleFunc("GET /_emulator/export", s.serveExport)
+	s.emu.HandleFunc("GET /_emulator/stats", s.serveStats)
+	s.emu.HandleFunc("GET /_emulator/view", s.serveView)
+	s.emu.HandleFunc("GET /_emulator/view/{id}", s.serveView)
+	s.emu.HandleFunc("GET /_emulator/files/{id}/{name}", s.serveFile)
+	s.emu.HandleFunc("GET /_emulator/faults", s.serveFaults)
+	s.emu.HandleFunc("PUT /_emulator/faults", s.serveFaults)
+}
+
+// ServeHTTP serves the Notion API under /v1/ and the emulator's own
+// endpoints under /_emulator/.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_emulator/") {
+		s.emu.ServeHTTP(w, r)
+		return
+	}
+	s.serveAPI(w, r)
+}
+
+type requestIDKey struct{}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// serveAPI runs the checks every API request goes through (authentication,
+// rate limit, version header, faults) and then routes it.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	arrived := s.now()
+	s.mu.Lock()
+	reqID := newUUID(s.reqRng)
+	s.mu.Unlock()
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, reqID))
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	token, known := s.authenticate(r)
+	entry := -1
+	defer func() {
+		s.finish(token, entry, rec.status)
+		s.log.Debug("notion emulator request", "method", r.Method, "path", r.URL.Path,
+			"status", rec.status, "request_id", reqID)
+	}()
+	if !known {
+		writeError(rec, reqID, errUnauthorized)
+		return
+	}
+	var (
+		retryAfter int
+		reason     string
+	)
+	entry, retryAfter, reason = s.admit(token, arrived, r.Method, r.URL.Path)
+	if retryAfter > 0 {
+		e := newError(http.StatusTooManyRequests, codeRateLimited,
+			"You have been rate limited. Please try again in a few minutes.")
+		e.retryAfter = retryAfter
+		e.additional = map[string]any{"rate_limit_reason": reason}
+		writeError(rec, reqID, e)
+		return
+	}
+	if v := r.Header.Get("Notion-Version"); v == "" {
+		writeError(rec, reqID, errMissingVersion)
+		return
+	} else if v != APIVersion {
+		writeError(rec, reqID, newError(http.StatusBadRequest, codeValidation,
+			"Notion-Version header failed validation: the emulator speaks only `%s`, instead was `%s`.", APIVersion, v))
+		return
+	}
+	fault := s.pickFault(r.Method)
+	switch fault {
+	case FaultNone:
+	case FaultSlow:
+		s.mu.Lock()
+		d := s.faults.slowDelay()
+		s.mu.Unlock()
+		s.cfg.Sleep(r.Context(), d)
+	case FaultAppliedThenInternalError, FaultAppliedThenGatewayTimeout:
+		buf := newBufferedResponse()
+		s.api.ServeHTTP(buf, r)
+		if buf.status >= 300 {
+			buf.copyTo(rec)
+			return
+		}
+		s.writeFault(rec, reqID, fault, arrived, token)
+		return
+	default:
+		s.writeFault(rec, reqID, fault, arrived, token)
+		return
+	}
+	s.api.ServeHTTP(rec, r)
+}
+
+// authenticate reads the bearer token and says whether it is known.
+func (s *Server) authenticate(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, known := s.tokens[token]
+	return token, known
+}
+
+// call is one API request as a handler sees it.
+type call struct {
+	r     *http.Request
+	token string
+	body  map[string]any
+	// base is the scheme and host the client used, for URLs the server
+	// hands out (upload URLs, file URLs).
+	base string
+}
+
+func (c *call) pathID() string { return c.r.PathValue("id") }
+
+type apiFunc func(c *call) (any, error)
+
+// locked adapts h: it reads and decodes a JSON body for POST and PATCH,
+// runs h holding the server lock and writes its result or error.
+func (s *Server) locked(h apiFunc) http.HandlerFunc {
+	return s.adapt(h, true)
+}
+
+// unlocked adapts h without decoding the body or taking the lock; h does
+// both itself (file upload parts are read before locking).
+func (s *Server) unlocked(h apiFunc) http.HandlerFunc {
+	return s.adapt(h, false)
+}
+
+func (s *Server) adapt(h apiFunc, lock bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		reqID := requestID(r.Context())
+		c := &call{r: r, token: bearerToken(r), base: baseURL(r)}
+		if lock && (r.Method == http.MethodPost || r.Method == http.MethodPatch) {
+			data, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
+			if err != nil {
+				writeError(w, reqID, errInvalidJSON)
+				return
+			}
+			if len(data) > maxRequestBytes {
+				writeError(w, reqID, errTooLarge)
+				return
+			}
+			c.body, err = decodeJSON(data)
+			if err != nil {
+				writeError(w, reqID, errInvalidJSON)
+				return
+			}
+		}
+		v, err := s.invoke(h, c, lock)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				s.log.Error("notion emulator: handler failed", "path", r.URL.Path, "err", err)
+				ae = newError(http.StatusInternalServerError, codeInternal, "Unexpected error occurred.")
+			}
+			writeError(w, reqID, ae)
+			return
+		}
+		writeJSON(w, http.StatusOK, v)
+	}
+}
+
+// invoke runs h (holding the lock if asked) and turns a panic into an
+// error, so one bad request cannot take the emulator down.
+func (s *Server) invoke(h apiFunc, c *call, lock bool) (v any, err error) {
+	if lock {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in handler: %v", p)
+		}
+	}()
+	return h(c)
+}
+
+func bearerToken(r *http.Request) string {
+	t, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return strings.TrimSpace(t)
+}
+
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+type errorBody struct {
+	Object    string `json:"object"`
+	Status    int    `json:"status"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	RequestID string `json:"request_id"`
+	// AdditionalData carries retry guidance (e.g. rate_limit_reason).
+	AdditionalData map[string]any `json:"additional_data,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, reqID string, e *apiError) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	writeJSON(w, e.status, errorBody{Object: "error", Status: e.status, Code: e.code, Message: e.message,
+		RequestID: reqID, AdditionalData: e.additional})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		data = []byte(`{"object":"error","status":500,"code":"internal_server_error","message":"Unexpected error occurred."}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(data)
+}
+
+// statusRecorder remembers the status written through it.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+// bufferedResponse holds a response so it can be replaced (a write that
+// succeeds but is answered with an error).
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newBufferedResponse() *bufferedResponse {
+	return &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedResponse) WriteHeader(status int)      { b.status = status }
+
+func (b *bufferedResponse) copyTo(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(b.status)
+	w.Write(b.body.Bytes())
+}

@@ -1,0 +1,81 @@
+package notion
+
+import (
+	"slices"
+	"strings"
+)
+
+// GET /v1/users/me and POST /v1/search. Handlers run with s.mu held.
+
+func (s *Server) usersMe(c *call) (any, error) {
+	return map[string]any{
+		"object":     "user",
+		"id":         s.botID,
+		"name":       "Note Bridge",
+		"avatar_url": nil,
+		"type":       "bot",
+		"bot": map[string]any{
+			"owner":          map[string]any{"type": "workspace", "workspace": true},
+			"workspace_name": s.cfg.WorkspaceName,
+			"workspace_limits": map[string]any{
+				"max_file_upload_size_in_bytes": s.cfg.MaxFileUploadBytes,
+			},
+		},
+	}, nil
+}
+
+// search matches titles of visible, live pages and databases containing
+// body.query (case-insensitive); results are complete and immediate,
+// unlike Notion's index.
+func (s *Server) search(c *call) (any, error) {
+	if err := allowKeys("body", c.body, "query", "filter", "sort", "start_cursor", "page_size"); err != nil {
+		return nil, err
+	}
+	size, err := pageSize(c.body["page_size"], "body")
+	if err != nil {
+		return nil, err
+	}
+	q, _ := asString(c.body["query"])
+	q = strings.ToLower(q)
+	want := ""
+	if f, ok := asObject(c.body["filter"]); ok {
+		want, _ = asString(f["value"])
+		if want != "page" && want != "database" {
+			return nil, bodyError("body.filter.value", "should be `page` or `database`, instead was `%s`", brief(f["value"]))
+		}
+	}
+	nodes := []*node{}
+	for _, n := range s.nodes {
+		if n.kind == kindBlock || n.archived || !s.visible(n) || (want != "" && n.kind != want) {
+			continue
+		}
+		if strings.Contains(strings.ToLower(s.plainTitle(n)), q) {
+			nodes = append(nodes, n)
+		}
+	}
+	slices.SortFunc(nodes, func(a, b *node) int {
+		if c := b.edited.Compare(a.edited); c != 0 {
+			return c
+		}
+		return compareStrings(a.id, b.id)
+	})
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.id
+	}
+	cursor, _ := asString(c.body["start_cursor"])
+	page, next, err := paginate(ids, cursor, size, "body")
+	if err != nil {
+		return nil, err
+	}
+	results := make([]any, len(page))
+	for i, id := range page {
+		n := s.nodes[id]
+		if n.kind == kindPage {
+			results[i] = s.renderPage(c.base, n)
+		} else {
+			results[i] = s.renderDatabase(c.base, n)
+		}
+	}
+	return list(results, next, "page_or_database"), nil
+}

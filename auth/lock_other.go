@@ -1,0 +1,17 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package auth
+
+import "context"
+
+// lockFile on platforms without flock only creates the lock file: writes
+// stay atomic (rename), and refreshes are serialised within the process,
+// but two processes may refresh the same user at once, and the loser's
+// refresh token is then rejected (rotation). Run one worker per host there.
+func lockFile(ctx context.Context, path string) (unlock func(), err error) {
+	f, err := openLockFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}

@@ -4,13 +4,14 @@ GO       ?= go
 FUZZTIME ?= 10m
 PKGS     := ./...
 
-.PHONY: help test check vet fmt-check temporal emulator-graph emulator-notion bench bench-sim fuzz clean
+.PHONY: help test check vet fmt-check temporal emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal check ## The whole test suite (CI runs exactly this): vet, gofmt, then every test with the race detector.
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+test: temporal check ## The whole test suite (CI runs exactly this): vet, gofmt, unit tests with the race detector, then every test including those on a real Temporal dev server.
+	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
 
 check: vet fmt-check ## Static checks only.
 
@@ -35,6 +36,9 @@ bench: ## Go benchmarks of the pure packages (limiter, convert, emulators); prin
 
 bench-sim: ## The limiter simulation: policies compared; table and PNG plots into bench/results/.
 	$(GO) run ./bench/cmd/simulate -out bench/results
+
+bench-limiter: temporal ## The limiter entity on a dev server, ours beside the naive design, plus a 100,000-permit soak; into bench/results/limiter.md.
+	$(GO) run ./bench/cmd/limiterbench -requesters 20 -each 25 -soak 100000 -out bench/results
 
 fuzz: ## Every fuzz target for FUZZTIME each (default 10m).
 	@scripts/fuzz.sh $(FUZZTIME)

@@ -31,8 +31,10 @@ const EnvCLI = "NOTEBRIDGE_TEMPORAL_CLI"
 // Options configures a dev server. The zero value is a headless server on
 // free ports with a fresh database in a temporary directory.
 type Options struct {
-	// DBFile is the SQLite file; empty means a new file in a temporary
-	// directory. Restarting a server keeps its file.
+	// DBFile is the SQLite file the server keeps its state in, so that
+	// Restart keeps every workflow. Empty means an in-memory database,
+	// which is much faster (no disk sync per workflow task) but does not
+	// survive Restart.
 	DBFile string
 	// UI enables the Web UI, on the gRPC port + 1000 unless UIPort is set.
 	UI bool
@@ -104,13 +106,6 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.DBFile == "" {
-		dir, err := os.MkdirTemp("", "notebridge-devserver-")
-		if err != nil {
-			return nil, fmt.Errorf("devserver: %w", err)
-		}
-		opts.DBFile = filepath.Join(dir, "temporal.db")
-	}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -161,7 +156,7 @@ func (s *Server) Client() client.Client { return s.srv.Client() }
 // HostPort is the server's gRPC address.
 func (s *Server) HostPort() string { return s.hostPort }
 
-// DBFile is the server's SQLite file.
+// DBFile is the server's SQLite file, or "" for an in-memory database.
 func (s *Server) DBFile() string { return s.opts.DBFile }
 
 // UIAddress is the Web UI's base URL, or "" when the UI is off.
@@ -195,8 +190,12 @@ func (s *Server) Stop() error {
 }
 
 // Restart stops the server and starts it again on the same port and
-// database file, as an operator restarting Temporal would.
+// database file, as an operator restarting Temporal would. It needs
+// Options.DBFile.
 func (s *Server) Restart(ctx context.Context) error {
+	if s.opts.DBFile == "" {
+		return errors.New("devserver: Restart needs a database file (Options.DBFile)")
+	}
 	if err := s.Stop(); err != nil {
 		return err
 	}
@@ -217,9 +216,6 @@ func ForTest(t testing.TB, opts Options) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: needs a Temporal dev server (skipped with -short)")
-	}
-	if opts.DBFile == "" {
-		opts.DBFile = filepath.Join(t.TempDir(), "temporal.db")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -2,6 +2,7 @@ package devserver
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func runEcho(t *testing.T, c client.Client, id string) {
 // TestServerRunsWorkflowsAndKeepsThemAcrossRestart proves the helper gives a
 // working server and that Restart keeps the database, as the chaos tests need.
 func TestServerRunsWorkflowsAndKeepsThemAcrossRestart(t *testing.T) {
-	s := ForTest(t, Options{})
+	s := ForTest(t, Options{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
 	runEcho(t, s.Client(), "before-restart")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

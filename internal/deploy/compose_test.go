@@ -1,0 +1,102 @@
+package deploy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+type composeFile struct {
+	Name     string `yaml:"name"`
+	Services map[string]struct {
+		Image       string                                `yaml:"image"`
+		Build       *struct{ Context, Dockerfile string } `yaml:"build"`
+		Ports       []string                              `yaml:"ports"`
+		Environment map[string]string                     `yaml:"environment"`
+		Profiles    []string                              `yaml:"profiles"`
+		DependsOn   any                                   `yaml:"depends_on"`
+		Secrets     []string                              `yaml:"secrets"`
+	} `yaml:"services"`
+	Secrets map[string]struct {
+		File string `yaml:"file"`
+	} `yaml:"secrets"`
+	Volumes map[string]any `yaml:"volumes"`
+}
+
+func readCompose(t *testing.T) composeFile {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c composeFile
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		t.Fatalf("docker-compose.yml is not valid YAML: %v", err)
+	}
+	return c
+}
+
+func TestComposeDefinesTheStack(t *testing.T) {
+	c := readCompose(t)
+	for _, name := range []string{"postgresql", "temporal", "temporal-ui", "worker", "graph-emulator", "notion-emulator"} {
+		if _, ok := c.Services[name]; !ok {
+			t.Errorf("service %q is missing", name)
+		}
+	}
+	for name, s := range c.Services {
+		if s.Image == "" && s.Build == nil {
+			t.Errorf("service %q has neither image nor build", name)
+		}
+		if s.Image != "" && !strings.Contains(s.Image, ":") {
+			t.Errorf("service %q: image %q is not pinned to a tag", name, s.Image)
+		}
+		if strings.HasSuffix(s.Image, ":latest") && s.Build == nil && name != "graph-emulator" && name != "notion-emulator" {
+			t.Errorf("service %q uses a :latest image it does not build", name)
+		}
+		for _, p := range s.Ports {
+			if !strings.HasPrefix(p, "127.0.0.1:") {
+				t.Errorf("service %q publishes %q beyond loopback", name, p)
+			}
+		}
+		for _, sec := range s.Secrets {
+			if _, ok := c.Secrets[sec]; !ok {
+				t.Errorf("service %q uses undeclared secret %q", name, sec)
+			}
+		}
+	}
+	for _, name := range []string{"graph-emulator", "notion-emulator"} {
+		if s := c.Services[name]; len(s.Profiles) == 0 {
+			t.Errorf("service %q should sit behind a profile", name)
+		}
+	}
+	if w := c.Services["worker"]; w.Build == nil || w.Build.Dockerfile != "Dockerfile" {
+		t.Error("the worker must be built from ./Dockerfile")
+	}
+}
+
+func TestDockerfileIsMultiStageAndNonRoot(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := string(data)
+	if strings.Count(df, "\nFROM ")+boolInt(strings.HasPrefix(df, "FROM ")) < 2 {
+		t.Error("the Dockerfile should build in one stage and run in another")
+	}
+	if !strings.Contains(df, "USER nonroot") {
+		t.Error("the worker image must run as a non-root user")
+	}
+	if !strings.Contains(df, "./worker") {
+		t.Error("the Dockerfile does not build the worker")
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

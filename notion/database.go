@@ -1,0 +1,178 @@
+package notion
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/notebridge/notebridge/notion/blocks"
+)
+
+// The properties of a section database (one row per OneNote page).
+const (
+	PropName         = "Name"
+	PropOneNoteID    = "OneNote page ID"
+	PropSectionPath  = "Section path"
+	PropCreated      = "Created"
+	PropLastModified = "Last modified in OneNote"
+	PropLink         = "OneNote link"
+	PropParent       = "Parent item"
+	PropStatus       = "Migration status"
+)
+
+// The values of PropStatus.
+const (
+	StatusWriting = "writing"
+	StatusDone    = "done"
+)
+
+// sectionSchema is the schema a section database is created with. The
+// self-relation PropParent is added once the database has an ID.
+func sectionSchema() map[string]any {
+	empty := map[string]any{}
+	return map[string]any{
+		PropName:         map[string]any{"title": empty},
+		PropOneNoteID:    map[string]any{"rich_text": empty},
+		PropSectionPath:  map[string]any{"rich_text": empty},
+		PropCreated:      map[string]any{"date": empty},
+		PropLastModified: map[string]any{"date": empty},
+		PropLink:         map[string]any{"url": empty},
+		PropStatus: map[string]any{"select": map[string]any{"options": []map[string]any{
+			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"}}}},
+	}
+}
+
+// parentRelation is the PropParent property: a relation of the database
+// to itself, which Notion shows as sub-items.
+func parentRelation(dbID string) map[string]any {
+	return map[string]any{PropParent: map[string]any{"relation": map[string]any{
+		"database_id": dbID, "type": "single_property", "single_property": map[string]any{}}}}
+}
+
+// ensureSchema adds whatever the section schema lacks to database id (a
+// crash between creating a database and adding its self-relation leaves
+// it without one).
+func (c *Client) ensureSchema(ctx context.Context, id string) error {
+	var db databaseObject
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/databases/" + id, out: &db}); err != nil {
+		return err
+	}
+	missing := map[string]any{}
+	for name, def := range sectionSchema() {
+		if _, ok := db.Properties[name]; !ok {
+			missing[name] = def
+		}
+	}
+	if _, ok := db.Properties[PropParent]; !ok {
+		for k, v := range parentRelation(id) {
+			missing[k] = v
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	// Adding properties is idempotent: repeating it changes nothing.
+	return c.do(ctx, call{method: http.MethodPatch, path: "/v1/databases/" + id,
+		body:      jsonBody(map[string]any{"properties": missing}),
+		reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
+}
+
+// row is a section database row as the writer sees it.
+type row struct {
+	ID           string
+	Status       string
+	LastModified string // as stored, an ISO 8601 date
+	Created      time.Time
+}
+
+// findRows returns the rows of database db whose PropOneNoteID is id.
+func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
+	var rows []row
+	q := map[string]any{
+		"filter":    map[string]any{"property": PropOneNoteID, "rich_text": map[string]any{"equals": id}},
+		"page_size": 100,
+	}
+	for {
+		var res listResponse
+		if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases/" + db + "/query", body: jsonBody(q), out: &res,
+			// A query changes nothing; its "outcome" is only lost data.
+			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }}); err != nil {
+			return nil, fmt.Errorf("notion: looking up OneNote page %s: %w", id, err)
+		}
+		for _, raw := range res.Results {
+			var p pageObject
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, fmt.Errorf("notion: decoding row: %w", err)
+			}
+			if p.Archived || p.InTrash {
+				continue
+			}
+			r := row{ID: p.ID, Created: p.CreatedTime}
+			if s := p.Properties[PropStatus].Select; s != nil {
+				r.Status = s.Name
+			}
+			if d := p.Properties[PropLastModified].Date; d != nil {
+				r.LastModified = d.Start
+			}
+			rows = append(rows, r)
+		}
+		if !res.HasMore || res.NextCursor == nil {
+			return rows, nil
+		}
+		q["start_cursor"] = *res.NextCursor
+	}
+}
+
+// rowProperties are the property values of a page's row.
+func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
+	var losses []Loss
+	props := map[string]any{
+		PropName:         map[string]any{"title": text(in.Title)},
+		PropOneNoteID:    map[string]any{"rich_text": text(in.OneNotePageID)},
+		PropSectionPath:  map[string]any{"rich_text": text(in.SectionPath)},
+		PropStatus:       map[string]any{"select": map[string]any{"name": status}},
+		PropCreated:      dateValue(in.Created),
+		PropLastModified: dateValue(in.LastModified),
+	}
+	switch {
+	case in.Link == "":
+		props[PropLink] = map[string]any{"url": nil}
+	case blocks.UTF16Len(in.Link) > blocks.MaxURLLen:
+		props[PropLink] = map[string]any{"url": nil}
+		losses = append(losses, Loss{Kind: LossProperty, Location: PropLink,
+			Detail: fmt.Sprintf("the OneNote link is %d characters, Notion accepts %d", blocks.UTF16Len(in.Link), blocks.MaxURLLen)})
+	default:
+		props[PropLink] = map[string]any{"url": in.Link}
+	}
+	rel := []map[string]any{}
+	if in.ParentPageID != "" {
+		rel = append(rel, map[string]any{"id": in.ParentPageID})
+	}
+	props[PropParent] = map[string]any{"relation": rel}
+	return props, losses
+}
+
+// dateFormat is how OneNote times are stored: UTC, to the millisecond.
+const dateFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func dateValue(t time.Time) map[string]any {
+	if t.IsZero() {
+		return map[string]any{"date": nil}
+	}
+	return map[string]any{"date": map[string]any{"start": t.UTC().Format(dateFormat)}}
+}
+
+// sameTime reports whether a stored date is t, to the second (Notion may
+// store dates with less precision than OneNote gives).
+func sameTime(stored string, t time.Time) bool {
+	if stored == "" {
+		return t.IsZero()
+	}
+	s, err := time.Parse(time.RFC3339Nano, stored)
+	if err != nil {
+		return false
+	}
+	return s.Truncate(time.Second).Equal(t.Truncate(time.Second))
+}

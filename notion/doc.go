@@ -1,0 +1,158 @@
+// Package notion is Note Bridge's Notion writer: it creates the Notion
+// containers of a OneNote notebook, writes each OneNote page as a row of
+// its section's database exactly once, uploads images and attachments
+// through the File Upload API, and rewrites internal links in a second
+// pass. It never imports the Temporal SDK: activities call it.
+//
+// # Transport
+//
+// A Client sends every request itself (base URL configurable, Notion-Version
+// 2022-06-28, the token from a TokenSource and never logged or put in an
+// error). Requests are paced per integration token by a Pacer taken from a
+// Pacers registry keyed by a hash of the token: give every Client of the
+// process the same Pacers and all callers share the token's budget (about 3
+// requests a second with a small burst, configurable). Retries rebuild the
+// request body each attempt. 429 and 529 wait for Retry-After (seconds or an
+// HTTP date), and the wait pauses the token's Pacer, so no request of that
+// token leaves before it ends; 409, 502 and 503 (and 500 and 504 on reads)
+// back off exponentially with jitter; attempts are bounded, every wait
+// honours the context, and the clock is injectable. Errors a caller must
+// tell apart match sentinels with errors.Is: ErrRateLimited, ErrRetryable,
+// ErrNotFound (missing or not shared), ErrUnauthorized, ErrValidation,
+// ErrWorkspaceBlockLimit, ErrUploadRefused, ErrUnknownOutcome,
+// ErrInconsistent; *APIError carries Notion's status, code and message.
+//
+// A write (POST, PATCH, DELETE) that answered 500 or 504, or got no answer,
+// may have taken effect. It is never sent again blindly: it is first looked
+// up (reconciled), and only sent again if it did not happen:
+//
+//   - creating a row: query the database by OneNote page ID;
+//   - creating a container page or database: list the parent's children
+//     and look for the title;
+//   - appending children: count the parent's children (the writer knows how
+//     many there were before); before+n means applied, and the listing
+//     gives the IDs of the new blocks;
+//   - updating row properties: read the row and compare the status and
+//     the date sent;
+//   - deleting a block: read it back, archived means done;
+//   - upload steps: read the upload back (status, parts sent); an upload
+//     create is simply made again, since an upload nobody attaches is
+//     invisible and expires;
+//   - a database query is a read in POST's clothing and is just retried.
+//
+// # Exactly-once page writes
+//
+// Notion has no transactions: creating a page with its first 100 blocks is
+// the largest atomic step. WritePage makes a page write safe to repeat from
+// any point, with two properties on the row as its only record: Migration
+// status (writing, done) and Last modified in OneNote.
+//
+//  1. Query the section database for rows whose "OneNote page ID" is the
+//     page's ID (several: keep a done one, else the oldest, and archive
+//     the others).
+//  2. A row with status done and the input's Last modified: the page is
+//     complete and unchanged; stop (Result.Unchanged).
+//  3. Upload the page's files. A file Notion refuses becomes a paragraph
+//     saying the attachment could not be carried over, and a Loss naming
+//     the file. Fit the text to the rich-text rules (more Losses).
+//  4. Plan: split the blocks into requests that obey every payload rule.
+//     The plan is a function of the input: the same page gives the same
+//     sequence of requests, run in a fixed order (a request, then the
+//     children it left for later, depth first, then the next request).
+//  5. No row: create it, status writing, with the input's properties and
+//     the first request's blocks (one atomic call; an unknown outcome is
+//     reconciled by the query of step 1), then run the rest of the plan.
+//  6. A row with status writing and the input's Last modified was left
+//     half-written by an earlier run of this same write. Invariant: its
+//     content is what a prefix of the plan's requests produced. So resume:
+//     list the page's children; every request before the last one present
+//     is complete, and only the children that last request left for later
+//     need a look (one listing per block, from the end, until one shows
+//     more children than it was created with). Then run the rest of the
+//     plan. If what is there is not a prefix of the plan (a different
+//     converter, a person's edits), fall back to step 7.
+//  7. Any other row (done but changed in OneNote, or writing with another
+//     date) is replaced in place: set status writing and UNSET Last
+//     modified, delete all its children, set the new properties (Last
+//     modified included), run the whole plan. Unsetting the date first
+//     keeps the invariant of step 6: a replace that stops half-way leaves a
+//     row whose date matches no input, so the next run replaces again
+//     rather than taking leftover old blocks for a prefix of the new plan.
+//  8. Set status done. Only now is the page complete; a crash anywhere
+//     before leaves status writing (or no row), and the next WritePage
+//     ends with one complete row. A crash after it leaves a done row,
+//     which the next run finds unchanged.
+//
+// A resumed write costs about what was left to write, plus a listing per
+// 100 blocks; a replace also deletes the old top-level blocks one request
+// each. Files are uploaded again on every run (the earlier, unattached
+// uploads expire by themselves).
+//
+// WritePage assumes that no two writes of the same OneNote page run at the
+// same time (the workflow runs a page's steps one after another; a Temporal
+// activity retried after a timeout must not overlap its predecessor, e.g.
+// use heartbeats or a session). If it happens anyway, two rows may be
+// created; the next WritePage of the page keeps one and archives the rest.
+//
+// # Payload rules
+//
+// A request carries at most 100 blocks in any children array, 2 levels of
+// children below its top-level blocks, 1000 blocks and 500 KB (a margin is
+// kept for the rest of the body). Only a request's top-level blocks leave
+// children for later: each carries the longest prefix of its children
+// whose subtrees fit whole, and the rest are appended to its ID, which the
+// request returns, so no nested block ID is ever needed. A table goes with
+// its first rows (at least one, at most 100) and the rest follow. A heading
+// whose children all follow later is still created toggleable (the block
+// model marks only headings that carry children; the writer patches the
+// JSON).
+//
+// Rich text is fitted before planning: runs over 2000 characters (UTF-16
+// units) are split; arrays over 100 items have same-format neighbours
+// merged, and a text block still too long becomes several blocks of its
+// type (the children go with the last); a caption or table cell keeps its
+// tail as plain text; links and media URLs over 2000 characters and
+// equations over 1000 are kept as text or LaTeX code. Each visible change
+// is a Loss.
+//
+// # Uploads
+//
+// Files up to 20 MB go in one part, larger ones in parts of 10 MiB. Files
+// larger than the workspace's cap (GET /v1/users/me) are refused before any
+// upload; a type Notion does not accept is refused at the upload's
+// creation. Either way the block becomes a paragraph naming the file and
+// the page gets a Loss. One resource used twice in a page is uploaded once.
+// Uploads are made in the page write, before its requests; each request
+// first replaces uploads that will expire within ten minutes, and a
+// request refused because an upload expired gets fresh uploads of all its
+// files and is sent once more.
+//
+// # Links
+//
+// RewriteLinks turns internal links (a run whose PageRef, or onenote: link,
+// names a OneNote page) into mentions of the migrated pages, given a map of
+// OneNote page IDs to Notion page IDs; links to pages that were not
+// migrated keep their text and become a Loss. Use it in memory, through
+// PageInput.LinkTargets, when the targets are known before a page is
+// written; use Client.RewritePageLinks as a second pass over written pages.
+//
+// # Layout
+//
+// EnsureLayout makes a page per notebook under the operator's parent page,
+// a page per section group (nested as in OneNote) and a database per
+// section, with the properties Name, OneNote page ID, Section path,
+// Created, Last modified in OneNote, OneNote link, Parent item (a relation
+// of the database to itself, so subpages are sub-items) and Migration
+// status. Every container is looked for by title among its parent's
+// child_page and child_database blocks before it is created.
+//
+// # Why not jomei/notionapi
+//
+// The module depends on github.com/jomei/notionapi, but this package uses
+// none of it. Its transport cannot change the base URL and its retry breaks
+// POST and PATCH, so the HTTP layer is ours anyway; for blocks,
+// notion/blocks already marshals Notion's shapes (including file_upload
+// sources jomei cannot express); what is left (a query filter, a handful
+// of property values, the database schema) is a few small maps and
+// structs here, clearer than adapting jomei's interface-typed properties.
+package notion

@@ -1,0 +1,261 @@
+// Command limiterbench measures the limiter entity on a real Temporal dev
+// server: Graph requests covered by permits per second from one entity,
+// the permit round trip (ask to grant) when the budget is free, and the
+// Temporal actions each Graph request costs, for our protocol and for the
+// naive one-signal-per-permit design in the same run. With -soak it also
+// pushes one entity through many permits and reports its runs' history
+// lengths.
+//
+//	go run ./bench/cmd/limiterbench -out bench/results
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/notebridge/notebridge/emulator/graph"
+	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/graphload"
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+)
+
+func main() {
+	var (
+		requesters = flag.Int("requesters", 20, "requester workflows per design")
+		each       = flag.Int("each", 25, "Graph requests per requester")
+		users      = flag.Int("users", 4, "users the requesters are spread over")
+		soak       = flag.Int("soak", 0, "also grant this many permits from one entity and report its runs (e.g. 100000)")
+		naive      = flag.Bool("naive", true, "also measure the naive design")
+		out        = flag.String("out", "", "directory for limiter.md (stdout only if empty)")
+	)
+	flag.Parse()
+	if err := run(*requesters, *each, *users, *soak, *naive, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "limiterbench:", err)
+		os.Exit(1)
+	}
+}
+
+// freeSpec is a spec whose budget never binds, so the figures measure the
+// protocol and Temporal, not the Graph limits.
+func freeSpec() limiter.Spec {
+	s := limiter.OneNote()
+	s.Name = "free"
+	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 1_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 100}
+	s.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
+	return s
+}
+
+type result struct {
+	name        string
+	requests    int
+	wall        time.Duration
+	waits       []time.Duration
+	events      map[string]int
+	limiterRuns int
+	maxHistory  int
+}
+
+func run(requesters, each, users, soak int, naive bool, outDir string) error {
+	ctx := context.Background()
+	srv, err := devserver.Start(ctx, devserver.Options{})
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	g := graph.NewServer(graph.Config{Limits: graph.UnlimitedLimits(), Seed: 1})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: g}
+	go hs.Serve(ln)
+	defer hs.Close()
+	base := "http://" + ln.Addr().String()
+	tokens := map[string]string{}
+	for i := range users {
+		u := fmt.Sprintf("user%d", i)
+		g.AddNotebooks(u, graph.Generate(graph.GenSpec{Seed: 1, Owner: u, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1})...)
+		tokens[u] = g.IssueToken(u, []string{"Notes.Read"}, 24*time.Hour)
+	}
+	c := srv.Client()
+	const tq = "limiterbench"
+	w := worker.New(c, tq, worker.Options{})
+	graphload.Register(w, c, &graphload.Activities{BaseURL: base, Tokens: tokens, HTTP: &http.Client{Timeout: 10 * time.Second}})
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+
+	var results []result
+	type design struct {
+		name, app string
+		workflow  any
+		limiter   string
+	}
+	designs := []design{{"ours", "ours", graphload.Requester, entity.WorkflowID("bench", "ours")}}
+	if naive {
+		designs = append(designs, design{"naive", "naive", graphload.NaiveRequester, graphload.NaiveWorkflowID("naive")})
+	}
+	for _, d := range designs {
+		app := d.app
+		start := time.Now()
+		var runs []client.WorkflowRun
+		for i := range requesters {
+			r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bench-%s-%d", app, i), TaskQueue: tq},
+				d.workflow, graphload.Input{Resource: "bench", App: app, User: fmt.Sprintf("user%d", i%users), N: each, Spec: freeSpec()})
+			if err != nil {
+				return err
+			}
+			runs = append(runs, r)
+		}
+		res := result{name: d.name, events: map[string]int{}}
+		for _, r := range runs {
+			var o graphload.Output
+			if err := r.Get(ctx, &o); err != nil {
+				return fmt.Errorf("%s: %w", d.name, err)
+			}
+			res.requests += o.Done
+			res.waits = append(res.waits, o.Waits...)
+		}
+		res.wall = time.Since(start)
+		ids := []string{d.limiter}
+		for i := range requesters {
+			ids = append(ids, fmt.Sprintf("bench-%s-%d", app, i))
+		}
+		if err := countEvents(ctx, c, ids, &res); err != nil {
+			return err
+		}
+		results = append(results, res)
+		fmt.Fprintf(os.Stderr, "%s: %d requests in %v\n", d.name, res.requests, res.wall.Round(time.Millisecond))
+	}
+
+	var soakLine string
+	if soak > 0 {
+		start := time.Now()
+		r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "bench-soak", TaskQueue: tq}, graphload.SoakRequester,
+			graphload.SoakInput{Resource: "bench", App: "soak", User: "user0", Permits: soak, Batch: 100, Spec: freeSpec()})
+		if err != nil {
+			return err
+		}
+		var done int
+		if err := r.Get(ctx, &done); err != nil {
+			return fmt.Errorf("soak: %w", err)
+		}
+		res := result{events: map[string]int{}}
+		if err := countEvents(ctx, c, []string{entity.WorkflowID("bench", "soak")}, &res); err != nil {
+			return err
+		}
+		v, err := c.QueryWorkflow(ctx, entity.WorkflowID("bench", "soak"), "", entity.QueryState)
+		if err != nil {
+			return err
+		}
+		var st entity.State
+		if err := v.Get(&st); err != nil {
+			return err
+		}
+		soakLine = fmt.Sprintf("Soak: one entity granted %d permits in %v (%.0f permits/s in batches of 100) over %d runs; the longest run had %d events (limit 10,000).\n",
+			st.Stats.Units["user0"], time.Since(start).Round(time.Second), float64(st.Stats.Units["user0"])/time.Since(start).Seconds(), res.limiterRuns, res.maxHistory)
+	}
+	return report(results, soakLine, requesters, each, outDir)
+}
+
+// countEvents adds up the history events of every run of the given
+// workflow IDs (the limiter may have continued as new).
+func countEvents(ctx context.Context, c client.Client, ids []string, res *result) error {
+	for i, id := range ids {
+		var runIDs []string
+		var next []byte
+		for {
+			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id), NextPageToken: next})
+			if err != nil {
+				return err
+			}
+			for _, e := range resp.GetExecutions() {
+				runIDs = append(runIDs, e.GetExecution().GetRunId())
+			}
+			if next = resp.GetNextPageToken(); len(next) == 0 {
+				break
+			}
+		}
+		for _, run := range runIDs {
+			it := c.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			n := 0
+			for it.HasNext() {
+				e, err := it.Next()
+				if err != nil {
+					return err
+				}
+				res.events[e.GetEventType().String()]++
+				n++
+			}
+			if i == 0 {
+				res.limiterRuns++
+				res.maxHistory = max(res.maxHistory, n)
+			}
+		}
+	}
+	return nil
+}
+
+func pct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+func report(rs []result, soakLine string, requesters, each int, outDir string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Limiter entity on a Temporal dev server: %d requester workflows x %d Graph requests each, budget free.\n\n", requesters, each)
+	fmt.Fprintln(&b, "| design | Graph requests/s | permit round trip p50 | p99 | workflow tasks / req | signals / req | activities / req | local activities / req | timers / req | actions / req | limiter runs | longest limiter run (events) |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rs {
+		n := float64(r.requests)
+		per := func(keys ...string) float64 {
+			t := 0
+			for _, k := range keys {
+				t += r.events[k]
+			}
+			return float64(t) / n
+		}
+		wft := per("WorkflowTaskCompleted")
+		sig := per("WorkflowExecutionSignaled")
+		act := per("ActivityTaskScheduled")
+		la := per("MarkerRecorded")
+		tim := per("TimerStarted")
+		// Actions as Temporal counts them: signals received, activities and
+		// local activities started, timers and workflows started.
+		actions := sig + act + la + tim + per("WorkflowExecutionStarted")
+		fmt.Fprintf(&b, "| %s | %.1f | %v | %v | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d |\n",
+			r.name, n/r.wall.Seconds(), pct(r.waits, 0.5).Round(time.Millisecond), pct(r.waits, 0.99).Round(time.Millisecond),
+			wft, sig, act, la, tim, actions, r.limiterRuns, r.maxHistory)
+	}
+	if soakLine != "" {
+		fmt.Fprintln(&b)
+		b.WriteString(soakLine)
+	}
+	fmt.Print(b.String())
+	if outDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(outDir, "limiter.md"), []byte(b.String()), 0o644)
+}

@@ -1,0 +1,124 @@
+// Package graphload drives Graph request load through the limiter entity,
+// for the entity's integration tests and its benchmark: requester
+// workflows that make N Graph requests each under permits, the one-call
+// Graph activity they run, and, for comparison, a naive limiter design
+// (one signal-with-start per message, one signal handled per workflow
+// task, one blocking send per grant).
+package graphload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+)
+
+// GraphGetActivity is the registered name of Activities.GraphGet.
+const GraphGetActivity = "GraphGet"
+
+// Activities make one Graph request each. Tokens stay here, out of
+// workflow history: workflows pass only the user.
+type Activities struct {
+	BaseURL string
+	Tokens  map[string]string
+	HTTP    *http.Client
+}
+
+// Result is what one Graph request observed.
+type Result struct {
+	Outcome limiter.Outcome `json:"outcome"`
+}
+
+// LimiterOutcome implements entity.Observed.
+func (r Result) LimiterOutcome() limiter.Outcome { return r.Outcome }
+
+// GraphGet lists the user's notebooks: exactly one Graph request.
+func (a *Activities) GraphGet(ctx context.Context, user string) (Result, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.BaseURL+"/v1.0/me/onenote/notebooks?$select=id", nil)
+	if err != nil {
+		return Result{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.Tokens[user])
+	resp, err := a.HTTP.Do(req)
+	if err != nil {
+		return Result{}, fmt.Errorf("graph get: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	o := limiter.Outcome{Status: resp.StatusCode}
+	var ge struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &ge) == nil {
+		o.Code = ge.Error.Code
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Result{}, entity.OutcomeError(fmt.Errorf("graph answered %d %s", resp.StatusCode, o.Code), "GraphError", o, false)
+	}
+	return Result{Outcome: o}, nil
+}
+
+// Input is one requester's load.
+type Input struct {
+	Resource string       `json:"resource"`
+	App      string       `json:"app"`
+	User     string       `json:"user"`
+	N        int          `json:"n"`
+	Spec     limiter.Spec `json:"spec"`
+}
+
+// Output is what one requester did.
+type Output struct {
+	Done int `json:"done"`
+	// Waits is each request's wait from ask to grant (workflow time).
+	Waits []time.Duration    `json:"waits"`
+	Stats entity.ClientStats `json:"stats"`
+}
+
+// Requester makes N Graph requests, one after another, each under a
+// permit from the limiter entity.
+func Requester(ctx workflow.Context, in Input) (Output, error) {
+	c := entity.NewClient(ctx, entity.ClientOptions{Resource: in.Resource, App: in.App, Spec: &in.Spec})
+	var out Output
+	for range in.N {
+		var r Result
+		st, err := c.Call(ctx, entity.Call{
+			Ask:      entity.AskOptions{User: in.User, Lane: limiter.Background},
+			Activity: GraphGetActivity, Args: []any{in.User},
+			Options: workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second},
+			Backoff: 200 * time.Millisecond,
+		}, &r)
+		if err != nil {
+			return out, err
+		}
+		out.Done++
+		out.Waits = append(out.Waits, st.Waited)
+	}
+	if err := c.Flush(ctx); err != nil {
+		return out, err
+	}
+	out.Stats = c.Stats
+	return out, nil
+}
+
+// Register registers the limiter entity, the requesters (ours and the
+// naive design) and their activities on w.
+func Register(w worker.Worker, c client.Client, a *Activities) {
+	entity.Register(w, c)
+	w.RegisterWorkflow(Requester)
+	w.RegisterWorkflow(SoakRequester)
+	w.RegisterActivityWithOptions(a.GraphGet, activity.RegisterOptions{Name: GraphGetActivity})
+	registerNaive(w, c)
+}

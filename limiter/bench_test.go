@@ -1,0 +1,111 @@
+package limiter
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// BenchmarkAdmission measures one admission decision (Enqueue, Grant and
+// Release of one request) with 1,000 users tracked under the OneNote
+// table, requests arriving at the pace of the app's hourly budget so the
+// windows stay full of history.
+func BenchmarkAdmission(b *testing.B) {
+	l, _ := New(OneNote(), t0)
+	users := make([]string, 1000)
+	now := t0
+	for i := range users {
+		users[i] = fmt.Sprintf("user-%04d", i)
+		now = now.Add(4500 * time.Millisecond)
+		l.Enqueue(Request{ID: "warm-" + users[i], User: users[i]}, now)
+		for _, g := range l.Grant(now) {
+			l.Release(g.LeaseID, ok200, now)
+		}
+	}
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = "b" + fmt.Sprint(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	for i := range b.N {
+		now = now.Add(4500 * time.Millisecond) // 800 an hour
+		l.Enqueue(Request{ID: ids[i], User: users[i%len(users)], Lane: Background}, now)
+		for _, g := range l.Grant(now) {
+			l.Release(g.LeaseID, ok200, now)
+		}
+	}
+	reportCPU(b, cpu)
+}
+
+// reportCPU reports the process CPU time per operation since cpu (GC
+// included), which a busy shared machine does not inflate as it does
+// wall time.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if c := processCPU(); c > 0 {
+		b.ReportMetric(float64(c-cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkAdmissionAllQueued is the worst case for the fairness scan:
+// all 1,000 users have work queued and the app budget binds.
+func BenchmarkAdmissionAllQueued(b *testing.B) {
+	l, _ := New(OneNote(), t0)
+	n := 0
+	for u := range 1000 {
+		for range 2 {
+			n++
+			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: fmt.Sprintf("user-%04d", u)}, t0)
+		}
+	}
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = fmt.Sprint("b", i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	now := t0
+	for i := range b.N {
+		now = now.Add(5 * time.Second) // a unit frees about every 4.5 s
+		l.Enqueue(Request{ID: ids[i], User: fmt.Sprintf("user-%04d", i%1000)}, now)
+		for _, g := range l.Grant(now) {
+			l.Release(g.LeaseID, ok200, now)
+		}
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkMemoryPerUser reports the heap and the JSON state per tracked
+// user after each of 1,000 users sent its share of an hour's app budget.
+func BenchmarkMemoryPerUser(b *testing.B) {
+	for range b.N {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		l, _ := New(OneNote(), t0)
+		n := 0
+		for m := range 60 {
+			now := t0.Add(time.Duration(m) * time.Minute)
+			for u := range 1000 {
+				n++
+				if len(l.users) < 1000 || (m*1000+u)%75 == 0 {
+					l.Enqueue(Request{ID: fmt.Sprint("m", n), User: fmt.Sprintf("user-%04d", u)}, now)
+				}
+			}
+			for _, g := range l.Grant(now) {
+				l.Release(g.LeaseID, ok200, now)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		js, _ := json.Marshal(l)
+		users := float64(len(l.st.Users))
+		b.ReportMetric(float64(m1.HeapAlloc-m0.HeapAlloc)/users, "heap-B/user")
+		b.ReportMetric(float64(len(js))/users, "json-B/user")
+		runtime.KeepAlive(l)
+	}
+}

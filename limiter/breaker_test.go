@@ -1,0 +1,228 @@
+package limiter
+
+import (
+	"testing"
+	"time"
+)
+
+// bigSpec has limits high enough that only breakers and adaptation bind.
+func bigSpec() Spec {
+	s := noReserve(testSpec())
+	s.User = ScopeSpec{Windows: []Window{{100, Duration(time.Minute)}, {400, Duration(time.Hour)}}, Concurrency: 10}
+	s.App = ScopeSpec{Windows: []Window{{200, Duration(time.Minute)}, {800, Duration(time.Hour)}}, Concurrency: 20}
+	s.Tuning.Cooldown = Duration(10 * time.Second)
+	return s
+}
+
+// sendOne enqueues one request for user at now, grants it and releases
+// it with o at now+lat. It reports whether it was granted.
+func sendOne(t *testing.T, l *Limiter, q *seq, user string, o Outcome, now time.Time, lat time.Duration) bool {
+	t.Helper()
+	r := q.req(user, Background, 1)
+	l.Enqueue(r, now)
+	for _, g := range l.Grant(now) {
+		l.Release(g.LeaseID, o, now.Add(lat))
+		if g.RequestID == r.ID {
+			return true
+		}
+	}
+	l.Cancel(r.ID)
+	return false
+}
+
+func TestHardBreaker(t *testing.T) {
+	tests := []struct {
+		name      string
+		outcome   Outcome
+		otherHeld bool // is another user held too (app scope)
+	}{
+		{"429 user scope", Outcome{Status: 429, Code: CodeThrottled, Scope: ScopeUser}, false},
+		{"429 app scope", Outcome{Status: 429, Scope: ScopeApp}, true},
+		{"20166 in a 200 envelope", Outcome{Status: 200, Code: CodeThrottled, Scope: ScopeUser}, false},
+		{"429 without scope, one user: user", Outcome{Status: 429}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, bigSpec())
+			var q seq
+			sendOne(t, l, &q, "a", tc.outcome, at(0), 0)
+			if sendOne(t, l, &q, "a", ok200, at(time.Second), 0) {
+				t.Fatal("throttled user granted during cooldown")
+			}
+			if got := sendOne(t, l, &q, "b", ok200, at(time.Second), 0); got == tc.otherHeld {
+				t.Fatalf("other user granted = %v, want %v", got, !tc.otherHeld)
+			}
+			// After the cooldown: exactly one half-open probe.
+			l.Enqueue(q.req("a", Background, 1), at(10*time.Second))
+			l.Enqueue(q.req("a", Background, 1), at(10*time.Second))
+			gs := l.Grant(at(10 * time.Second))
+			if len(gs) != 1 || !gs[0].Probe {
+				t.Fatalf("after cooldown granted %+v, want one probe", gs)
+			}
+			l.Release(gs[0].LeaseID, ok200, at(11*time.Second))
+			if gs := l.Grant(at(11 * time.Second)); len(gs) != 1 || gs[0].Probe {
+				t.Fatalf("after a good probe granted %+v, want one normal grant", gs)
+			}
+		})
+	}
+}
+
+func TestHardBreakerProbeFailureDoublesCooldown(t *testing.T) {
+	l := mustNew(t, bigSpec())
+	var q seq
+	throttled := Outcome{Status: 429, Scope: ScopeUser}
+	sendOne(t, l, &q, "a", throttled, at(0), 0)
+	if !sendOne(t, l, &q, "a", throttled, at(10*time.Second), 0) {
+		t.Fatal("probe not granted at the end of the cooldown")
+	}
+	if got := l.RetryAfter("a", Background, 1, at(10*time.Second)); got != 20*time.Second {
+		t.Fatalf("after a failed probe RetryAfter = %s, want the doubled 20s", got)
+	}
+	if st := l.State(at(10 * time.Second)); st.Users[0].Breaker.State != "open" {
+		t.Errorf("breaker state %q, want open", st.Users[0].Breaker.State)
+	}
+}
+
+func TestInferAppScope(t *testing.T) {
+	l := mustNew(t, bigSpec())
+	var q seq
+	bare := Outcome{Status: 429}
+	sendOne(t, l, &q, "a", bare, at(0), 0)
+	sendOne(t, l, &q, "b", bare, at(time.Second), 0) // a second user within InferWindow: the app
+	if sendOne(t, l, &q, "c", ok200, at(2*time.Second), 0) {
+		t.Fatal("third user granted: two users throttled together should open the app breaker")
+	}
+	l2 := mustNew(t, bigSpec())
+	sendOne(t, l2, &q, "a", bare, at(0), 0)
+	sendOne(t, l2, &q, "b", bare, at(time.Minute), 0) // far apart: each its own user
+	if !sendOne(t, l2, &q, "c", ok200, at(time.Minute+time.Second), 0) {
+		t.Fatal("third user held after unrelated user throttles")
+	}
+}
+
+func TestAdaptiveLimit(t *testing.T) {
+	// Upstream's real minute limit is 60, not 100: the 61st is throttled.
+	l := mustNew(t, bigSpec())
+	var q seq
+	for i := range 60 {
+		if !sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*time.Millisecond), 0) {
+			t.Fatalf("request %d refused", i)
+		}
+	}
+	sendOne(t, l, &q, "a", Outcome{Status: 429, Scope: ScopeUser}, at(time.Second), 0)
+	st := l.State(at(time.Second))
+	if got := st.Users[0].Windows[0].Effective; got != 60 {
+		t.Fatalf("effective minute limit = %d, want 60 (the count when throttled)", got)
+	}
+	if got := st.Users[0].Windows[1].Effective; got != 400 {
+		t.Errorf("hour limit = %d, want 400 (not the busiest window)", got)
+	}
+	// After the cooldown the lowered limit holds: 61 in the window is refused.
+	if sendOne(t, l, &q, "a", ok200, at(30*time.Second), 0) {
+		t.Fatal("granted over the lowered limit")
+	}
+	// It creeps back: after AdaptQuiet (30 min) one step of 5%.
+	tu := l.Spec().Tuning
+	st = l.State(at(time.Second + tu.AdaptQuiet.D()))
+	if got := st.Users[0].Windows[0].Effective; got != 65 {
+		t.Errorf("after the quiet period effective = %d, want 65", got)
+	}
+	st = l.State(at(time.Second + tu.AdaptQuiet.D() + 20*tu.AdaptEvery.D()))
+	if got := st.Users[0].Windows[0].Effective; got != 100 {
+		t.Errorf("long after, effective = %d, want the spec 100", got)
+	}
+}
+
+func TestConcurrencyAdaptation(t *testing.T) {
+	l := mustNew(t, bigSpec())
+	var q seq
+	for range 4 {
+		l.Enqueue(q.req("a", Background, 1), at(0))
+	}
+	gs := l.Grant(at(0))
+	if len(gs) != 4 {
+		t.Fatalf("granted %d", len(gs))
+	}
+	// The fourth (3 in flight before it) hit upstream's real cap of 3.
+	l.Release(gs[3].LeaseID, Outcome{Status: 429, Code: CodeConcurrency}, at(time.Second))
+	st := l.State(at(time.Second))
+	if got := st.Users[0].EffectiveConcurrency; got != 3 {
+		t.Fatalf("effective concurrency = %d, want 3", got)
+	}
+	if st.Users[0].Breaker.State != "closed" {
+		t.Errorf("10003 opened the breaker: %+v", st.Users[0].Breaker)
+	}
+	if sendOne(t, l, &q, "a", ok200, at(time.Second), 0) {
+		t.Error("a 4th concurrent request was granted")
+	}
+}
+
+func TestSoftBreaker(t *testing.T) {
+	tests := []struct {
+		name    string
+		pct     float64
+		sent    int
+		wantEff int
+	}{
+		{"percentage agrees with the model: nothing changes", 0.8, 80, 100},
+		{"upstream fuller than the model: implied limit", 0.9, 45, 50},
+		{"1.0: the next would fail", 1.0, 70, 70},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, bigSpec())
+			var q seq
+			for i := range tc.sent - 1 {
+				sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*time.Millisecond), 0)
+			}
+			sendOne(t, l, &q, "a", Outcome{Status: 200, ThrottlePercent: tc.pct, Scope: ScopeUser}, at(time.Second), 0)
+			if got := l.State(at(time.Second)).Users[0].Windows[0].Effective; got != tc.wantEff {
+				t.Fatalf("effective minute limit = %d, want %d", got, tc.wantEff)
+			}
+		})
+	}
+}
+
+func TestServerErrorsOpenAppBreaker(t *testing.T) {
+	l := mustNew(t, bigSpec())
+	var q seq
+	for i := range 5 {
+		sendOne(t, l, &q, "a", Outcome{Status: 503}, at(time.Duration(i)*time.Millisecond), 0)
+	}
+	if sendOne(t, l, &q, "b", ok200, at(time.Second), 0) {
+		t.Fatal("granted during an outage after 5 server errors in a row")
+	}
+	if st := l.State(at(time.Second)); st.App.Breaker.State != "open" || st.App.Breaker.Reason != "server errors" {
+		t.Errorf("app breaker = %+v", st.App.Breaker)
+	}
+}
+
+func TestRetryBudget(t *testing.T) {
+	// During an outage (errors, no successes) at most RetryBurst retries
+	// go at once, then one per RetryProbeEvery; each success earns 0.1.
+	s := bigSpec()
+	s.Tuning.ErrorThreshold = 1 << 30 // isolate the budget from the breaker
+	l := mustNew(t, s)
+	var q seq
+	retries := 0
+	for i := range 100 {
+		r := q.req("a", Background, 1)
+		r.Attempt = 1
+		now := at(time.Duration(i) * 100 * time.Millisecond)
+		l.Enqueue(r, now)
+		for _, g := range l.Grant(now) {
+			retries++
+			l.Release(g.LeaseID, Outcome{Status: 503}, now)
+		}
+	}
+	// 10 s of retries: the burst of 10 plus one probe.
+	if retries != 11 {
+		t.Fatalf("retries granted in 10 s of outage = %d, want 11", retries)
+	}
+	for i := range 10 {
+		sendOne(t, l, &q, "b", ok200, at(10*time.Second+time.Duration(i)*time.Millisecond), 0)
+	}
+	if got := l.State(at(11 * time.Second)).RetryTokens; got < 0.99 || got > 1.01 {
+		t.Errorf("tokens after 10 successes = %g, want 1", got)
+	}
+}

@@ -1,0 +1,53 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// EnsureLimiterActivity is the registered name of Activities.EnsureLimiter.
+const EnsureLimiterActivity = "EnsureLimiter"
+
+// EnsureRequest asks EnsureLimiter to deliver Message to the limiter,
+// starting it with Input on TaskQueue if it is not running.
+type EnsureRequest struct {
+	WorkflowID string  `json:"workflowID"`
+	TaskQueue  string  `json:"taskQueue"`
+	Input      Input   `json:"input"`
+	Message    Message `json:"message"`
+}
+
+// Activities holds the activities of the limiter protocol.
+type Activities struct {
+	Client client.Client
+}
+
+// EnsureLimiter signals the limiter with signal-with-start, so the first
+// requester starts it and a requester whose plain signal was refused gets
+// through.
+func (a *Activities) EnsureLimiter(ctx context.Context, req EnsureRequest) error {
+	_, err := a.Client.SignalWithStartWorkflow(ctx, req.WorkflowID, SignalRequest, req.Message,
+		client.StartWorkflowOptions{
+			ID:                    req.WorkflowID,
+			TaskQueue:             req.TaskQueue,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			StaticSummary:         fmt.Sprintf("Rate limiter for %s, app %s: grants every Graph request its permit", req.Input.Resource, req.Input.App),
+		}, WorkflowName, req.Input)
+	if err != nil {
+		activity.GetLogger(ctx).Warn("Signal-with-start of the limiter failed", "limiter", req.WorkflowID, "error", err)
+		return fmt.Errorf("signal-with-start %s: %w", req.WorkflowID, err)
+	}
+	return nil
+}
+
+// Register registers the limiter workflow and its activity on a worker.
+func Register(r worker.Registry, c client.Client) {
+	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterActivityWithOptions((&Activities{Client: c}).EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
+}

@@ -1,0 +1,133 @@
+package entity
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// Observed is implemented by the results of Graph activities: what
+// upstream said about the one call (or one $batch) the activity made.
+type Observed interface {
+	LimiterOutcome() limiter.Outcome
+}
+
+// OutcomeError makes the error a Graph activity returns carry what
+// upstream said, so Call can release the permit with it. Fatal errors are
+// not retried. errType names the error for Temporal (e.g. "GraphThrottled").
+func OutcomeError(err error, errType string, o limiter.Outcome, fatal bool) error {
+	return temporal.NewApplicationErrorWithOptions(err.Error(), errType, temporal.ApplicationErrorOptions{
+		NonRetryable: fatal, Cause: err, Details: []any{o},
+	})
+}
+
+// outcomeOf finds the outcome an activity error carries; the zero Outcome
+// means no upstream call was made (a local failure).
+func outcomeOf(err error) limiter.Outcome {
+	var app *temporal.ApplicationError
+	var o limiter.Outcome
+	if errors.As(err, &app) && app.HasDetails() {
+		if app.Details(&o) == nil {
+			return o
+		}
+	}
+	return limiter.Outcome{}
+}
+
+// Call describes one Graph activity to run under permits.
+type Call struct {
+	Ask      AskOptions
+	Activity any
+	Args     []any
+	// Options are the activity options. The retry policy is replaced by
+	// a single attempt: every upstream attempt needs its own permit, so
+	// Call retries, not Temporal. StartToCloseTimeout defaults to one
+	// minute and must stay below the lease TTL.
+	//
+	// Graph calls are never local activities: a worker that dies while a
+	// local activity runs leaves no trace of it in history, so the next
+	// worker replays the workflow and runs it again under the same permit,
+	// an upstream request without a permit of its own.
+	Options workflow.ActivityOptions
+	// MaxAttempts bounds the attempts (each with a new permit); 0 means
+	// 20. Throttles do not need a backoff here: the limiter's breakers
+	// hold the next permit back.
+	MaxAttempts int
+	// Backoff is the pause before retrying a failure that was not a
+	// throttle (a 5xx, a timeout, a local failure); it doubles up to a
+	// minute. 0 means one second.
+	Backoff time.Duration
+}
+
+// CallStats says what one Call cost.
+type CallStats struct {
+	Attempts int
+	Waited   time.Duration
+}
+
+// Call runs a Graph activity under a permit, releases the permit with the
+// outcome the activity observed, and retries retryable failures with a new
+// permit each time. result receives the activity's result; when it
+// implements Observed, its outcome is what the release reports.
+func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, error) {
+	opts := call.Options
+	if opts.StartToCloseTimeout == 0 && opts.ScheduleToCloseTimeout == 0 {
+		opts.StartToCloseTimeout = time.Minute
+	}
+	opts.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
+	actx := workflow.WithActivityOptions(ctx, opts)
+
+	maxAttempts := call.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = 20
+	}
+	backoff := call.Backoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	var st CallStats
+	ask := call.Ask
+	for {
+		ask.Attempt = st.Attempts
+		st.Attempts++
+		p, err := c.Acquire(ctx, ask)
+		if err != nil {
+			return st, err
+		}
+		st.Waited += p.Waited
+		err = workflow.ExecuteActivity(actx, call.Activity, call.Args...).Get(actx, result)
+		o := outcomeOf(err)
+		if err == nil {
+			if obs, ok := result.(Observed); ok {
+				o = obs.LimiterOutcome()
+			} else {
+				o = limiter.Outcome{Status: 200}
+			}
+		}
+		c.Release(ctx, p, o)
+		if err == nil {
+			return st, nil
+		}
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.NonRetryable() {
+			return st, err
+		}
+		if ctx.Err() != nil {
+			return st, err
+		}
+		if st.Attempts >= maxAttempts {
+			return st, fmt.Errorf("gave up after %d attempts: %w", st.Attempts, err)
+		}
+		if !(o.Status == 429 || o.Code == limiter.CodeThrottled || o.Code == limiter.CodeConcurrency) {
+			if err := workflow.Sleep(ctx, backoff); err != nil {
+				return st, err
+			}
+			backoff = min(2*backoff, time.Minute)
+		}
+	}
+}

@@ -1,0 +1,166 @@
+// Package entity runs the limit model as a Temporal workflow: one long-lived
+// limiter per (resource, app) that decides when each Graph request may leave,
+// for every worker and every migration.
+//
+// The protocol is signals only (see shared/DESIGN.md, "Entity and protocol"):
+//
+//   - A requester workflow signals SignalRequest to the limiter with a
+//     Message: requests to acquire (a request ID made in workflow code, the
+//     requester's workflow and run IDs, user, lane, cost), leases to release
+//     (with what upstream said), and requests it no longer waits for.
+//   - The limiter signals SignalGrant back to the requester with every grant
+//     for it (request ID, lease ID, lease expiry) or a refusal.
+//
+// The first message starts the limiter (signal-with-start, through the
+// EnsureLimiter activity), so no operator step is needed. Messages are
+// idempotent: requests are deduplicated by ID, releases by lease ID, and a
+// grant for a request the requester no longer waits for is released at once.
+// Leases expire, so a requester that dies gives its concurrency slots back.
+// The limiter continues as new when Temporal suggests it, carrying its whole
+// state and every queued request.
+//
+// Requesters use Client (Acquire, Release, Do); the limit model itself is
+// package limiter, which knows nothing of Temporal.
+package entity
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// Signal and query names. They are part of the protocol: changing one
+// breaks running workflows.
+const (
+	// SignalRequest carries a Message to the limiter.
+	SignalRequest = "limiter-request"
+	// SignalGrant carries a GrantMessage to a requester.
+	SignalGrant = "limiter-grant"
+	// SignalSetSpec replaces the limiter's spec (a limiter.Spec), so an
+	// operator can raise or lower limits without a restart.
+	SignalSetSpec = "set-spec"
+	// QueryState returns a State.
+	QueryState = "state"
+	// QueryRetryAfter takes (user string, lane limiter.Lane, cost int) and
+	// returns how long such a request would wait now (a time.Duration).
+	QueryRetryAfter = "retry-after"
+)
+
+// WorkflowName is the limiter workflow's registered type name.
+const WorkflowName = "GraphLimiter"
+
+// WorkflowID is the stable ID of the limiter of resource for app, e.g.
+// "limiter/graph-onenote/<app>".
+func WorkflowID(resource, app string) string {
+	return fmt.Sprintf("limiter/%s/%s", resource, app)
+}
+
+// Address names a requester workflow run.
+type Address struct {
+	WorkflowID string `json:"workflowID"`
+	RunID      string `json:"runID"`
+}
+
+// Ask is one request to acquire a permit.
+type Ask struct {
+	// RequestID is made in workflow code, so a resent Ask reuses it.
+	RequestID string       `json:"requestID"`
+	User      string       `json:"user"`
+	Lane      limiter.Lane `json:"lane"`
+	Cost      int          `json:"cost,omitempty"`
+	Slots     int          `json:"slots,omitempty"`
+	Attempt   int          `json:"attempt,omitempty"`
+}
+
+// Return gives a lease back with what upstream said.
+type Return struct {
+	LeaseID   string          `json:"leaseID"`
+	RequestID string          `json:"requestID,omitempty"`
+	Outcome   limiter.Outcome `json:"outcome"`
+}
+
+// Message is what a requester signals to the limiter. One message may
+// carry several asks, returns and cancellations, so a busy requester
+// needs few signals.
+type Message struct {
+	From    Address  `json:"from"`
+	Acquire []Ask    `json:"acquire,omitempty"`
+	Release []Return `json:"release,omitempty"`
+	// Cancel lists request IDs the requester no longer waits for.
+	Cancel []string `json:"cancel,omitempty"`
+	// Sent is when the requester sent it (workflow time), for round-trip
+	// measurements; it plays no part in decisions.
+	Sent time.Time `json:"sent,omitempty"`
+}
+
+// Refusal says a request can never be granted (for example its cost is
+// above every limit).
+type Refusal struct {
+	RequestID string `json:"requestID"`
+	Reason    string `json:"reason"`
+}
+
+// GrantMessage is what the limiter signals to a requester.
+type GrantMessage struct {
+	Grants  []limiter.Grant `json:"grants,omitempty"`
+	Refused []Refusal       `json:"refused,omitempty"`
+	// Run is the limiter run that decided (1 for the first run, counting
+	// continue-as-new), for diagnostics.
+	Run int `json:"run,omitempty"`
+}
+
+// Input starts (or continues) a limiter.
+type Input struct {
+	Resource string `json:"resource"`
+	App      string `json:"app"`
+	// Spec is the spec for a new limiter; nil means limiter.OneNote().
+	// It is ignored when State is set.
+	Spec *limiter.Spec `json:"spec,omitempty"`
+	// State is the model's state carried across continue-as-new.
+	State []byte `json:"state,omitempty"`
+	// Requesters maps request IDs (queued or leased) to their requester.
+	Requesters map[string]Address `json:"requesters,omitempty"`
+	// Stats carries the running counters across continue-as-new.
+	Stats Stats `json:"stats"`
+	// MaxHistory continues as new at this many events even if Temporal
+	// has not suggested it yet; 0 means 8,000.
+	MaxHistory int `json:"maxHistory,omitempty"`
+	// Skew lengthens every rate window the limiter enforces, so requests
+	// that reach upstream a little later or earlier than their grant
+	// (worker scheduling, network) still never crowd more than N into one
+	// upstream window. 0 means DefaultSkew(spec).
+	Skew time.Duration `json:"skew,omitempty"`
+	// ContinueAfter continues as new after this many decision passes; 0
+	// means never for this reason. Tests use it where history length is
+	// not measured.
+	ContinueAfter int `json:"continueAfter,omitempty"`
+}
+
+// Stats are the limiter's lifetime counters.
+type Stats struct {
+	// Granted counts permits granted per user, and Units the Graph
+	// requests they cover (cost).
+	Granted map[string]int `json:"granted,omitempty"`
+	Units   map[string]int `json:"units,omitempty"`
+	// Released, Expired, Refused, Orphaned (granted to a requester that
+	// was gone) and Duplicates count those events.
+	Released   int `json:"released"`
+	Expired    int `json:"expired"`
+	Refused    int `json:"refused"`
+	Orphaned   int `json:"orphaned"`
+	Duplicates int `json:"duplicates"`
+	// Runs counts this limiter's runs (continue-as-new).
+	Runs int `json:"runs"`
+}
+
+// State is the answer to QueryState.
+type State struct {
+	Model limiter.Snapshot `json:"model"`
+	Stats Stats            `json:"stats"`
+	// Waiting is the number of requests queued or leased with a known
+	// requester.
+	Waiting int `json:"waiting"`
+	// HistoryLength is the current run's event count.
+	HistoryLength int `json:"historyLength"`
+}

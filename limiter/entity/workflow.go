@@ -1,0 +1,388 @@
+package entity
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// defaultMaxHistory bounds a run's history even before Temporal suggests
+// continue-as-new (it suggests it at 4,096 events by default).
+const defaultMaxHistory = 8000
+
+// Workflow is the limiter entity. It never completes on its own: it
+// continues as new, carrying its state, whenever its history grows long.
+func Workflow(ctx workflow.Context, in Input) error {
+	e, err := restore(ctx, in)
+	if err != nil {
+		return err
+	}
+	if err := e.registerQueries(ctx); err != nil {
+		return err
+	}
+	requests := workflow.GetSignalChannel(ctx, SignalRequest)
+	specs := workflow.GetSignalChannel(ctx, SignalSetSpec)
+	for {
+		e.drain(ctx, requests, specs)
+		e.decide(ctx)
+		if e.shouldContinue(ctx) {
+			return e.continueAsNew(ctx, requests, specs)
+		}
+		e.wait(ctx, requests, specs)
+	}
+}
+
+// entity is one run's state.
+type entity struct {
+	in         Input
+	model      *limiter.Limiter
+	requesters map[string]Address
+	stats      Stats
+
+	// sends counts grant signals not yet acknowledged by the server, and
+	// failed collects the grants whose requester could not be reached.
+	sends  int
+	failed workflow.Channel
+
+	// timer is the pending wake-up timer and timerAt its deadline.
+	timer       workflow.Future
+	timerAt     time.Time
+	cancelTimer workflow.CancelFunc
+	fired       bool
+
+	// passes counts decision passes in this run.
+	passes int
+}
+
+func restore(ctx workflow.Context, in Input) (*entity, error) {
+	now := workflow.Now(ctx)
+	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats}
+	if e.requesters == nil {
+		e.requesters = make(map[string]Address)
+	}
+	if e.stats.Granted == nil {
+		e.stats.Granted = make(map[string]int)
+	}
+	if e.stats.Units == nil {
+		e.stats.Units = make(map[string]int)
+	}
+	e.stats.Runs++
+	if len(in.State) > 0 {
+		e.model = new(limiter.Limiter)
+		if err := e.model.UnmarshalJSON(in.State); err != nil {
+			return nil, fmt.Errorf("limiter entity: restore state: %w", err)
+		}
+	} else {
+		spec := limiter.OneNote()
+		if in.Spec != nil {
+			spec = *in.Spec
+		}
+		m, err := limiter.New(padded(spec, in.Skew), now)
+		if err != nil {
+			return nil, fmt.Errorf("limiter entity: %w", err)
+		}
+		e.model = m
+	}
+	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
+	return e, nil
+}
+
+func (e *entity) registerQueries(ctx workflow.Context) error {
+	err := workflow.SetQueryHandler(ctx, QueryState, func() (State, error) {
+		return State{
+			Model:         e.model.State(workflow.Now(ctx)),
+			Stats:         e.stats,
+			Waiting:       len(e.requesters),
+			HistoryLength: workflow.GetInfo(ctx).GetCurrentHistoryLength(),
+		}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return workflow.SetQueryHandler(ctx, QueryRetryAfter, func(user string, lane limiter.Lane, cost int) (time.Duration, error) {
+		return e.model.RetryAfter(user, lane, cost, workflow.Now(ctx)), nil
+	})
+}
+
+// drain handles every signal already delivered, so one workflow task
+// serves a whole burst of requesters.
+func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
+	now := workflow.Now(ctx)
+	for {
+		var spec limiter.Spec
+		if !specs.ReceiveAsync(&spec) {
+			break
+		}
+		if err := e.model.SetSpec(padded(spec, e.in.Skew), now); err != nil {
+			workflow.GetLogger(ctx).Error("Rejected spec", "error", err)
+		}
+	}
+	for {
+		var gm GrantMessage
+		if !e.failed.ReceiveAsync(&gm) {
+			break
+		}
+		for _, g := range gm.Grants {
+			// The requester is gone: its slots come back now.
+			if e.model.Release(g.LeaseID, limiter.Outcome{}, now) {
+				e.model.Settle(g, now)
+				e.stats.Orphaned++
+			}
+			delete(e.requesters, g.RequestID)
+		}
+	}
+	var out outbox
+	for {
+		var m Message
+		if !requests.ReceiveAsync(&m) {
+			break
+		}
+		e.handle(m, now, &out)
+	}
+	e.send(ctx, &out)
+}
+
+// handle applies one message: releases first (they make room), then
+// cancellations, then new requests.
+func (e *entity) handle(m Message, now time.Time, out *outbox) {
+	for _, r := range m.Release {
+		g, leased := e.model.Lease(r.RequestID)
+		if e.model.Release(r.LeaseID, r.Outcome, now) {
+			if leased && g.LeaseID == r.LeaseID {
+				// Count the request at its release, never before it
+				// reached upstream (see limiter.Limiter.Settle).
+				e.model.Settle(g, now)
+			}
+			e.stats.Released++
+		} else {
+			e.stats.Duplicates++
+		}
+		if r.RequestID != "" {
+			delete(e.requesters, r.RequestID)
+		}
+	}
+	for _, id := range m.Cancel {
+		e.model.Cancel(id)
+		if _, leased := e.model.Lease(id); !leased {
+			delete(e.requesters, id)
+		}
+	}
+	for _, a := range m.Acquire {
+		if g, ok := e.model.Lease(a.RequestID); ok {
+			// A resent ask for a live lease: answer with the same grant.
+			e.stats.Duplicates++
+			out.grant(m.From, g)
+			continue
+		}
+		err := e.model.Enqueue(limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
+			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt}, now)
+		if err != nil {
+			e.stats.Refused++
+			out.refuse(m.From, Refusal{RequestID: a.RequestID, Reason: err.Error()})
+			continue
+		}
+		e.requesters[a.RequestID] = m.From
+	}
+}
+
+// decide expires dead leases and sends every grant the model makes now.
+func (e *entity) decide(ctx workflow.Context) {
+	now := workflow.Now(ctx)
+	for _, g := range e.model.Expire(now) {
+		// It may have been sent at any time until now.
+		e.model.Settle(g, now)
+		e.stats.Expired++
+		delete(e.requesters, g.RequestID)
+	}
+	var out outbox
+	for _, g := range e.model.Grant(now) {
+		to, ok := e.requesters[g.RequestID]
+		if !ok {
+			// Nobody to tell (should not happen): give it back at once.
+			e.model.Release(g.LeaseID, limiter.Outcome{}, now)
+			e.model.Settle(g, now)
+			e.stats.Orphaned++
+			continue
+		}
+		e.stats.Granted[g.User]++
+		e.stats.Units[g.User] += g.Cost
+		out.grant(to, g)
+	}
+	for _, m := range out.msgs {
+		m.Run = e.stats.Runs
+	}
+	e.send(ctx, &out)
+	e.details(ctx)
+}
+
+// outbox groups grants and refusals by requester, in first-seen order, so
+// each requester gets one signal per decision.
+type outbox struct {
+	order []Address
+	msgs  map[Address]*GrantMessage
+}
+
+func (o *outbox) get(a Address) *GrantMessage {
+	if o.msgs == nil {
+		o.msgs = make(map[Address]*GrantMessage)
+	}
+	m := o.msgs[a]
+	if m == nil {
+		m = &GrantMessage{}
+		o.msgs[a] = m
+		o.order = append(o.order, a)
+	}
+	return m
+}
+
+func (o *outbox) grant(a Address, g limiter.Grant) { m := o.get(a); m.Grants = append(m.Grants, g) }
+func (o *outbox) refuse(a Address, r Refusal)      { m := o.get(a); m.Refused = append(m.Refused, r) }
+
+// send signals each requester its grants. A requester that cannot be
+// reached (it finished or was terminated) gets its grants released on the
+// next pass through drain.
+func (e *entity) send(ctx workflow.Context, out *outbox) {
+	for _, to := range out.order {
+		msg := *out.msgs[to]
+		e.sends++
+		f := workflow.SignalExternalWorkflow(ctx, to.WorkflowID, to.RunID, SignalGrant, msg)
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			err := f.Get(ctx, nil)
+			e.sends--
+			if err != nil && len(msg.Grants) > 0 {
+				e.failed.Send(ctx, GrantMessage{Grants: msg.Grants})
+			}
+		})
+	}
+}
+
+// wait blocks until a signal arrives, a grant send fails, or the model's
+// next wake-up time comes. It keeps one timer for the earliest deadline
+// rather than starting a new one per pass, which keeps history short.
+func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
+	now := workflow.Now(ctx)
+	wake := e.model.NextWakeup(now)
+	if !wake.IsZero() && !wake.After(now) {
+		// Something may leave already: decide again without sleeping.
+		// This happens when a decision was cut short (it never loops
+		// forever: Grant grants everything that may leave).
+		wake = now.Add(time.Millisecond)
+	}
+	if !wake.IsZero() && (e.timer == nil || wake.Before(e.timerAt)) {
+		if e.cancelTimer != nil {
+			e.cancelTimer()
+		}
+		tctx, cancel := workflow.WithCancel(ctx)
+		e.timer, e.timerAt, e.cancelTimer, e.fired = workflow.NewTimer(tctx, wake.Sub(now)), wake, cancel, false
+	}
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})
+	sel.AddReceive(specs, func(workflow.ReceiveChannel, bool) {})
+	sel.AddReceive(e.failed, func(workflow.ReceiveChannel, bool) {})
+	if e.timer != nil {
+		sel.AddFuture(e.timer, func(workflow.Future) { e.fired = true })
+	}
+	sel.Select(ctx)
+	if e.fired {
+		e.timer, e.cancelTimer, e.fired = nil, nil, false
+	}
+}
+
+func (e *entity) shouldContinue(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	limit := e.in.MaxHistory
+	if limit <= 0 {
+		limit = defaultMaxHistory
+	}
+	e.passes++
+	if e.in.ContinueAfter > 0 && e.passes >= e.in.ContinueAfter {
+		return true
+	}
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= limit
+}
+
+// continueAsNew waits for every grant signal to be acknowledged, handles
+// whatever arrived meanwhile, and carries the whole state to a new run.
+// Signals that arrive while the run is closing make the server refuse the
+// completion and replay, so none is lost; senders retry the few it
+// rejects outright.
+func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.ReceiveChannel) error {
+	for {
+		if err := workflow.Await(ctx, func() bool { return e.sends == 0 }); err != nil {
+			return err
+		}
+		e.drain(ctx, requests, specs)
+		e.decide(ctx)
+		if e.sends == 0 && requests.Len() == 0 && specs.Len() == 0 && e.failed.Len() == 0 {
+			break
+		}
+	}
+	if e.cancelTimer != nil {
+		e.cancelTimer()
+	}
+	state, err := e.model.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("limiter entity: save state: %w", err)
+	}
+	next := e.in
+	next.Spec, next.State, next.Requesters, next.Stats = nil, state, e.requesters, e.stats
+	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
+}
+
+// details shows the limiter's state in the Web UI.
+func (e *entity) details(ctx workflow.Context) {
+	s := e.model.State(workflow.Now(ctx))
+	users := make([]string, 0, len(s.Users))
+	for _, u := range s.Users {
+		if u.InFlight > 0 || u.Queued[0]+u.Queued[1] > 0 {
+			users = append(users, fmt.Sprintf("%s: %d in flight, %d+%d queued", u.User, u.InFlight, u.Queued[0], u.Queued[1]))
+		}
+	}
+	slices.Sort(users)
+	total := 0
+	for _, n := range e.stats.Units {
+		total += n
+	}
+	d := fmt.Sprintf("**%s** limiter for app %s (run %d)\n\nGraph requests permitted: %d. In flight: %d. Queued: %d foreground, %d background. App breaker: %s.",
+		e.in.Resource, e.in.App, e.stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], s.App.Breaker.State)
+	for _, u := range users {
+		d += "\n- " + u
+	}
+	workflow.SetCurrentDetails(ctx, d)
+}
+
+// DefaultSkew is the window padding used when Input.Skew is zero: 2% of
+// the shortest window, at least 20 ms (1.2 s on the one-minute OneNote
+// window).
+func DefaultSkew(s limiter.Spec) time.Duration {
+	shortest := time.Duration(0)
+	for _, ws := range [][]limiter.Window{s.User.Windows, s.App.Windows} {
+		for _, w := range ws {
+			if shortest == 0 || w.Per.D() < shortest {
+				shortest = w.Per.D()
+			}
+		}
+	}
+	return max(20*time.Millisecond, shortest/50)
+}
+
+// padded returns s with every window lengthened by skew (or DefaultSkew).
+func padded(s limiter.Spec, skew time.Duration) limiter.Spec {
+	if skew <= 0 {
+		skew = DefaultSkew(s)
+	}
+	out := s
+	for _, ws := range []*[]limiter.Window{&out.User.Windows, &out.App.Windows} {
+		win := make([]limiter.Window, len(*ws))
+		for i, w := range *ws {
+			w.Per += limiter.Duration(skew)
+			win[i] = w
+		}
+		*ws = win
+	}
+	return out
+}

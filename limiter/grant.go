@@ -1,0 +1,264 @@
+package limiter
+
+import (
+	"time"
+)
+
+// Grant expires stale leases and then grants every queued request that may
+// leave at now: foreground before background; within a lane, the user
+// with the least recent usage first (max-min fairness), ties to the
+// request queued earliest; within a user, in queue order. A request is
+// granted only if every window and concurrency cap of its user and of the
+// app has room for it, no breaker holds it and, for a retry, the retry
+// budget allows it.
+func (l *Limiter) Grant(now time.Time) []Grant {
+	l.Expire(now)
+	out, _ := l.decide(l.st.Now, true)
+	return out
+}
+
+// decide runs one granting pass at now. With commit false it grants
+// nothing and only reports whether the pass would grant something.
+func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
+	var out []Grant
+	appBlocked := false
+	for lane := range numLanes {
+		if appBlocked {
+			break // the app has no room for the lane above; nothing lower jumps it
+		}
+		l.round++
+		for {
+			u := l.pick(lane, now)
+			if u == nil {
+				break
+			}
+			q := &u.Queue[lane][0]
+			ok, byApp := l.admit(u, q, lane, now)
+			if !ok {
+				u.mark[lane] = l.round
+				if lane == Foreground {
+					u.mark[Background] = l.round + 1 // the user's background waits too
+				}
+				if byApp {
+					appBlocked = true
+					break
+				}
+				continue
+			}
+			if !commit {
+				l.round++ // drop this pass's marks
+				return nil, true
+			}
+			out = append(out, l.grantHead(u, lane, now))
+		}
+	}
+	l.round++
+	return out, len(out) > 0
+}
+
+// pick returns the unblocked user of the lane with the least usage in its
+// longest window, ties to the earliest queued head.
+func (l *Limiter) pick(lane Lane, now int64) *userState {
+	var best *userState
+	var bestUse int
+	var bestSeq uint64
+	long := longest(l.userPers)
+	for _, u := range l.active[lane] {
+		if u.mark[lane] == l.round {
+			continue
+		}
+		u.Scope.Log.advance(l.userPers, now)
+		use, seq := u.Scope.Log.count(long), u.Queue[lane][0].Seq
+		if best == nil || use < bestUse || (use == bestUse && seq < bestSeq) {
+			best, bestUse, bestSeq = u, use, seq
+		}
+	}
+	return best
+}
+
+func longest(pers []int64) int {
+	w := 0
+	for i, p := range pers {
+		if p > pers[w] {
+			w = i
+		}
+	}
+	return w
+}
+
+// admit reports whether q may leave now, and whether the app scope is
+// what holds it.
+func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (ok, byApp bool) {
+	app := l.appView()
+	if ok, _, _ := l.st.App.Breaker.admit(now); !ok {
+		return false, true
+	}
+	if !app.fits(lane, q.Cost, q.Slots, now) {
+		return false, true
+	}
+	if ok, _, _ := u.Scope.Breaker.admit(now); !ok {
+		return false, false
+	}
+	u.Scope.Log.advance(l.userPers, now)
+	if !l.userView(u).fits(lane, q.Cost, q.Slots, now) {
+		return false, false
+	}
+	if q.Attempt > 0 && !l.retryAllowed(now) {
+		return false, false
+	}
+	return true, false
+}
+
+// retryAllowed reports whether the retry budget lets a retry go now.
+func (l *Limiter) retryAllowed(now int64) bool {
+	return l.st.RetryTokens >= 1 || now >= l.st.RetryProbe+int64(l.st.Spec.Tuning.RetryProbeEvery)
+}
+
+// grantHead grants the head of u's lane queue.
+func (l *Limiter) grantHead(u *userState, lane Lane, now int64) Grant {
+	q := u.Queue[lane][0]
+	u.Queue[lane] = u.Queue[lane][1:]
+	if len(u.Queue[lane]) == 0 {
+		u.Queue[lane] = nil
+		l.deactivate(u, lane)
+	}
+	delete(l.queued, q.ID)
+
+	app, usr := l.appView(), l.userView(u)
+	_, appProbe, _ := l.st.App.Breaker.admit(now)
+	_, userProbe, _ := u.Scope.Breaker.admit(now)
+	l.st.Seq++
+	counts := make([]int, len(l.userPers)+len(l.appPers))
+	ls := &lease{
+		Grant: Grant{
+			RequestID: q.ID, LeaseID: l.leaseID(l.st.Seq), User: u.ID, Lane: lane,
+			Cost: q.Cost, Slots: q.Slots,
+			Granted: time.Unix(0, now).UTC(),
+			Expires: time.Unix(0, now+int64(l.st.Spec.Tuning.LeaseTTL)).UTC(),
+			Probe:   appProbe || userProbe,
+		},
+		Attempt:   q.Attempt,
+		UserProbe: userProbe,
+		AppProbe:  appProbe,
+		UserCount: usr.counts(counts[:len(l.userPers):len(l.userPers)]),
+		AppCount:  app.counts(counts[len(l.userPers):]),
+		UserConc:  u.Scope.InFlight,
+		AppConc:   l.st.App.InFlight,
+	}
+	if appProbe {
+		l.st.App.Breaker.Probe = ls.LeaseID
+	}
+	if userProbe {
+		u.Scope.Breaker.Probe = ls.LeaseID
+	}
+	if q.Attempt > 0 {
+		if l.st.RetryTokens >= 1 {
+			l.st.RetryTokens--
+		} else {
+			l.st.RetryProbe = now
+		}
+	}
+	u.Scope.Log.add(now, q.Cost)
+	l.st.App.Log.add(now, q.Cost)
+	u.Scope.InFlight += q.Slots
+	l.st.App.InFlight += q.Slots
+	l.st.Leases = append(l.st.Leases, ls)
+	l.leases[ls.LeaseID] = ls
+	l.byReq[ls.RequestID] = ls
+	return ls.Grant
+}
+
+// Expire ends every lease whose TTL has passed by now, giving back its
+// concurrency slots (its rate units stay spent), and returns those grants.
+// An expired probe lets the next request probe. Grant calls Expire.
+func (l *Limiter) Expire(now time.Time) []Grant {
+	n := l.clock(now)
+	var out []Grant
+	kept := l.st.Leases[:0]
+	for _, ls := range l.st.Leases {
+		if ls.Expires.UnixNano() > n {
+			kept = append(kept, ls)
+			continue
+		}
+		out = append(out, ls.Grant)
+		l.free(ls, n)
+	}
+	clear(l.st.Leases[len(kept):])
+	l.st.Leases = kept
+	return out
+}
+
+// free gives back a lease's slots and forgets it.
+func (l *Limiter) free(ls *lease, now int64) {
+	delete(l.leases, ls.LeaseID)
+	delete(l.byReq, ls.RequestID)
+	l.st.App.InFlight -= ls.Slots
+	if ls.AppProbe && l.st.App.Breaker.Probe == ls.LeaseID {
+		l.st.App.Breaker.Probe = ""
+	}
+	if u := l.users[ls.User]; u != nil {
+		u.Scope.InFlight -= ls.Slots
+		if ls.UserProbe && u.Scope.Breaker.Probe == ls.LeaseID {
+			u.Scope.Breaker.Probe = ""
+		}
+	}
+	l.remember(ls.RequestID, now)
+}
+
+// prune forgets expired dedupe IDs and throttle marks and, once per
+// longest window (so the cost per decision stays constant), drops users
+// with nothing left to remember.
+func (l *Limiter) prune(now int64) {
+	i := 0
+	for i < len(l.st.Seen) && l.st.Seen[i].Until <= now {
+		delete(l.seen, l.st.Seen[i].ID)
+		i++
+	}
+	if i > 0 {
+		l.st.Seen = append(l.st.Seen[:0], l.st.Seen[i:]...)
+	}
+	j := 0
+	for j < len(l.st.Throttles) && l.st.Throttles[j].At+int64(l.st.Spec.Tuning.InferWindow) <= now {
+		j++
+	}
+	if j > 0 {
+		l.st.Throttles = append(l.st.Throttles[:0], l.st.Throttles[j:]...)
+	}
+	if now-l.st.LastSweep < l.userPers[longest(l.userPers)] {
+		return
+	}
+	l.st.LastSweep = now
+	kept := l.st.Users[:0]
+	for _, u := range l.st.Users {
+		if l.idle(u, now) {
+			delete(l.users, u.ID)
+			continue
+		}
+		kept = append(kept, u)
+	}
+	clear(l.st.Users[len(kept):])
+	l.st.Users = kept
+}
+
+// idle reports whether forgetting u changes no decision and u has not
+// enqueued anything for two longest windows (so a user that comes back
+// now and then is not rebuilt every time).
+func (l *Limiter) idle(u *userState, now int64) bool {
+	if now-u.Last < 2*l.userPers[longest(l.userPers)] {
+		return false
+	}
+	if u.Scope.InFlight != 0 || len(u.Queue[Foreground]) != 0 || len(u.Queue[Background]) != 0 {
+		return false
+	}
+	u.Scope.Log.advance(l.userPers, now)
+	if u.Scope.Log.count(longest(l.userPers)) != 0 || u.Scope.Breaker.Open {
+		return false
+	}
+	t := &l.st.Spec.Tuning
+	for w, a := range u.Scope.Limits {
+		if a.limit(l.st.Spec.User.Windows[w].Limit, t, now) < l.st.Spec.User.Windows[w].Limit {
+			return false
+		}
+	}
+	return u.Scope.Conc.limit(l.st.Spec.User.Concurrency, t, now) >= l.st.Spec.User.Concurrency
+}

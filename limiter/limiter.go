@@ -1,0 +1,294 @@
+package limiter
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ErrInvalidRequest is wrapped by the errors Enqueue returns for a request
+// that can never be granted.
+var ErrInvalidRequest = errors.New("limiter: invalid request")
+
+// queued is a request waiting in a user's lane.
+type queued struct {
+	ID       string `json:"id"`
+	Cost     int    `json:"cost"`
+	Slots    int    `json:"slots"`
+	Attempt  int    `json:"attempt,omitempty"`
+	Seq      uint64 `json:"seq"`
+	Enqueued int64  `json:"enqueued"`
+}
+
+// userState is one user's scope and queues.
+type userState struct {
+	ID    string             `json:"id"`
+	Last  int64              `json:"last"` // last enqueue
+	Scope scopeState         `json:"scope"`
+	Queue [numLanes][]queued `json:"queue"`
+	mark  [numLanes]uint64   // round in which this lane was found blocked
+	inAct [numLanes]bool     // listed in Limiter.active
+}
+
+// lease is a live grant holding concurrency slots.
+type lease struct {
+	Grant
+	Attempt   int   `json:"attempt,omitempty"`
+	UserProbe bool  `json:"userProbe,omitempty"`
+	AppProbe  bool  `json:"appProbe,omitempty"`
+	UserCount []int `json:"userCount"` // per window, before this grant
+	AppCount  []int `json:"appCount"`
+	UserConc  int   `json:"userConc"` // in flight before this grant
+	AppConc   int   `json:"appConc"`
+}
+
+// throttleMark remembers a throttle without a scope, to infer app scope
+// when several users are throttled together.
+type throttleMark struct {
+	User string `json:"user"`
+	At   int64  `json:"at"`
+}
+
+// seenID remembers a finished request ID until Until.
+type seenID struct {
+	ID    string `json:"id"`
+	Until int64  `json:"until"`
+}
+
+// state is everything a Limiter persists.
+type state struct {
+	Spec        Spec           `json:"spec"`
+	Now         int64          `json:"now"`
+	Seq         uint64         `json:"seq"`
+	App         scopeState     `json:"app"`
+	Users       []*userState   `json:"users"`
+	Leases      []*lease       `json:"leases"`
+	RetryTokens float64        `json:"retryTokens"`
+	RetryProbe  int64          `json:"retryProbe"`
+	Errors      int            `json:"errors,omitempty"`
+	Throttles   []throttleMark `json:"throttles,omitempty"`
+	Seen        []seenID       `json:"seen,omitempty"`
+	LastSweep   int64          `json:"lastSweep"`
+}
+
+// Limiter is the limit model. Create it with New; the zero value is not
+// usable.
+type Limiter struct {
+	st       state
+	userPers []int64
+	appPers  []int64
+
+	users  map[string]*userState
+	queued map[string]*userState // request ID -> user, while queued
+	leases map[string]*lease     // lease ID -> lease
+	byReq  map[string]*lease     // request ID -> lease
+	seen   map[string]bool
+	active [numLanes][]*userState // users with work queued in the lane
+	round  uint64
+}
+
+// New returns a Limiter enforcing spec, with no history, at time now.
+func New(spec Spec, now time.Time) (*Limiter, error) {
+	spec.Tuning = spec.Tuning.withDefaults()
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	l := &Limiter{}
+	l.st = state{
+		Spec:        spec,
+		Now:         now.UnixNano(),
+		App:         newScopeState(len(spec.App.Windows)),
+		RetryTokens: spec.Tuning.RetryBurst,
+		LastSweep:   now.UnixNano(),
+	}
+	l.index()
+	return l, nil
+}
+
+// Spec returns the spec in force, with tuning defaults filled in.
+func (l *Limiter) Spec() Spec { return l.st.Spec.clone() }
+
+// index rebuilds every derived field from l.st.
+func (l *Limiter) index() {
+	l.userPers = pers(l.st.Spec.User.Windows)
+	l.appPers = pers(l.st.Spec.App.Windows)
+	l.users = make(map[string]*userState, len(l.st.Users))
+	l.queued = make(map[string]*userState)
+	l.leases = make(map[string]*lease, len(l.st.Leases))
+	l.byReq = make(map[string]*lease, len(l.st.Leases))
+	l.seen = make(map[string]bool, len(l.st.Seen))
+	l.active = [numLanes][]*userState{}
+	for _, u := range l.st.Users {
+		l.users[u.ID] = u
+		for lane := range numLanes {
+			u.inAct[lane] = false
+			for _, q := range u.Queue[lane] {
+				l.queued[q.ID] = u
+			}
+			if len(u.Queue[lane]) > 0 {
+				l.activate(u, lane)
+			}
+		}
+	}
+	for _, ls := range l.st.Leases {
+		l.leases[ls.LeaseID] = ls
+		l.byReq[ls.RequestID] = ls
+	}
+	for _, s := range l.st.Seen {
+		l.seen[s.ID] = true
+	}
+}
+
+func pers(ws []Window) []int64 {
+	out := make([]int64, len(ws))
+	for i, w := range ws {
+		out[i] = int64(w.Per)
+	}
+	return out
+}
+
+func (l *Limiter) userView(u *userState) scopeView {
+	return scopeView{&u.Scope, &l.st.Spec.User, l.userPers, &l.st.Spec.Tuning}
+}
+
+func (l *Limiter) appView() scopeView {
+	return scopeView{&l.st.App, &l.st.Spec.App, l.appPers, &l.st.Spec.Tuning}
+}
+
+// clock moves the model to now and returns it in nanoseconds. Time never
+// runs backwards: an earlier now is taken as the latest time seen.
+func (l *Limiter) clock(now time.Time) int64 {
+	n := now.UnixNano()
+	if n < l.st.Now {
+		n = l.st.Now
+	}
+	l.st.Now = n
+	l.st.App.Log.advance(l.appPers, n)
+	l.prune(n)
+	return n
+}
+
+func (l *Limiter) user(id string) *userState {
+	if u := l.users[id]; u != nil {
+		return u
+	}
+	u := &userState{ID: id, Scope: newScopeState(len(l.userPers))}
+	l.users[id] = u
+	l.st.Users = append(l.st.Users, u)
+	return u
+}
+
+func (l *Limiter) activate(u *userState, lane Lane) {
+	if !u.inAct[lane] {
+		u.inAct[lane] = true
+		l.active[lane] = append(l.active[lane], u)
+	}
+}
+
+// Enqueue queues req at now. A request whose ID is queued, leased or
+// recently finished is ignored (nil error): duplicates are harmless. It
+// fails, wrapping ErrInvalidRequest, for a request that could never be
+// granted.
+func (l *Limiter) Enqueue(req Request, now time.Time) error {
+	if err := l.check(req); err != nil {
+		return err
+	}
+	n := l.clock(now)
+	if l.queued[req.ID] != nil || l.byReq[req.ID] != nil || l.seen[req.ID] {
+		return nil
+	}
+	u := l.user(req.User)
+	u.Last = n
+	if req.Lane == Foreground {
+		u.Scope.LastFG = n
+		l.st.App.LastFG = n
+	}
+	l.st.Seq++
+	u.Queue[req.Lane] = append(u.Queue[req.Lane], queued{
+		ID: req.ID, Cost: max(1, req.Cost), Slots: max(1, req.Slots),
+		Attempt: req.Attempt, Seq: l.st.Seq, Enqueued: n,
+	})
+	l.queued[req.ID] = u
+	l.activate(u, req.Lane)
+	return nil
+}
+
+func (l *Limiter) check(req Request) error {
+	switch {
+	case req.ID == "":
+		return fmt.Errorf("%w: empty ID", ErrInvalidRequest)
+	case req.User == "":
+		return fmt.Errorf("%w: %s: empty user", ErrInvalidRequest, req.ID)
+	case req.Lane >= numLanes:
+		return fmt.Errorf("%w: %s: lane %d", ErrInvalidRequest, req.ID, req.Lane)
+	case req.Cost < 0 || req.Slots < 0 || req.Attempt < 0:
+		return fmt.Errorf("%w: %s: negative cost, slots or attempt", ErrInvalidRequest, req.ID)
+	}
+	sp := &l.st.Spec
+	if s := max(1, req.Slots); s > sp.User.Concurrency || s > sp.App.Concurrency {
+		return fmt.Errorf("%w: %s: %d slots exceed a concurrency cap", ErrInvalidRequest, req.ID, s)
+	}
+	for _, ws := range [][]Window{sp.User.Windows, sp.App.Windows} {
+		for _, w := range ws {
+			if c := max(1, req.Cost); c > w.Limit {
+				return fmt.Errorf("%w: %s: cost %d exceeds the limit %d per %s", ErrInvalidRequest, req.ID, c, w.Limit, w.Per.D())
+			}
+		}
+	}
+	return nil
+}
+
+// Cancel removes a queued request and reports whether it was queued. A
+// granted request is given back with Release instead.
+func (l *Limiter) Cancel(requestID string) bool {
+	u := l.queued[requestID]
+	if u == nil {
+		return false
+	}
+	delete(l.queued, requestID)
+	for lane := range numLanes {
+		q := u.Queue[lane]
+		for i, r := range q {
+			if r.ID == requestID {
+				u.Queue[lane] = append(q[:i:i], q[i+1:]...)
+				if len(u.Queue[lane]) == 0 {
+					u.Queue[lane] = nil
+					l.deactivate(u, lane)
+				}
+				return true
+			}
+		}
+	}
+	return true
+}
+
+func (l *Limiter) deactivate(u *userState, lane Lane) {
+	if !u.inAct[lane] {
+		return
+	}
+	u.inAct[lane] = false
+	a := l.active[lane]
+	for i, v := range a {
+		if v == u {
+			l.active[lane] = append(a[:i], a[i+1:]...)
+			return
+		}
+	}
+}
+
+// Lease returns the live grant of requestID, so a duplicate acquire can be
+// answered with the grant already made.
+func (l *Limiter) Lease(requestID string) (Grant, bool) {
+	if ls := l.byReq[requestID]; ls != nil {
+		return ls.Grant, true
+	}
+	return Grant{}, false
+}
+
+func (l *Limiter) remember(id string, now int64) {
+	l.st.Seen = append(l.st.Seen, seenID{id, now + int64(l.st.Spec.Tuning.DedupeTTL)})
+	l.seen[id] = true
+}
+
+func (l *Limiter) leaseID(seq uint64) string { return "L" + strconv.FormatUint(seq, 10) }

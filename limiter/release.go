@@ -1,0 +1,148 @@
+package limiter
+
+import (
+	"math"
+	"time"
+)
+
+// Release ends a lease at now with what upstream said, and reports whether
+// the lease was live (a duplicate or late release is a harmless no-op).
+// Its rate units stay spent. The outcome drives the breakers, the
+// adaptive limits and the retry budget:
+//
+//   - 429 or error 20166: the hard breaker of the named scope opens (a
+//     throttle without a scope is blamed on the app when another user was
+//     throttled within InferWindow, else on the user) and the busiest
+//     window of that scope is lowered to the count it held at grant.
+//   - 10003: the scope's effective concurrency is lowered to what was in
+//     flight at grant.
+//   - a success with ThrottlePercent >= 0.8 that shows the scope fuller
+//     than the model thinks lowers the busiest window to the limit the
+//     percentage implies (>= 1.0: to its count, so nothing more leaves
+//     until a unit leaves the window).
+//   - ErrorThreshold server errors in a row open the app breaker.
+//   - a success earns RetryRatio retry tokens and closes the breakers it
+//     probed.
+func (l *Limiter) Release(leaseID string, o Outcome, now time.Time) bool {
+	ls := l.leases[leaseID]
+	if ls == nil {
+		return false
+	}
+	n := l.clock(now)
+	for i, v := range l.st.Leases {
+		if v == ls {
+			l.st.Leases = append(l.st.Leases[:i], l.st.Leases[i+1:]...)
+			break
+		}
+	}
+	u := l.user(ls.User)
+	u.Scope.Log.advance(l.userPers, n)
+	l.learn(u, ls, o, n)
+	l.free(ls, n)
+	return true
+}
+
+func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
+	t := &l.st.Spec.Tuning
+	usr, app := l.userView(u), l.appView()
+	switch {
+	case o.Status == 0 && o.Code == "":
+		// Never sent, or fate unknown: learn nothing; free clears the probe.
+	case o.success():
+		l.st.Errors = 0
+		l.st.RetryTokens = math.Min(t.RetryBurst, l.st.RetryTokens+t.RetryRatio)
+		if ls.AppProbe {
+			l.st.App.Breaker.close()
+		}
+		if ls.UserProbe {
+			u.Scope.Breaker.close()
+		}
+		usr.prove(ls.UserCount, ls.Cost, now)
+		app.prove(ls.AppCount, ls.Cost, now)
+		if o.ThrottlePercent >= 0.8 {
+			l.soft(usr, app, ls, o, now)
+		}
+	case o.concurrency():
+		if o.Scope == ScopeApp {
+			app.st.Conc.lower(app.spec.Concurrency, ls.AppConc, t, now)
+		} else {
+			usr.st.Conc.lower(usr.spec.Concurrency, ls.UserConc, t, now)
+		}
+	case o.throttled():
+		l.st.Errors = 0
+		scope := o.Scope
+		if scope == ScopeUnknown {
+			scope = l.infer(u.ID, now)
+		}
+		v, before := usr, ls.UserCount
+		if scope == ScopeApp {
+			v, before = app, ls.AppCount
+		}
+		v.lowerBusiest(before, now)
+		l.failProbes(u, ls, now, "throttled")
+		v.st.Breaker.trip(now, t, "throttled (429/"+CodeThrottled+")")
+	case o.serverError():
+		l.st.Errors++
+		l.failProbes(u, ls, now, "server errors")
+		if t.ErrorThreshold > 0 && l.st.Errors >= t.ErrorThreshold {
+			l.st.App.Breaker.trip(now, t, "server errors")
+		}
+	}
+}
+
+// failProbes reopens, with a doubled cooldown, the breakers ls probed.
+func (l *Limiter) failProbes(u *userState, ls *lease, now int64, reason string) {
+	t := &l.st.Spec.Tuning
+	if ls.AppProbe {
+		l.st.App.Breaker.probeFailed(now, t, reason)
+	}
+	if ls.UserProbe {
+		u.Scope.Breaker.probeFailed(now, t, reason)
+	}
+}
+
+// infer blames a throttle without a scope: the app if another user was
+// throttled within InferWindow, else the user.
+func (l *Limiter) infer(user string, now int64) ThrottleScope {
+	scope := ScopeUser
+	for _, m := range l.st.Throttles {
+		if m.User != user && now-m.At < int64(l.st.Spec.Tuning.InferWindow) {
+			scope = ScopeApp
+		}
+	}
+	l.st.Throttles = append(l.st.Throttles, throttleMark{user, now})
+	return scope
+}
+
+// soft reacts to x-ms-throttle-limit-percentage on a success. It acts only
+// when upstream reports the scope fuller than the model counts it (with
+// exact limits the two agree and nothing changes).
+func (l *Limiter) soft(usr, app scopeView, ls *lease, o Outcome, now int64) {
+	after := func(c []int) []int {
+		out := make([]int, len(c))
+		for i, v := range c {
+			out[i] = v + ls.Cost
+		}
+		return out
+	}
+	uc, ac := after(ls.UserCount), after(ls.AppCount)
+	v, counts := usr, uc
+	switch o.Scope {
+	case ScopeApp:
+		v, counts = app, ac
+	case ScopeUnknown:
+		_, ur := usr.busiest(uc, now)
+		if _, ar := app.busiest(ac, now); ar > ur {
+			v, counts = app, ac
+		}
+	}
+	w, ratio := v.busiest(counts, now)
+	if w < 0 || o.ThrottlePercent <= ratio+0.02 {
+		return
+	}
+	target := counts[w]
+	if o.ThrottlePercent < 1 {
+		target = int(float64(counts[w])/o.ThrottlePercent + 1e-9)
+	}
+	v.st.Limits[w].lower(v.spec.Windows[w].Limit, target, v.t, now)
+}

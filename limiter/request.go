@@ -1,0 +1,146 @@
+package limiter
+
+import (
+	"fmt"
+	"time"
+)
+
+// Lane is a request's priority class.
+type Lane uint8
+
+const (
+	// Foreground is work a person waits for (scans, previews). It always
+	// goes first and may use the whole budget.
+	Foreground Lane = iota
+	// Background is migration work. It may use the budget minus the
+	// foreground reserve.
+	Background
+	numLanes
+)
+
+// String returns "foreground" or "background".
+func (l Lane) String() string {
+	switch l {
+	case Foreground:
+		return "foreground"
+	case Background:
+		return "background"
+	}
+	return fmt.Sprintf("Lane(%d)", uint8(l))
+}
+
+// MarshalText writes the lane's name.
+func (l Lane) MarshalText() ([]byte, error) {
+	if l >= numLanes {
+		return nil, fmt.Errorf("limiter: invalid lane %d", uint8(l))
+	}
+	return []byte(l.String()), nil
+}
+
+// UnmarshalText reads "foreground" or "background".
+func (l *Lane) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "foreground":
+		*l = Foreground
+	case "background":
+		*l = Background
+	default:
+		return fmt.Errorf("limiter: invalid lane %q", b)
+	}
+	return nil
+}
+
+// Request asks for permission to send Cost Graph requests for User.
+type Request struct {
+	// ID identifies the request; a second Enqueue with the same ID is a
+	// no-op.
+	ID   string `json:"id"`
+	User string `json:"user"`
+	Lane Lane   `json:"lane"`
+	// Cost is the number of Graph requests it will make (a $batch of k
+	// sub-requests costs k). Zero means 1.
+	Cost int `json:"cost,omitempty"`
+	// Slots is the number of concurrency slots it holds while leased.
+	// Zero means 1.
+	Slots int `json:"slots,omitempty"`
+	// Attempt is 0 for a first try and counts retries after that.
+	// Retries draw on the retry budget.
+	Attempt int `json:"attempt,omitempty"`
+}
+
+// Grant is a permission to send: the request may leave now, and holds its
+// concurrency slots until Release or until Expires.
+type Grant struct {
+	RequestID string    `json:"requestID"`
+	LeaseID   string    `json:"leaseID"`
+	User      string    `json:"user"`
+	Lane      Lane      `json:"lane"`
+	Cost      int       `json:"cost"`
+	Slots     int       `json:"slots"`
+	Granted   time.Time `json:"granted"`
+	Expires   time.Time `json:"expires"`
+	// Probe is set when the grant is a breaker's half-open probe.
+	Probe bool `json:"probe,omitempty"`
+}
+
+// ThrottleScope is the scope upstream blamed for a throttle, parsed by
+// the Graph client from x-ms-throttle-scope.
+type ThrottleScope uint8
+
+const (
+	// ScopeUnknown means upstream named no scope; the limiter infers one.
+	ScopeUnknown ThrottleScope = iota
+	// ScopeUser is the per-user (Tenant_Application) limit.
+	ScopeUser
+	// ScopeApp is the per-app (Application) limit.
+	ScopeApp
+)
+
+// String returns "unknown", "user" or "app".
+func (s ThrottleScope) String() string {
+	switch s {
+	case ScopeUser:
+		return "user"
+	case ScopeApp:
+		return "app"
+	}
+	return "unknown"
+}
+
+// OneNote error codes the limiter reacts to.
+const (
+	CodeThrottled   = "20166" // too many requests for this user
+	CodeConcurrency = "10003" // too many active requests
+)
+
+// Outcome is what upstream said about a granted request. The zero Outcome
+// means the request was never sent or its fate is unknown.
+type Outcome struct {
+	Status int    `json:"status,omitempty"` // HTTP status; 0 if never sent
+	Code   string `json:"code,omitempty"`   // OneNote error code, e.g. "20166"
+	// ThrottlePercent is x-ms-throttle-limit-percentage (0.8 to 1.8), or
+	// 0 if absent.
+	ThrottlePercent float64       `json:"throttlePercent,omitempty"`
+	Scope           ThrottleScope `json:"scope,omitempty"`
+}
+
+func (o Outcome) concurrency() bool { return o.Code == CodeConcurrency }
+
+func (o Outcome) throttled() bool {
+	return !o.concurrency() && (o.Status == 429 || o.Code == CodeThrottled)
+}
+
+func (o Outcome) serverError() bool {
+	if o.throttled() || o.concurrency() {
+		return false
+	}
+	switch o.Code {
+	case "10001", "10002", "10007", "10014", "10015", "30103", "19999":
+		return true
+	}
+	return o.Status >= 500
+}
+
+func (o Outcome) success() bool {
+	return o.Status >= 200 && o.Status < 400 && !o.throttled() && !o.concurrency()
+}

@@ -1,0 +1,132 @@
+package limiter
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// stamp is one grant in a rolling log.
+type stamp struct {
+	at   int64 // unix nanoseconds
+	cost int
+}
+
+// rollingLog is a sliding-window log of grants shared by several windows
+// of one scope. For each window it keeps a cursor to the oldest entry
+// still inside the window and the sum of costs from there on, so a count
+// is O(1) and the earliest free slot is a short walk.
+//
+// An entry stamped at a is inside a window of length per at time t iff
+// a > t-per: it leaves exactly at a+per.
+type rollingLog struct {
+	entries []stamp
+	start   []int // per window: index of the oldest entry inside it
+	sum     []int // per window: cost inside it
+}
+
+// reset sizes the per-window cursors for n windows and recounts.
+func (g *rollingLog) reset(n int) {
+	g.start = make([]int, n)
+	g.sum = make([]int, n)
+	total := 0
+	for _, e := range g.entries {
+		total += e.cost
+	}
+	for i := range g.sum {
+		g.sum[i] = total
+	}
+}
+
+// advance moves every window to time now and drops entries older than
+// every window.
+func (g *rollingLog) advance(pers []int64, now int64) {
+	low := len(g.entries)
+	for w, per := range pers {
+		s, edge := g.start[w], now-per
+		for s < len(g.entries) && g.entries[s].at <= edge {
+			g.sum[w] -= g.entries[s].cost
+			s++
+		}
+		g.start[w] = s
+		low = min(low, s)
+	}
+	if low > 32 && 2*low >= len(g.entries) {
+		n := copy(g.entries, g.entries[low:])
+		g.entries = g.entries[:n]
+		for w := range g.start {
+			g.start[w] -= low
+		}
+	}
+}
+
+// add records cost granted at now (not before the last entry).
+func (g *rollingLog) add(now int64, cost int) {
+	g.entries = append(g.entries, stamp{now, cost})
+	for w := range g.sum {
+		g.sum[w] += cost
+	}
+}
+
+// count is the cost inside window w as of the last advance.
+func (g *rollingLog) count(w int) int { return g.sum[w] }
+
+// freeAt is the earliest time, not before now, at which cost more fits
+// into window w of length per under limit. If cost exceeds the limit it
+// waits for the window to empty.
+func (g *rollingLog) freeAt(w int, per int64, limit, cost int, now int64) int64 {
+	need := g.sum[w] + cost - limit
+	if cost > limit {
+		need = g.sum[w]
+	}
+	if need <= 0 {
+		return now
+	}
+	removed := 0
+	for i := g.start[w]; i < len(g.entries); i++ {
+		removed += g.entries[i].cost
+		if removed >= need {
+			return max(now, g.entries[i].at+per)
+		}
+	}
+	return now
+}
+
+// MarshalJSON writes the entries as a flat array: the first stamp, then
+// each later stamp as a delta from the one before, each followed by its
+// cost.
+func (g rollingLog) MarshalJSON() ([]byte, error) {
+	flat := make([]int64, 0, 2*len(g.entries))
+	var prev int64
+	for i, e := range g.entries {
+		if i == 0 {
+			flat = append(flat, e.at, int64(e.cost))
+		} else {
+			flat = append(flat, e.at-prev, int64(e.cost))
+		}
+		prev = e.at
+	}
+	return json.Marshal(flat)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote. The cursors are rebuilt by
+// the owner (reset, then advance).
+func (g *rollingLog) UnmarshalJSON(b []byte) error {
+	var flat []int64
+	if err := json.Unmarshal(b, &flat); err != nil {
+		return err
+	}
+	if len(flat)%2 != 0 {
+		return fmt.Errorf("limiter: rolling log: odd number of values")
+	}
+	g.entries = make([]stamp, 0, len(flat)/2)
+	var at int64
+	for i := 0; i < len(flat); i += 2 {
+		if i == 0 {
+			at = flat[0]
+		} else {
+			at += flat[i]
+		}
+		g.entries = append(g.entries, stamp{at, int(flat[i+1])})
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package limiter
+
+// scopeState is the accounting of one scope: the app, or one user.
+type scopeState struct {
+	Log      rollingLog `json:"log"`
+	InFlight int        `json:"inFlight,omitempty"`
+	Limits   []adapted  `json:"limits"`
+	Conc     adapted    `json:"conc"`
+	Breaker  breaker    `json:"breaker"`
+	LastFG   int64      `json:"lastFG,omitempty"` // last foreground enqueue
+}
+
+// scopeView binds a scopeState to its spec for one decision.
+type scopeView struct {
+	st   *scopeState
+	spec *ScopeSpec
+	pers []int64
+	t    *Tuning
+}
+
+func newScopeState(n int) scopeState {
+	s := scopeState{Limits: make([]adapted, n)}
+	s.Log.reset(n)
+	return s
+}
+
+// effLimit is window w's effective limit for lane.
+func (v scopeView) effLimit(w int, lane Lane, now int64) int {
+	n := v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now)
+	if !v.reserving(now) {
+		return n
+	}
+	return laneLimit(n, lane, v.t.Reserve)
+}
+
+// reserving reports whether the window reserve is held at now: foreground
+// work was enqueued in this scope within ReserveIdle.
+func (v scopeView) reserving(now int64) bool {
+	return v.st.LastFG != 0 && now < v.reserveEnds()
+}
+
+// reserveEnds is when the window reserve lapses.
+func (v scopeView) reserveEnds() int64 { return v.st.LastFG + int64(v.t.ReserveIdle) }
+
+// effConc is the effective concurrency cap for lane.
+func (v scopeView) effConc(lane Lane, now int64) int {
+	n := v.st.Conc.limit(v.spec.Concurrency, v.t, now)
+	return laneLimit(n, lane, v.t.Reserve)
+}
+
+// laneLimit is what a lane may use of limit n: all of it for
+// foreground; n minus the reserve (rounded up, at least 1 left) for
+// background.
+func laneLimit(n int, lane Lane, reserve float64) int {
+	if lane == Foreground {
+		return n
+	}
+	r := int(reserve*float64(n) + 0.999999)
+	return max(1, n-r)
+}
+
+// fits reports whether cost units and slots fit now in every window and
+// the concurrency cap (the log must be advanced to now).
+func (v scopeView) fits(lane Lane, cost, slots int, now int64) bool {
+	for w := range v.pers {
+		lim := v.effLimit(w, lane, now)
+		c := v.st.Log.count(w)
+		if c+cost > lim && !(cost > lim && c == 0) {
+			return false
+		}
+		// Above the level last throttled, probe one request at a time so
+		// a wrong guess costs one throttle, not one per slot.
+		if v.st.InFlight > 0 && v.st.Limits[w].probing(c+cost, v.spec.Windows[w].Limit, v.t, now) {
+			return false
+		}
+	}
+	return v.st.InFlight+slots <= max(v.effConc(lane, now), slots)
+}
+
+// rateFreeAt is the earliest time at which cost fits in every window: the
+// maximum over the windows.
+func (v scopeView) rateFreeAt(lane Lane, cost int, now int64) int64 {
+	at := now
+	for w, per := range v.pers {
+		at = max(at, v.st.Log.freeAt(w, per, v.effLimit(w, lane, now), cost, now))
+	}
+	return at
+}
+
+// concFull reports whether slots do not fit in the concurrency cap now.
+func (v scopeView) concFull(lane Lane, slots int, now int64) bool {
+	return v.st.InFlight+slots > max(v.effConc(lane, now), slots)
+}
+
+// counts fills out (one element per window) with each window's count.
+func (v scopeView) counts(out []int) []int {
+	for w := range out {
+		out[w] = v.st.Log.count(w)
+	}
+	return out
+}
+
+// lowerBusiest lowers the effective limit of the window(s) that were
+// fullest when a request was granted to the count they held then. It
+// reports whether anything changed.
+func (v scopeView) lowerBusiest(before []int, now int64) bool {
+	if len(before) != len(v.pers) {
+		return false
+	}
+	// A window that has already let a request through at this count or
+	// more is not to blame; of the others, the fullest is.
+	best := -1.0
+	ratios := make([]float64, len(before))
+	for w, c := range before {
+		ratios[w] = -1
+		if c < v.st.Limits[w].proven(v.pers[w], now) {
+			continue
+		}
+		ratios[w] = float64(c) / float64(v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now))
+		best = max(best, ratios[w])
+	}
+	changed := false
+	for w, c := range before {
+		if best >= 0 && ratios[w] >= best-0.05 {
+			changed = v.st.Limits[w].lower(v.spec.Windows[w].Limit, c, v.t, now) || changed
+		}
+	}
+	return changed
+}
+
+// prove records a success granted at counts before (excluding it).
+func (v scopeView) prove(before []int, cost int, now int64) {
+	for w, c := range before {
+		if w < len(v.st.Limits) {
+			v.st.Limits[w].prove(c+cost, v.pers[w], now)
+		}
+	}
+}
+
+// busiest returns the window with the highest count/limit ratio for
+// counts, and that ratio.
+func (v scopeView) busiest(counts []int, now int64) (int, float64) {
+	bw, best := -1, -1.0
+	for w, c := range counts {
+		r := float64(c) / float64(v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now))
+		if r > best {
+			bw, best = w, r
+		}
+	}
+	return bw, best
+}

@@ -1,0 +1,263 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// Config is one simulation run.
+type Config struct {
+	Scenario string
+	Workload Workload
+	Upstream UpstreamConfig
+	// Spec is what our limiter believes (the published table).
+	Spec    limiter.Spec
+	Horizon time.Duration
+	Seed    uint64
+	// MeasureFrom and MeasureTo bound the interval over which budget use
+	// is measured (zero: the whole run).
+	MeasureFrom, MeasureTo time.Duration
+}
+
+// job is a page migration or a foreground scan: a sequence of requests.
+type job struct {
+	user    string
+	lane    limiter.Lane
+	total   int // requests in the job
+	done    int // requests completed
+	page    bool
+	visible time.Time
+	arrived time.Time // for scans: when the person asked
+	reqAt   time.Time // when the current request was asked for
+	sentAt  time.Time // when its latest attempt was sent
+	tries   int       // attempts of the current request so far
+}
+
+// userQueue is one user's page jobs and workers.
+type userQueue struct {
+	id        string
+	jobs      []*job
+	idle      int // workers without a job
+	pagesLeft int
+	wake      time.Time // pending dispatch wake-up
+	inFlight  int       // requests at upstream
+	idleFrom  time.Time // stall watch: zero when not idle
+}
+
+// run is the state shared by every policy during one simulation.
+type run struct {
+	clock
+	cfg    Config
+	up     *Upstream
+	rng    *rand.Rand
+	pol    policy
+	users  map[string]*userQueue
+	order  []string
+	res    *Result
+	left   int // pages left
+	adapt  time.Time
+	wakeAt time.Time // earliest pending worker wake-up
+}
+
+// policy decides how one request of a job is sent and retried.
+type policy interface {
+	name() string
+	start(r *run) error
+	// send asks for the job's next request. The policy calls r.complete
+	// when it succeeded, or r.requeue to give the job back.
+	send(r *run, j *job, attempt int)
+}
+
+// Run simulates cfg under the named policy: "ours", "backoff" or
+// "queue-retry".
+func Run(cfg Config, policyName string) (*Result, error) {
+	var p policy
+	switch policyName {
+	case "ours":
+		p = &ours{}
+	case "backoff":
+		p = &backoff{}
+	case "queue-retry":
+		p = &queueRetry{}
+	default:
+		return nil, fmt.Errorf("sim: unknown policy %q", policyName)
+	}
+	if cfg.Upstream.Limits.User.Windows == nil {
+		cfg.Upstream.Limits = cfg.Spec
+	}
+	if cfg.Upstream.Audit.User.Windows == nil {
+		cfg.Upstream.Audit = cfg.Spec
+	}
+	r := &run{
+		clock: clock{now: Epoch},
+		cfg:   cfg,
+		up:    NewUpstream(cfg.Upstream, cfg.Seed),
+		rng:   rand.New(rand.NewPCG(cfg.Seed, 0xbac0ff)),
+		pol:   p,
+		users: map[string]*userQueue{},
+	}
+	r.res = newResult(cfg, p.name())
+	for _, u := range cfg.Workload.Users {
+		q := &userQueue{id: u.User, idle: max(1, cfg.Workload.Workers), pagesLeft: len(u.Pages)}
+		for _, res := range u.Pages {
+			q.jobs = append(q.jobs, &job{user: u.User, lane: limiter.Background, total: 1 + res, page: true, visible: Epoch})
+		}
+		r.users[u.User] = q
+		r.order = append(r.order, u.User)
+		r.left += len(u.Pages)
+		r.res.Pages += len(u.Pages)
+		r.res.Logical += u.Requests()
+	}
+	if err := p.start(r); err != nil {
+		return nil, err
+	}
+	for _, s := range cfg.Workload.Scans {
+		r.scheduleScan(s, s.At)
+	}
+	for _, u := range r.order {
+		r.dispatch(u)
+	}
+	end := Epoch.Add(cfg.Horizon)
+	r.run(end, func() bool { return r.left == 0 && len(cfg.Workload.Scans) == 0 })
+	r.finish(end)
+	return r.res, nil
+}
+
+func (r *run) scheduleScan(s Scan, at time.Duration) {
+	if at > r.cfg.Horizon {
+		return
+	}
+	r.at(Epoch.Add(at), func() {
+		j := &job{user: s.User, lane: limiter.Foreground, total: s.Requests, arrived: r.now}
+		r.startRequest(j)
+		if s.Every > 0 && r.left > 0 {
+			r.scheduleScan(s, at+s.Every)
+		}
+	})
+}
+
+// dispatch hands visible jobs of user to idle workers.
+func (r *run) dispatch(user string) {
+	q := r.users[user]
+	for q.idle > 0 {
+		j := r.takeVisible(q)
+		if j == nil {
+			return
+		}
+		q.idle--
+		r.startRequest(j)
+	}
+}
+
+// takeVisible removes and returns the first job visible now (the queue is
+// kept in order of visibility); if none is, it schedules a wake-up for
+// the earliest one.
+func (r *run) takeVisible(q *userQueue) *job {
+	if len(q.jobs) == 0 {
+		return nil
+	}
+	j := q.jobs[0]
+	if j.visible.After(r.now) {
+		if !q.wake.Equal(j.visible) {
+			q.wake = j.visible
+			r.at(j.visible, func() { r.dispatch(q.id) })
+		}
+		return nil
+	}
+	q.jobs[0] = nil
+	q.jobs = q.jobs[1:]
+	return j
+}
+
+// push adds j to q in order of visibility, after jobs visible at the same
+// time.
+func (q *userQueue) push(j *job) {
+	i := len(q.jobs)
+	for i > 0 && q.jobs[i-1].visible.After(j.visible) {
+		i--
+	}
+	q.jobs = slices.Insert(q.jobs, i, j)
+}
+
+func (r *run) startRequest(j *job) {
+	j.reqAt = r.now
+	r.pol.send(r, j, 0)
+}
+
+// sendUpstream sends one request of j now and calls back with the
+// response when it arrives.
+func (r *run) sendUpstream(j *job, attempt int, back func(Response)) {
+	q := r.users[j.user]
+	if q != nil {
+		if !q.idleFrom.IsZero() {
+			if stall := r.now.Sub(q.idleFrom); stall > 0 && r.left > 0 {
+				r.res.MaxStall = max(r.res.MaxStall, stall)
+			}
+			q.idleFrom = time.Time{}
+		}
+		q.inFlight++
+	}
+	j.sentAt = r.now
+	j.tries++
+	resp, lat := r.up.Send(j.user, r.now, r.since())
+	r.res.record(r, j, attempt, resp)
+	r.after(lat, func() {
+		if resp.Status == 200 {
+			r.up.Done(j.user)
+		}
+		if resp.Status == 429 && r.adapt.IsZero() {
+			r.adapt = r.now
+			r.res.FirstThrottlePage = r.res.PagesDone
+		}
+		if q != nil {
+			q.inFlight--
+		}
+		back(resp)
+		if q != nil && q.inFlight == 0 && q.pagesLeft > 0 {
+			// Stall watch: from when upstream would take the next request
+			// (leaving our background reserve) until we send one.
+			q.idleFrom = r.up.FreeAtReserve(j.user, r.now, r.cfg.Spec.Tuning.Reserve)
+		}
+	})
+}
+
+// complete records a successful request of j and moves the job on.
+func (r *run) complete(j *job) {
+	if j.lane == limiter.Foreground {
+		r.res.FGWaits = append(r.res.FGWaits, j.sentAt.Sub(j.reqAt))
+	}
+	j.done++
+	j.tries = 0
+	if j.done < j.total {
+		r.startRequest(j)
+		return
+	}
+	if !j.page {
+		return
+	}
+	q := r.users[j.user]
+	q.pagesLeft--
+	r.left--
+	r.res.pageDone(r)
+	q.idle++
+	r.dispatch(j.user)
+}
+
+// requeue gives j back to its user's queue, visible after delay, and frees
+// the worker.
+func (r *run) requeue(j *job, delay time.Duration) {
+	if !j.page {
+		r.after(delay, func() { r.startRequest(j) })
+		return
+	}
+	r.res.Abandoned++
+	j.visible = r.now.Add(delay)
+	q := r.users[j.user]
+	q.push(j)
+	q.idle++
+	r.dispatch(j.user)
+}

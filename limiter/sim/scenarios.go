@@ -1,0 +1,132 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// Policies are the policies every scenario compares.
+var Policies = []string{"ours", "backoff", "queue-retry"}
+
+// Scenario is a named configuration with a one-line description.
+type Scenario struct {
+	Name        string
+	Description string
+	Config      Config
+}
+
+// baseUpstream is OneNote as documented: the published limits, no
+// Retry-After, no throttle headers, every received request counted, and
+// 200-800 ms latency.
+func baseUpstream() UpstreamConfig {
+	return UpstreamConfig{
+		Limits:        limiter.OneNote(),
+		Audit:         limiter.OneNote(),
+		CountRejected: true,
+		LatencyMin:    200 * time.Millisecond,
+		LatencyMax:    800 * time.Millisecond,
+	}
+}
+
+func oneUser(pages int, seed uint64) Workload {
+	return Workload{Users: []UserWork{{User: "alice", Pages: Pages(pages, 2, seed)}}, Workers: 5}
+}
+
+// Seed is the seed's incident: one user, 1,300 pages of about 3 requests.
+func Seed() Scenario {
+	return Scenario{
+		Name:        "seed",
+		Description: "one user, 1,300 pages (content + 0-4 resources each, ~3 requests a page), 5 workers",
+		Config: Config{
+			Scenario: "seed", Workload: oneUser(1300, 1), Upstream: baseUpstream(),
+			Spec: limiter.OneNote(), Horizon: 12 * time.Hour, Seed: 1,
+		},
+	}
+}
+
+// SeedLenient is Seed against an upstream that counts only accepted
+// requests, the kindest assumption for the naive policies.
+func SeedLenient() Scenario {
+	s := Seed()
+	s.Name = "seed-lenient"
+	s.Description = "as seed, but upstream counts only accepted requests against its windows"
+	s.Config.Scenario = s.Name
+	s.Config.Upstream.CountRejected = false
+	return s
+}
+
+// FiveUsers is five users with equal demand sharing the app budget.
+func FiveUsers() Scenario {
+	w := Workload{Workers: 5}
+	for i := range 5 {
+		w.Users = append(w.Users, UserWork{User: fmt.Sprintf("user%d", i+1), Pages: Pages(260, 2, uint64(11+i))})
+	}
+	return Scenario{
+		Name:        "five-users",
+		Description: "5 users x 260 pages sharing the app's 240/min, 800/h and 20 concurrent",
+		Config: Config{
+			Scenario: "five-users", Workload: w, Upstream: baseUpstream(),
+			Spec: limiter.OneNote(), Horizon: 10 * time.Hour, Seed: 2,
+		},
+	}
+}
+
+// Saturate is a background migration larger than the run, measuring
+// budget use from the second hour on.
+func Saturate() Scenario {
+	return Scenario{
+		Name:        "saturate",
+		Description: "one user with more pages than 6 h allow; budget use measured over hours 1-6",
+		Config: Config{
+			Scenario: "saturate", Workload: oneUser(4000, 3), Upstream: baseUpstream(),
+			Spec: limiter.OneNote(), Horizon: 6 * time.Hour, Seed: 3,
+			MeasureFrom: time.Hour, MeasureTo: 6 * time.Hour,
+		},
+	}
+}
+
+// Foreground is Saturate with a person scanning every 20 minutes.
+func Foreground() Scenario {
+	s := Saturate()
+	s.Name = "foreground"
+	s.Description = "saturating migration plus a 3-request foreground scan every 20 min"
+	s.Config.Scenario = s.Name
+	s.Config.Workload.Scans = []Scan{{User: "alice", At: 0, Every: 20 * time.Minute, Requests: 3}}
+	return s
+}
+
+// OutageScenario is a 5-minute upstream outage (503) in the middle of a burst.
+func OutageScenario() Scenario {
+	up := baseUpstream()
+	up.Outages = []Outage{{From: 61 * time.Minute, To: 66 * time.Minute}}
+	return Scenario{
+		Name:        "outage",
+		Description: "one user, 500 pages; every request fails with 503 from minute 61 to 66",
+		Config: Config{
+			Scenario: "outage", Workload: oneUser(500, 4), Upstream: up,
+			Spec: limiter.OneNote(), Horizon: 6 * time.Hour, Seed: 4,
+		},
+	}
+}
+
+// Hidden is Seed against limits 30% stricter than published, with no
+// throttle headers at all.
+func Hidden() Scenario {
+	up := baseUpstream()
+	up.Limits = limiter.OneNote().Tighten(0.7)
+	return Scenario{
+		Name:        "hidden",
+		Description: "as seed, but upstream really allows 30% less (84/min, 280/h, 3 at once) and sends no headers",
+		Config: Config{
+			Scenario: "hidden", Workload: oneUser(1300, 1), Upstream: up,
+			Spec: limiter.OneNote(), Horizon: 20 * time.Hour, Seed: 5,
+		},
+	}
+}
+
+// Scenarios returns every scenario in report order.
+func Scenarios() []Scenario {
+	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Saturate(), Foreground(), OutageScenario(), Hidden()}
+}

@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+func mustRun(t *testing.T, sc Scenario, policy string) *Result {
+	t.Helper()
+	r, err := Run(sc.Config, policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s/%s: done %d/%d in %s (bound %s, x%.3f), sent %d, 429 %d, 10003 %d, 5xx %d, peak %.3f, stall %s, budget %.3f, jain %.4f, fg p99 %s",
+		sc.Name, policy, r.PagesDone, r.Pages, r.Completion, r.LowerBound, ratio(r), r.Sent, r.Throttled, r.Concurrency,
+		r.Failed, r.PeakUsage, r.MaxStall, r.Budget, r.Jain, Percentile(r.FGWaits, 0.99))
+	return r
+}
+
+func ratio(r *Result) float64 { return float64(r.Completion) / float64(r.LowerBound) }
+
+func TestGreedyFinish(t *testing.T) {
+	spec := Seed().Config.Spec
+	tests := []struct {
+		n    int
+		want time.Duration
+	}{
+		{1, 0},
+		{120, 0},               // the minute's burst
+		{121, time.Minute},     // then the minute window binds
+		{400, 3 * time.Minute}, // 120+120+120+40
+		{401, time.Hour},       // the hour window binds
+		{800, time.Hour + 3*time.Minute},
+	}
+	for _, tc := range tests {
+		if got := GreedyFinish(spec.User.Windows, tc.n); got != tc.want {
+			t.Errorf("GreedyFinish(%d) = %s, want %s", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestOursSeedExactLimits(t *testing.T) {
+	r := mustRun(t, Seed(), "ours")
+	if !r.Finished {
+		t.Fatal("did not finish")
+	}
+	if r.Throttled+r.Concurrency != 0 {
+		t.Errorf("upstream throttled %d (429) + %d (10003), want 0", r.Throttled, r.Concurrency)
+	}
+	if r.PeakUsage > 1 {
+		t.Errorf("worst rolling-window usage %.3f of a limit, want <= 1", r.PeakUsage)
+	}
+	if x := ratio(r); x > 1.03 {
+		t.Errorf("completion %s is %.3fx the lower bound %s, want <= 1.03", r.Completion, x, r.LowerBound)
+	}
+	if r.MaxStall != 0 {
+		t.Errorf("idle %s while the windows had room, want 0", r.MaxStall)
+	}
+}
+
+func TestOursBudgetUse(t *testing.T) {
+	tests := []struct {
+		sc         Scenario
+		minBudget  float64
+		maxFGp99   time.Duration
+		checkFGp99 bool
+	}{
+		{Saturate(), 0.97, 0, false},
+		{Foreground(), 0.90, time.Second, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.sc.Name, func(t *testing.T) {
+			r := mustRun(t, tc.sc, "ours")
+			if r.Budget < tc.minBudget {
+				t.Errorf("budget use %.3f, want >= %.2f", r.Budget, tc.minBudget)
+			}
+			if r.Throttled+r.Concurrency != 0 || r.PeakUsage > 1 {
+				t.Errorf("throttled %d+%d, peak %.3f", r.Throttled, r.Concurrency, r.PeakUsage)
+			}
+			if tc.checkFGp99 {
+				if len(r.FGWaits) < 50 {
+					t.Fatalf("only %d foreground requests", len(r.FGWaits))
+				}
+				if p := Percentile(r.FGWaits, 0.99); p > tc.maxFGp99 {
+					t.Errorf("foreground p99 wait %s, want <= %s", p, tc.maxFGp99)
+				}
+			}
+		})
+	}
+}
+
+func TestOursFairness(t *testing.T) {
+	r := mustRun(t, FiveUsers(), "ours")
+	if r.Jain < 0.99 {
+		t.Errorf("Jain's index %.4f, want >= 0.99", r.Jain)
+	}
+	if r.Throttled+r.Concurrency != 0 || r.PeakUsage > 1 {
+		t.Errorf("throttled %d+%d, peak %.3f", r.Throttled, r.Concurrency, r.PeakUsage)
+	}
+	if x := ratio(r); x > 1.03 {
+		t.Errorf("completion %.3fx the lower bound", x)
+	}
+}
+
+func TestOursHiddenLimits(t *testing.T) {
+	sc := Hidden()
+	r := mustRun(t, sc, "ours")
+	if !r.Finished {
+		t.Fatal("did not finish")
+	}
+	if r.ThrottledAfterAdapt > 0.01 {
+		t.Errorf("%.2f%% of requests after the first adaptation throttled, want <= 1%%", 100*r.ThrottledAfterAdapt)
+	}
+	if cool := sc.Config.Spec.Tuning.Cooldown.D(); r.MaxStall > 2*cool {
+		t.Errorf("longest stall %s, want <= 2 cooldowns (%s)", r.MaxStall, 2*cool)
+	}
+	if x := ratio(r); x > 1.1 {
+		t.Errorf("completion %s is %.3fx the true-limit bound %s, want <= 1.1", r.Completion, x, r.LowerBound)
+	}
+}
+
+func TestOursOutageRetryBudget(t *testing.T) {
+	r := mustRun(t, OutageScenario(), "ours")
+	if !r.Finished {
+		t.Fatal("did not finish")
+	}
+	if amp := float64(r.Sent) / float64(r.Logical); amp > 1.1 {
+		t.Errorf("retry amplification %.3f (sent %d for %d requests), want <= 1.1", amp, r.Sent, r.Logical)
+	}
+	if r.Failed == 0 {
+		t.Error("the outage was never hit")
+	}
+}
+
+func TestBaselinesReproduceTheSeedStory(t *testing.T) {
+	sc := Seed()
+	sc.Config.Horizon = 2*time.Hour + 10*time.Minute
+	queue := mustRun(t, sc, "queue-retry")
+	if queue.LongestNoPage < 30*time.Minute {
+		t.Errorf("queue retry: longest time without a page %s, want a death spiral >= 30 min", queue.LongestNoPage)
+	}
+	back := mustRun(t, sc, "backoff")
+	if back.Abandoned == 0 || back.Sent < 2*back.Accepted {
+		t.Errorf("backoff: abandoned %d, sent %d for %d accepted; want abandoned jobs and wasted requests",
+			back.Abandoned, back.Sent, back.Accepted)
+	}
+	ours := mustRun(t, sc, "ours")
+	if ours.MaxStall != 0 || ours.PagesDone < 3*max(queue.PagesDone, back.PagesDone) {
+		t.Errorf("ours: stall %s, pages %d (baselines %d, %d)", ours.MaxStall, ours.PagesDone, queue.PagesDone, back.PagesDone)
+	}
+	// Ours waits only for the hour window: every gap without a page ends
+	// when the window's oldest requests leave.
+	if ours.LongestNoPage > time.Hour {
+		t.Errorf("ours: %s without a page, more than the hour window forces", ours.LongestNoPage)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a, _ := Run(FiveUsers().Config, "ours")
+	b, _ := Run(FiveUsers().Config, "ours")
+	if a.Completion != b.Completion || a.Sent != b.Sent || a.Jain != b.Jain {
+		t.Fatalf("two runs differ: %v/%d vs %v/%d", a.Completion, a.Sent, b.Completion, b.Sent)
+	}
+}

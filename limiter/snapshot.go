@@ -1,0 +1,103 @@
+package limiter
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// WindowUsage is the use of one rate window at a time.
+type WindowUsage struct {
+	Per       time.Duration `json:"per"`
+	Limit     int           `json:"limit"`     // from the spec
+	Effective int           `json:"effective"` // after adaptation, foreground
+	Reserve   int           `json:"reserve"`   // held back from background
+	Used      int           `json:"used"`      // units inside the window now
+	FreeAt    time.Time     `json:"freeAt"`    // when one more unit fits
+}
+
+// BreakerInfo describes a hard breaker.
+type BreakerInfo struct {
+	State  string    `json:"state"`
+	Until  time.Time `json:"until,omitzero"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// ScopeUsage is the use of one scope.
+type ScopeUsage struct {
+	Windows              []WindowUsage `json:"windows"`
+	Concurrency          int           `json:"concurrency"`
+	EffectiveConcurrency int           `json:"effectiveConcurrency"`
+	InFlight             int           `json:"inFlight"`
+	Breaker              BreakerInfo   `json:"breaker"`
+}
+
+// UserUsage is one user's scope and queues.
+type UserUsage struct {
+	User string `json:"user"`
+	ScopeUsage
+	Queued [2]int `json:"queued"` // foreground, background
+}
+
+// Snapshot is the state of a Limiter for queries.
+type Snapshot struct {
+	At          time.Time   `json:"at"`
+	Spec        string      `json:"spec,omitempty"`
+	App         ScopeUsage  `json:"app"`
+	Users       []UserUsage `json:"users"` // sorted by user
+	Queued      [2]int      `json:"queued"`
+	Leases      []Grant     `json:"leases"`
+	RetryTokens float64     `json:"retryTokens"`
+}
+
+// State returns a snapshot at now.
+func (l *Limiter) State(now time.Time) Snapshot {
+	n := l.clock(now)
+	s := Snapshot{
+		At:          time.Unix(0, n).UTC(),
+		Spec:        l.st.Spec.Name,
+		App:         l.usage(l.appView(), n),
+		RetryTokens: l.st.RetryTokens,
+	}
+	for _, u := range l.st.Users {
+		u.Scope.Log.advance(l.userPers, n)
+		uu := UserUsage{User: u.ID, ScopeUsage: l.usage(l.userView(u), n)}
+		for lane := range numLanes {
+			uu.Queued[lane] = len(u.Queue[lane])
+			s.Queued[lane] += len(u.Queue[lane])
+		}
+		s.Users = append(s.Users, uu)
+	}
+	slices.SortFunc(s.Users, func(a, b UserUsage) int { return strings.Compare(a.User, b.User) })
+	for _, ls := range l.st.Leases {
+		s.Leases = append(s.Leases, ls.Grant)
+	}
+	return s
+}
+
+func (l *Limiter) usage(v scopeView, now int64) ScopeUsage {
+	su := ScopeUsage{
+		Concurrency:          v.spec.Concurrency,
+		EffectiveConcurrency: v.effConc(Foreground, now),
+		InFlight:             v.st.InFlight,
+		Breaker: BreakerInfo{
+			State:  v.st.Breaker.state(now).String(),
+			Reason: v.st.Breaker.Reason,
+		},
+	}
+	if v.st.Breaker.Open {
+		su.Breaker.Until = time.Unix(0, v.st.Breaker.Until).UTC()
+	}
+	for w, win := range v.spec.Windows {
+		eff := v.effLimit(w, Foreground, now)
+		su.Windows = append(su.Windows, WindowUsage{
+			Per:       win.Per.D(),
+			Limit:     win.Limit,
+			Effective: eff,
+			Reserve:   eff - v.effLimit(w, Background, now),
+			Used:      v.st.Log.count(w),
+			FreeAt:    time.Unix(0, v.st.Log.freeAt(w, v.pers[w], eff, 1, now)).UTC(),
+		})
+	}
+	return su
+}

@@ -1,0 +1,128 @@
+package limiter
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestRollingWindowEdges(t *testing.T) {
+	// User window 3 per 10 s: 3 at t=0 are admitted, a 4th is refused
+	// until exactly t=10s, when the oldest leaves.
+	l := mustNew(t, noReserve(testSpec()))
+	var s seq
+	got := grantAll(t, l, at(0), s.req("u", Background, 1), s.req("u", Background, 1))
+	releaseAll(l, ok200, at(0))
+	got = append(got, grantAll(t, l, at(time.Second), s.req("u", Background, 1), s.req("u", Background, 1))...)
+	releaseAll(l, ok200, at(time.Second))
+	if want := []string{"r1", "r2", "r3"}; !slices.Equal(got, want) {
+		t.Fatalf("granted %v, want %v", got, want)
+	}
+	tests := []struct {
+		at   time.Duration
+		want int
+	}{
+		{5 * time.Second, 0},
+		{10*time.Second - 1, 0},
+		{10 * time.Second, 1}, // r1, r2 stamped at 0 leave now: room for r4 only (one queued)
+	}
+	for _, tc := range tests {
+		if n := len(l.Grant(at(tc.at))); n != tc.want {
+			t.Fatalf("at %s granted %d, want %d", tc.at, n, tc.want)
+		}
+	}
+	if w := l.NextWakeup(at(10 * time.Second)); !w.IsZero() {
+		t.Errorf("NextWakeup with empty queue = %v, want zero", w)
+	}
+}
+
+func TestHourWindowBindsAfterMinute(t *testing.T) {
+	// 5 per minute on the user also binds: after 3 at 0 and 2 at 10 s,
+	// the next is admitted at 60 s (when the first stamps leave the minute).
+	l := mustNew(t, noReserve(testSpec()))
+	var s seq
+	for _, tc := range []struct {
+		at   time.Duration
+		n    int
+		want int
+	}{
+		{0, 3, 3}, {10 * time.Second, 3, 2}, {20 * time.Second, 0, 0}, {59 * time.Second, 0, 0}, {60 * time.Second, 0, 1},
+	} {
+		var reqs []Request
+		for range tc.n {
+			reqs = append(reqs, s.req("u", Background, 1))
+		}
+		got := drain(t, l, at(tc.at), reqs...)
+		if len(got) != tc.want {
+			t.Fatalf("at %s granted %d, want %d", tc.at, len(got), tc.want)
+		}
+	}
+}
+
+func TestCostK(t *testing.T) {
+	tests := []struct {
+		name  string
+		costs []int
+		want  int // granted at t=0
+	}{
+		{"batch fills the window", []int{3}, 1},
+		{"batch does not fit behind one", []int{1, 3}, 1},
+		{"two small then one", []int{2, 1}, 2},
+		{"over the window", []int{2, 2}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, noReserve(testSpec()))
+			var s seq
+			var reqs []Request
+			for _, c := range tc.costs {
+				reqs = append(reqs, s.req("u", Background, c))
+			}
+			if got := grantAll(t, l, at(0), reqs...); len(got) != tc.want {
+				t.Fatalf("granted %v, want %d", got, tc.want)
+			}
+		})
+	}
+	l := mustNew(t, noReserve(testSpec()))
+	if err := l.Enqueue(Request{ID: "big", User: "u", Cost: 4}, at(0)); err == nil {
+		t.Error("cost above every window accepted")
+	}
+}
+
+func TestLeasesAndExpiry(t *testing.T) {
+	// Concurrency 2 per user: a third waits for a release or a lease expiry;
+	// rate units stay spent after expiry.
+	l := mustNew(t, noReserve(testSpec()))
+	var s seq
+	got := grantAll(t, l, at(0), s.req("u", Background, 1), s.req("u", Background, 1), s.req("u", Background, 1))
+	if len(got) != 2 {
+		t.Fatalf("granted %v, want 2 (concurrency cap)", got)
+	}
+	if w := l.NextWakeup(at(time.Second)); !w.Equal(at(30 * time.Second)) {
+		t.Errorf("NextWakeup = %v, want lease expiry %v", w, at(30*time.Second))
+	}
+	if n := len(l.Grant(at(29 * time.Second))); n != 0 {
+		t.Fatalf("granted %d before expiry", n)
+	}
+	if n := len(l.Expire(at(30 * time.Second))); n != 2 {
+		t.Fatalf("expired %d leases, want 2", n)
+	}
+	if got := l.Grant(at(30 * time.Second)); len(got) != 1 {
+		t.Fatalf("after expiry granted %d, want 1", len(got))
+	}
+	st := l.State(at(30 * time.Second))
+	if used := st.Users[0].Windows[1].Used; used != 3 {
+		t.Errorf("minute window used = %d, want 3 (expired leases keep their units)", used)
+	}
+	// A release frees the slot at once.
+	g := st.Leases[0]
+	if !l.Release(g.LeaseID, ok200, at(31*time.Second)) {
+		t.Fatal("release of a live lease reported false")
+	}
+	if l.Release(g.LeaseID, ok200, at(31*time.Second)) {
+		t.Error("duplicate release reported true")
+	}
+	if st := l.State(at(31 * time.Second)); st.Users[0].InFlight != 0 || st.App.InFlight != 0 {
+		t.Errorf("in flight after release: user %d app %d", st.Users[0].InFlight, st.App.InFlight)
+	}
+}

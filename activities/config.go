@@ -1,0 +1,90 @@
+package activities
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/onenote"
+)
+
+// Tokens gives the Graph token source of a user. The auth package's store
+// implements it; tests use a static map. An error means the user is not
+// signed in (or the store cannot be read).
+type Tokens interface {
+	TokenSource(user string) (onenote.TokenSource, error)
+}
+
+// Hooks let tests steer activities. The zero value does nothing.
+type Hooks struct {
+	// ListPagesSection, when set, maps the section ID a page listing
+	// asks for to the one actually listed. Tests use it to make a
+	// section's listing fail upstream (an unknown ID answers 404).
+	ListPagesSection func(sectionID string) string
+}
+
+// Config configures Activities.
+type Config struct {
+	// GraphBaseURL is the Graph root (onenote.DefaultBaseURL if empty).
+	GraphBaseURL string
+	// GraphHTTP sends Graph requests (onenote.NewHTTPClient(60s) if nil).
+	GraphHTTP *http.Client
+	// Tokens supplies Graph tokens per user. Required.
+	Tokens Tokens
+	// Notion writes pages. Required for the Notion activities.
+	Notion *notion.Client
+	// NotionBaseURL and NotionToken are used to read a section
+	// database's rows (see ExistingRows), which package notion does not
+	// export yet.
+	NotionBaseURL string
+	NotionToken   notion.TokenSource
+	// NotionHTTP sends those reads (http.DefaultClient if nil).
+	NotionHTTP *http.Client
+	// StagingDir is where page content and resources are staged between
+	// steps. Required.
+	StagingDir string
+	// MaxResourceBytes caps one resource (256 MiB if 0).
+	MaxResourceBytes int64
+	// Hooks are for tests.
+	Hooks Hooks
+}
+
+// Activities are the activities of the migration workflows. Register the
+// methods with a worker (see Register).
+type Activities struct {
+	cfg Config
+}
+
+// New returns Activities for cfg.
+func New(cfg Config) (*Activities, error) {
+	if cfg.Tokens == nil {
+		return nil, errors.New("activities: Config.Tokens is required")
+	}
+	if cfg.StagingDir == "" {
+		return nil, errors.New("activities: Config.StagingDir is required")
+	}
+	if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil {
+		return nil, fmt.Errorf("activities: staging dir: %w", err)
+	}
+	if cfg.GraphHTTP == nil {
+		cfg.GraphHTTP = onenote.NewHTTPClient(0)
+	}
+	if cfg.NotionHTTP == nil {
+		cfg.NotionHTTP = http.DefaultClient
+	}
+	if cfg.MaxResourceBytes <= 0 {
+		cfg.MaxResourceBytes = 256 << 20
+	}
+	return &Activities{cfg: cfg}, nil
+}
+
+// graph returns a Graph client acting for user.
+func (a *Activities) graph(user string) (*onenote.Client, error) {
+	ts, err := a.cfg.Tokens.TokenSource(user)
+	if err != nil {
+		return nil, notSignedIn(user, err)
+	}
+	return onenote.New(onenote.Config{BaseURL: a.cfg.GraphBaseURL, HTTPClient: a.cfg.GraphHTTP, Tokens: ts})
+}

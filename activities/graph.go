@@ -1,0 +1,185 @@
+package activities
+
+import (
+	"context"
+	"strings"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/onenote"
+)
+
+// Registered names of the Graph activities.
+const (
+	ListNotebooksName  = "ListNotebooks"
+	ListPagesName      = "ListPages"
+	FetchContentName   = "FetchContent"
+	FetchResourcesName = "FetchResources"
+)
+
+// ListNotebooksInput asks for one page of a user's notebooks.
+type ListNotebooksInput struct {
+	User string `json:"user"`
+	// Next is the NextLink of the previous page, "" for the first.
+	Next string `json:"next,omitempty"`
+	// Match, if set, is a notebook ID or display name; only that
+	// notebook's tree is returned in full (names of all are returned).
+	Match string `json:"match,omitempty"`
+}
+
+// NotebookTree is a notebook's containers: small, plain data.
+type NotebookTree struct {
+	ID            string      `json:"id"`
+	Name          string      `json:"name"`
+	Sections      []TreeNode  `json:"sections,omitempty"`
+	SectionGroups []GroupNode `json:"sectionGroups,omitempty"`
+}
+
+// GroupNode is a section group with its contents.
+type GroupNode struct {
+	ID            string      `json:"id"`
+	Name          string      `json:"name"`
+	Sections      []TreeNode  `json:"sections,omitempty"`
+	SectionGroups []GroupNode `json:"sectionGroups,omitempty"`
+}
+
+// TreeNode is a section.
+type TreeNode struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// NotebookInfo names a notebook and, when listed for a scan, its tree.
+type NotebookInfo struct {
+	ID   string        `json:"id"`
+	Name string        `json:"name"`
+	Tree *NotebookTree `json:"tree,omitempty"`
+}
+
+// ListNotebooksResult is one page of notebooks.
+type ListNotebooksResult struct {
+	Notebooks []NotebookInfo `json:"notebooks"`
+	// Match is the tree of the notebook matching the input's Match, if
+	// it is on this page.
+	Match *NotebookTree `json:"match,omitempty"`
+	// Next is the next page's link, "" on the last page.
+	Next    string          `json:"next,omitempty"`
+	Outcome limiter.Outcome `json:"outcome"`
+}
+
+// LimiterOutcome implements entity.Observed.
+func (r ListNotebooksResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
+
+// ListNotebooks lists one page of the user's notebooks with their whole
+// trees: one Graph request.
+func (a *Activities) ListNotebooks(ctx context.Context, in ListNotebooksInput) (ListNotebooksResult, error) {
+	c, err := a.graph(in.User)
+	if err != nil {
+		return ListNotebooksResult{}, err
+	}
+	list, obs, err := c.ListNotebooks(ctx, in.Next)
+	if err != nil {
+		return ListNotebooksResult{}, graphError(err, obs)
+	}
+	res := ListNotebooksResult{Next: list.NextLink, Outcome: outcome(obs)}
+	for _, nb := range list.Notebooks {
+		tree := treeOf(nb)
+		info := NotebookInfo{ID: nb.ID, Name: nb.DisplayName}
+		if in.Match == "" {
+			info.Tree = &tree
+		} else if res.Match == nil && (nb.ID == in.Match || strings.EqualFold(strings.TrimSpace(nb.DisplayName), strings.TrimSpace(in.Match))) {
+			res.Match = &tree
+		}
+		res.Notebooks = append(res.Notebooks, info)
+	}
+	return res, nil
+}
+
+func treeOf(nb onenote.Notebook) NotebookTree {
+	t := NotebookTree{ID: nb.ID, Name: nb.DisplayName, Sections: sectionNodes(nb.Sections)}
+	for _, g := range nb.SectionGroups {
+		t.SectionGroups = append(t.SectionGroups, groupNode(g))
+	}
+	return t
+}
+
+func groupNode(g onenote.SectionGroup) GroupNode {
+	n := GroupNode{ID: g.ID, Name: g.DisplayName, Sections: sectionNodes(g.Sections)}
+	for _, sg := range g.SectionGroups {
+		n.SectionGroups = append(n.SectionGroups, groupNode(sg))
+	}
+	return n
+}
+
+func sectionNodes(ss []onenote.Section) []TreeNode {
+	out := make([]TreeNode, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, TreeNode{ID: s.ID, Name: s.DisplayName})
+	}
+	return out
+}
+
+// ListPagesInput asks for the next batch of a section's pages.
+type ListPagesInput struct {
+	User   string             `json:"user"`
+	Cursor onenote.PageCursor `json:"cursor"`
+}
+
+// PageMeta is what a workflow keeps of a listed page.
+type PageMeta struct {
+	ID           string `json:"id"`
+	Title        string `json:"title,omitempty"`
+	Level        int    `json:"level,omitempty"`
+	Order        int    `json:"order"`
+	Created      string `json:"created,omitempty"`
+	LastModified string `json:"lastModified"`
+	// LinkID is the page-id GUID of its OneNote client link: how
+	// internal links name it.
+	LinkID string `json:"linkID,omitempty"`
+	// WebURL is its OneNote web link.
+	WebURL string `json:"webURL,omitempty"`
+}
+
+// ListPagesResult is one listing request's pages.
+type ListPagesResult struct {
+	Pages   []PageMeta         `json:"pages"`
+	Next    onenote.PageCursor `json:"next"`
+	Done    bool               `json:"done"`
+	Outcome limiter.Outcome    `json:"outcome"`
+}
+
+// LimiterOutcome implements entity.Observed.
+func (r ListPagesResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
+
+// timeFormat is how times travel in activity data.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// ListPages makes one listing request (up to 100 pages).
+func (a *Activities) ListPages(ctx context.Context, in ListPagesInput) (ListPagesResult, error) {
+	c, err := a.graph(in.User)
+	if err != nil {
+		return ListPagesResult{}, err
+	}
+	cur := in.Cursor
+	if h := a.cfg.Hooks.ListPagesSection; h != nil {
+		cur.SectionID = h(cur.SectionID)
+	}
+	b, obs, err := c.ListPagesPage(ctx, cur)
+	if err != nil {
+		return ListPagesResult{}, graphError(err, obs)
+	}
+	next := b.Next
+	next.SectionID = in.Cursor.SectionID
+	res := ListPagesResult{Next: next, Done: b.Done, Outcome: outcome(obs)}
+	for _, p := range b.Pages {
+		m := PageMeta{ID: p.ID, Title: p.Title, Level: p.Level, Order: p.Order,
+			LastModified: p.LastModifiedDateTime.UTC().Format(timeFormat), WebURL: p.Links.OneNoteWebURL.Href}
+		if !p.CreatedDateTime.IsZero() {
+			m.Created = p.CreatedDateTime.UTC().Format(timeFormat)
+		}
+		if id, ok := onenote.PageIDFromClientURL(p.Links.OneNoteClientURL.Href); ok {
+			m.LinkID = id
+		}
+		res.Pages = append(res.Pages, m)
+	}
+	return res, nil
+}

@@ -1,0 +1,105 @@
+package activities
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/notebridge/notebridge/notion/blocks"
+)
+
+// CleanPageName is the registered name of CleanPage.
+const CleanPageName = "CleanPage"
+
+// StageKey names a page's staging directory; workflows make it from the
+// page ID and their run, so two runs never share one.
+type StageKey string
+
+// dir is the page's staging directory. The key is hashed: page IDs hold
+// characters file systems dislike.
+func (a *Activities) dir(k StageKey) string {
+	sum := sha256.Sum256([]byte(k))
+	return filepath.Join(a.cfg.StagingDir, hex.EncodeToString(sum[:12]))
+}
+
+func (a *Activities) htmlPath(k StageKey) string { return filepath.Join(a.dir(k), "page.html") }
+
+func (a *Activities) resourcePath(k StageKey, resourceID string) string {
+	sum := sha256.Sum256([]byte(resourceID))
+	return filepath.Join(a.dir(k), "res-"+hex.EncodeToString(sum[:12]))
+}
+
+// writeFile writes b to path atomically, so a crash never leaves a
+// half-written file that looks complete.
+func writeFile(path string, b []byte) error {
+	return writeWith(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+func writeWith(path string, fill func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := fill(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// stagingMissing is the error when staged data is not on this worker (the
+// session moved, or the staging dir was cleaned): the page must be fetched
+// again.
+func stagingMissing(what string, err error) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("staged %s is missing on this worker: %v", what, err),
+		ErrTypeStaging, err)
+}
+
+// opener serves a page's staged resources to the Notion writer.
+func (a *Activities) opener(k StageKey) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+	return func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+		p := a.resourcePath(k, r.ID)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("resource %s: %w", r.ID, err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, "", err
+		}
+		mime := r.MIME
+		if mime == "" {
+			if b, err := os.ReadFile(p + ".type"); err == nil {
+				mime = string(b)
+			}
+		}
+		return f, st.Size(), mime, nil
+	}
+}
+
+// CleanPage removes a page's staging directory. Removing a missing one is
+// not an error.
+func (a *Activities) CleanPage(ctx context.Context, k StageKey) error {
+	if err := os.RemoveAll(a.dir(k)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("clean staging of page: %w", err)
+	}
+	return nil
+}

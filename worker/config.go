@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/onenote"
+)
+
+// config is the worker's configuration, from flags with environment
+// defaults. Secrets (the Notion token) come from the environment only, so
+// they never show in a process listing.
+type config struct {
+	TemporalAddress string
+	Namespace       string
+	TaskQueue       string
+	GraphURL        string
+	NotionURL       string
+	Limits          string
+	AppID           string
+	StagingDir      string
+	TokenDir        string
+	NotionRate      float64
+	GraphTimeout    time.Duration
+	LogLevel        string
+	// NotionToken is read from NOTION_TOKEN.
+	NotionToken string
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+// parseConfig reads flags (args without the program name) and the
+// environment.
+func parseConfig(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.StringVar(&c.TemporalAddress, "temporal-address", env("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
+	fs.StringVar(&c.Namespace, "namespace", env("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
+	fs.StringVar(&c.TaskQueue, "task-queue", env("NOTEBRIDGE_TASK_QUEUE", "notebridge"), "task queue (env NOTEBRIDGE_TASK_QUEUE)")
+	fs.StringVar(&c.GraphURL, "graph-url", env("NOTEBRIDGE_GRAPH_URL", onenote.DefaultBaseURL), "Microsoft Graph base URL, e.g. http://127.0.0.1:8081/v1.0 for the emulator (env NOTEBRIDGE_GRAPH_URL)")
+	fs.StringVar(&c.NotionURL, "notion-url", env("NOTEBRIDGE_NOTION_URL", "https://api.notion.com"), "Notion API base URL (env NOTEBRIDGE_NOTION_URL)")
+	fs.StringVar(&c.Limits, "limits", env("NOTEBRIDGE_LIMITS", "onenote"), "default Graph limits profile: onenote or onenote-x<factor> (env NOTEBRIDGE_LIMITS)")
+	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
+	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
+	fs.StringVar(&c.TokenDir, "token-dir", env("NOTEBRIDGE_TOKEN_DIR", ""), "token store directory (env NOTEBRIDGE_TOKEN_DIR)")
+	fs.Float64Var(&c.NotionRate, "notion-rate", envFloat("NOTEBRIDGE_NOTION_RATE", 3), "Notion requests per second per token (env NOTEBRIDGE_NOTION_RATE)")
+	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
+	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	c.NotionToken = os.Getenv("NOTION_TOKEN")
+	if c.AppID == "" {
+		return c, errors.New("-app-id (or NOTEBRIDGE_APP_ID) is required")
+	}
+	if c.TokenDir == "" {
+		return c, errors.New("-token-dir (or NOTEBRIDGE_TOKEN_DIR) is required")
+	}
+	if c.NotionToken == "" {
+		return c, errors.New("NOTION_TOKEN is not set")
+	}
+	if _, err := limiter.Profile(c.Limits); err != nil {
+		return c, fmt.Errorf("-limits: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,87 @@
+// Command worker runs Note Bridge's Temporal worker: the migration
+// workflows, their activities and the Graph limiter entity.
+//
+//	NOTION_TOKEN=secret_… go run ./worker -app-id <client id> -token-dir ~/.notebridge/tokens \
+//	    -graph-url http://127.0.0.1:8081/v1.0 -notion-url http://127.0.0.1:8082 -limits onenote-x60
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+func main() {
+	cfg, err := parseConfig(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(2)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		fmt.Fprintln(os.Stderr, "worker: -log-level:", err)
+		os.Exit(2)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error("worker stopped", "error", err)
+		os.Exit(1)
+	}
+	log.Info("worker stopped")
+}
+
+// run connects to Temporal and runs the worker until ctx ends.
+func run(ctx context.Context, cfg config, log *slog.Logger) error {
+	c, err := client.DialContext(ctx, client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace,
+		Logger: tlog.NewStructuredLogger(log)})
+	if err != nil {
+		return fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
+	}
+	defer c.Close()
+
+	notionTok := notion.StaticToken(cfg.NotionToken)
+	nc, err := notion.NewClient(notion.Config{BaseURL: cfg.NotionURL, Token: notionTok, Logger: log,
+		Pacers: notion.NewPacers(notion.PacerConfig{Rate: cfg.NotionRate, Burst: max(1, int(cfg.NotionRate))}, nil)})
+	if err != nil {
+		return err
+	}
+	acts, err := activities.New(activities.Config{
+		GraphBaseURL: cfg.GraphURL, GraphHTTP: onenote.NewHTTPClient(cfg.GraphTimeout),
+		Tokens: fileTokens{dir: cfg.TokenDir}, Notion: nc, NotionBaseURL: cfg.NotionURL, NotionToken: notionTok,
+		StagingDir: cfg.StagingDir,
+	})
+	if err != nil {
+		return err
+	}
+	w := worker.New(c, cfg.TaskQueue, worker.Options{EnableSessionWorker: true})
+	wf := workflows.New(cfg.AppID)
+	wf.Limits = cfg.Limits
+	wf.Register(w)
+	acts.Register(w)
+	entity.Register(w, c)
+
+	log.Info("worker starting", "temporal", cfg.TemporalAddress, "namespace", cfg.Namespace, "taskQueue", cfg.TaskQueue,
+		"graph", cfg.GraphURL, "notion", cfg.NotionURL, "limits", cfg.Limits, "app", cfg.AppID, "staging", cfg.StagingDir)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	<-ctx.Done()
+	log.Info("shutting down: finishing running activities")
+	w.Stop()
+	return nil
+}

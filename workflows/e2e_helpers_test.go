@@ -1,0 +1,241 @@
+package workflows_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/convert"
+	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/onenote"
+)
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// emuSections lists a generated notebook's sections in the order the
+// migration flattens them: the notebook's own, then each group's.
+func emuSections(nb *graph.Notebook) []*graph.Section {
+	var out []*graph.Section
+	var walk func(ss []*graph.Section, gs []*graph.SectionGroup)
+	walk = func(ss []*graph.Section, gs []*graph.SectionGroup) {
+		out = append(out, ss...)
+		for _, g := range gs {
+			walk(g.Sections, g.SectionGroups)
+		}
+	}
+	walk(nb.Sections, nb.SectionGroups)
+	return out
+}
+
+// toOneNote gives the notebook's shape as the Graph client sees it.
+func toOneNote(nb *graph.Notebook) onenote.Notebook {
+	var groups func(gs []*graph.SectionGroup) []onenote.SectionGroup
+	sections := func(ss []*graph.Section) []onenote.Section {
+		var out []onenote.Section
+		for _, s := range ss {
+			out = append(out, onenote.Section{ID: s.ID, DisplayName: s.DisplayName})
+		}
+		return out
+	}
+	groups = func(gs []*graph.SectionGroup) []onenote.SectionGroup {
+		var out []onenote.SectionGroup
+		for _, g := range gs {
+			out = append(out, onenote.SectionGroup{ID: g.ID, DisplayName: g.DisplayName,
+				Sections: sections(g.Sections), SectionGroups: groups(g.SectionGroups)})
+		}
+		return out
+	}
+	return onenote.Notebook{ID: nb.ID, DisplayName: nb.DisplayName, Sections: sections(nb.Sections), SectionGroups: groups(nb.SectionGroups)}
+}
+
+// expectedPages converts every migrated page's HTML, read from a second,
+// unlimited emulator holding the same generated data (so the referee's
+// counts stay the migration's own), into its content signature.
+func expectedPages(t *testing.T, sections []*graph.Section) map[string]string {
+	t.Helper()
+	ref := graph.NewServer(graph.Config{Seed: 1, Limits: graph.UnlimitedLimits()})
+	ref.AddNotebooks(e2eUser, graph.Generate(genSpec())...)
+	ts := httptest.NewServer(ref)
+	defer ts.Close()
+	tok := ref.IssueToken(e2eUser, []string{"Notes.Read"}, time.Hour)
+	c, err := onenote.New(onenote.Config{BaseURL: ts.URL + "/v1.0",
+		Tokens: onenote.TokenSourceFunc(func(context.Context) (string, error) { return tok, nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	guids := map[string]bool{}
+	for _, s := range sections {
+		for _, p := range s.Pages {
+			guids[strings.ToLower(strings.Trim(p.GUID, "{}"))] = true
+		}
+	}
+	for _, s := range sections {
+		for _, p := range s.Pages {
+			pc, _, err := c.GetPageContent(context.Background(), p.ID, onenote.ContentOptions{})
+			if err != nil {
+				t.Fatalf("reference content of %s: %v", p.ID, err)
+			}
+			res, err := convert.Page(pc.HTML, convert.Options{})
+			if err != nil {
+				t.Fatalf("convert %s: %v", p.ID, err)
+			}
+			out[p.ID] = signature(res.Blocks, guids)
+		}
+	}
+	return out
+}
+
+// signature is a block tree's shape and text: block types depth first,
+// the text of every run, internal links to migrated pages and mentions as
+// "[link]" (links to pages not migrated become plain text), and media as
+// "media". migrated holds the lower-case page-id GUIDs of migrated pages.
+func signature(bs []blocks.Block, migrated map[string]bool) string {
+	var b strings.Builder
+	var walk func(bs []blocks.Block, depth int)
+	runs := func(rt []blocks.RichText) {
+		for _, r := range rt {
+			if r.Mention != "" || (r.PageRef != "" && migrated[strings.ToLower(r.PageRef)]) {
+				b.WriteString("[link]")
+				continue
+			}
+			b.WriteString(r.Text)
+			b.WriteString(r.Equation)
+		}
+	}
+	walk = func(bs []blocks.Block, depth int) {
+		for _, x := range bs {
+			fmt.Fprintf(&b, "\n%s%s:", strings.Repeat(" ", depth), x.Type)
+			runs(x.RichText)
+			for _, row := range x.Cells {
+				b.WriteString("|")
+				runs(row)
+			}
+			if x.Media != nil {
+				b.WriteString("media")
+			}
+			b.WriteString(x.Expression)
+			walk(x.Children, depth+1)
+		}
+	}
+	walk(bs, 0)
+	return b.String()
+}
+
+// exportedRow is a migrated page as the Notion emulator holds it.
+type exportedRow struct {
+	ID, OneNoteID, LastModified, Parent string
+	Signature                           string
+}
+
+// exportedRows finds every live row of every section database under the
+// notebook's page, keyed by OneNote page ID; dup lists IDs seen twice.
+func exportedRows(t *testing.T, ws notionemu.Workspace, notebook string) (rows map[string]exportedRow, dup []string) {
+	t.Helper()
+	rows = map[string]exportedRow{}
+	var walkPage func(p notionemu.Page)
+	walkPage = func(p notionemu.Page) {
+		for _, db := range p.Databases {
+			if db.Archived {
+				continue
+			}
+			for _, r := range db.Rows {
+				if r.Archived {
+					continue
+				}
+				raw, err := json.Marshal(r.Blocks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var bs []blocks.Block
+				if err := json.Unmarshal(raw, &bs); err != nil {
+					t.Fatalf("row %s does not read back: %v", r.ID, err)
+				}
+				er := exportedRow{ID: r.ID, OneNoteID: propText(r.Properties[notion.PropOneNoteID]),
+					LastModified: propDate(r.Properties[notion.PropLastModified]),
+					Parent:       propRelation(r.Properties[notion.PropParent]), Signature: signature(bs, nil)}
+				if _, ok := rows[er.OneNoteID]; ok {
+					dup = append(dup, er.OneNoteID)
+				}
+				rows[er.OneNoteID] = er
+				walkPage(r)
+			}
+		}
+		for _, sub := range p.Pages {
+			if !sub.Archived {
+				walkPage(sub)
+			}
+		}
+	}
+	var find func(ps []notionemu.Page) bool
+	find = func(ps []notionemu.Page) bool {
+		for _, p := range ps {
+			if p.Title == notebook && !p.Archived {
+				walkPage(p)
+				return true
+			}
+			if find(p.Pages) {
+				return true
+			}
+		}
+		return false
+	}
+	if !find(ws.Pages) {
+		t.Fatalf("no Notion page titled %q", notebook)
+	}
+	return rows, dup
+}
+
+func propJSON(v any, out any) {
+	raw, _ := json.Marshal(v)
+	_ = json.Unmarshal(raw, out)
+}
+
+func propText(v any) string {
+	var p struct {
+		RichText []struct {
+			PlainText string `json:"plain_text"`
+		} `json:"rich_text"`
+	}
+	propJSON(v, &p)
+	var s string
+	for _, r := range p.RichText {
+		s += r.PlainText
+	}
+	return s
+}
+
+func propDate(v any) string {
+	var p struct {
+		Date *struct {
+			Start string `json:"start"`
+		} `json:"date"`
+	}
+	propJSON(v, &p)
+	if p.Date == nil {
+		return ""
+	}
+	return p.Date.Start
+}
+
+func propRelation(v any) string {
+	var p struct {
+		Relation []struct {
+			ID string `json:"id"`
+		} `json:"relation"`
+	}
+	propJSON(v, &p)
+	if len(p.Relation) == 0 {
+		return ""
+	}
+	return p.Relation[0].ID
+}

@@ -1,0 +1,302 @@
+package workflows_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	graph "github.com/notebridge/notebridge/emulator/graph"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// TestEndToEnd migrates a generated notebook (nested section groups, 5
+// of its 6 sections, 300 pages with subpages, images, attachments,
+// printouts, tables and links) on a real dev server, then re-runs it,
+// touches pages, breaks a section and retries it, and finally checks that
+// no token reached any workflow history.
+func TestEndToEnd(t *testing.T) {
+	h := newHarness(t)
+	nb := h.notebooks[0]
+	sections := emuSections(nb)
+	migrated := sections[:len(sections)-1]
+	want := expectedPages(t, migrated)
+	if len(want) != 300 {
+		t.Fatalf("generated %d pages to migrate, want 300", len(want))
+	}
+
+	t.Run("first run migrates every page once", func(t *testing.T) {
+		start := time.Now()
+		rep := wait(t, h.start(t, h.input()), 5*time.Minute)
+		t.Logf("first run: %s in %s", rep.Message, time.Since(start).Round(time.Second))
+		if rep.Written != 300 || rep.FailedPages != 0 || rep.FailedSections != 0 || len(rep.Sections) != 5 {
+			t.Fatalf("report: %d written, %d failed pages, %d failed sections, %d sections; want 300, 0, 0, 5: %s",
+				rep.Written, rep.FailedPages, rep.FailedSections, len(rep.Sections), rep.Message)
+		}
+		h.checkPermits(t)
+		rows, dup := exportedRows(t, h.notion.Export(), nb.DisplayName)
+		if len(dup) > 0 {
+			t.Errorf("pages written more than once: %v", dup)
+		}
+		if len(rows) != len(want) {
+			t.Errorf("Notion holds %d pages, want %d", len(rows), len(want))
+		}
+		subpages, nested := 0, 0
+		for _, s := range migrated {
+			for _, p := range s.Pages {
+				if p.Level > 0 {
+					subpages++
+					if rows[p.ID].Parent != "" {
+						nested++
+					}
+				}
+			}
+		}
+		if subpages == 0 || nested != subpages {
+			t.Errorf("%d of %d subpages are sub-items of their parent", nested, subpages)
+		}
+		bad := 0
+		for id, sig := range want {
+			got, ok := rows[id]
+			switch {
+			case !ok:
+				t.Errorf("page %s is not in Notion", id)
+			case got.Signature != sig:
+				if bad++; bad <= 2 {
+					t.Errorf("page %s content differs:\n got %s\nwant %s", id, clipSig(got.Signature), clipSig(sig))
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%d pages differ from their converted OneNote content", bad)
+		}
+	})
+	if t.Failed() {
+		return
+	}
+
+	t.Run("re-run writes nothing", func(t *testing.T) {
+		before, writes := h.graph.Stats().Users[e2eUser].Requests, h.notionWrites()
+		rep := wait(t, h.start(t, h.input()), 2*time.Minute)
+		if rep.Written != 0 || rep.Skipped != 300 {
+			t.Errorf("re-run wrote %d and skipped %d pages, want 0 and 300", rep.Written, rep.Skipped)
+		}
+		if got := h.notionWrites() - writes; got != 0 {
+			t.Errorf("re-run sent %d writes to Notion, want 0", got)
+		}
+		// One notebook tree and one listing per section (60 pages each).
+		if got := h.checkPermits(t) - before; got != 1+5 {
+			t.Errorf("re-run made %d Graph requests, want 6 (tree and listings)", got)
+		}
+	})
+
+	t.Run("re-run after 3 touched pages rewrites exactly those", func(t *testing.T) {
+		touched := []string{migrated[0].Pages[3].ID, migrated[2].Pages[10].ID, migrated[4].Pages[59].ID}
+		for _, id := range touched {
+			if err := h.graph.TouchPage(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := exportedRows(t, h.notion.Export(), nb.DisplayName)
+		rep := wait(t, h.start(t, h.input()), 2*time.Minute)
+		if rep.Written != 3 || rep.Skipped != 297 {
+			t.Errorf("re-run wrote %d and skipped %d pages, want 3 and 297", rep.Written, rep.Skipped)
+		}
+		after, dup := exportedRows(t, h.notion.Export(), nb.DisplayName)
+		if len(dup) > 0 || len(after) != 300 {
+			t.Errorf("after the re-run Notion holds %d pages (duplicates %v), want 300", len(after), dup)
+		}
+		for id, r := range after {
+			changed := r.LastModified != before[id].LastModified || r.ID != before[id].ID
+			if changed != contains(touched, id) {
+				t.Errorf("page %s: changed %v, touched %v", id, changed, contains(touched, id))
+			}
+		}
+		h.checkPermits(t)
+	})
+
+	t.Run("a failed section waits for retry-section", func(t *testing.T) {
+		broken := migrated[1]
+		h.setListingFault(broken.ID, true)
+		run := h.start(t, h.input())
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var p workflows.NotebookProgress
+		for {
+			v, err := h.c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.QueryProgress)
+			if err == nil && v.Get(&p) == nil && p.Failed == 1 && p.Done == 4 {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("notebook never settled with one failed section: %+v", p)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		for _, s := range p.Sections {
+			if (s.Status == workflows.SectionFailed) != (s.ID == broken.ID) {
+				t.Errorf("section %s is %s", s.Path, s.Status)
+			}
+		}
+		desc, err := h.c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := desc.WorkflowExecutionInfo.Status; st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			t.Fatalf("notebook is %v with a failed section, want running", st)
+		}
+		h.setListingFault(broken.ID, false)
+		if err := h.c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.SignalRetrySection, broken.ID); err != nil {
+			t.Fatal(err)
+		}
+		rep := wait(t, run, 2*time.Minute)
+		if rep.FailedSections != 0 {
+			t.Fatalf("after retry: %s", rep.Message)
+		}
+		for _, s := range rep.Sections {
+			wantAttempts := 1
+			if s.ID == broken.ID {
+				wantAttempts = 2
+			}
+			if s.Attempts != wantAttempts {
+				t.Errorf("section %s ran %d times, want %d", s.Path, s.Attempts, wantAttempts)
+			}
+		}
+		h.checkPermits(t)
+	})
+
+	t.Run("scan counts pages in the foreground lane", func(t *testing.T) {
+		before := h.graph.Stats().Users[e2eUser].Requests
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		run, err := h.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "scan/" + e2eUser, TaskQueue: e2eQueue},
+			workflows.ScanNotebooksName, workflows.ScanInput{User: e2eUser, Limits: h.profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res workflows.ScanResult
+		if err := run.Get(ctx, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Notebooks) != 1 || res.Notebooks[0].Pages != 360 || len(res.Notebooks[0].Sections) != 6 {
+			t.Fatalf("scan: %+v", res)
+		}
+		if got := h.checkPermits(t) - before; got != int64(res.Requests) || got != 7 {
+			t.Errorf("scan made %d Graph requests, reported %d, want 7", got, res.Requests)
+		}
+		if res.Notebooks[0].ETA <= 0 {
+			t.Errorf("scan ETA is %s", res.Notebooks[0].ETAText)
+		}
+		t.Logf("scan: %s", res.Notebooks[0].ETAText)
+	})
+
+	t.Run("no token in any history", func(t *testing.T) {
+		h.checkHistories(t)
+	})
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func clipSig(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "…"
+	}
+	return s
+}
+
+// checkHistories exports every workflow history of the namespace as JSON
+// and searches it for the tokens. With NOTEBRIDGE_SAVE_HISTORY set it also
+// saves a small migration's histories for the replay test.
+func (h *harness) checkHistories(t *testing.T) {
+	ctx := context.Background()
+	var token []byte
+	n := 0
+	for {
+		resp, err := h.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 200, NextPageToken: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range resp.Executions {
+			js := h.historyJSON(t, e.Execution.WorkflowId, e.Execution.RunId)
+			n++
+			for _, secret := range []string{h.graphTok, h.notionTok} {
+				if strings.Contains(string(js), secret) {
+					t.Errorf("history of %s holds a token", e.Execution.WorkflowId)
+				}
+			}
+			if os.Getenv("NOTEBRIDGE_SAVE_HISTORY") != "" {
+				h.maybeSave(t, e.Type.Name, e.Execution.WorkflowId, e.Status, js)
+			}
+		}
+		token = resp.NextPageToken
+		if len(token) == 0 {
+			break
+		}
+	}
+	if n < 10 {
+		t.Errorf("searched only %d histories", n)
+	}
+	t.Logf("searched %d histories for tokens", n)
+}
+
+func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
+	it := h.c.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var hist historypb.History
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	js, err := protojson.Marshal(&hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// maybeSave keeps, for the replay test, the smallest completed notebook
+// history that handled a retry-section signal and the smallest completed
+// section history that wrote a page.
+func (h *harness) maybeSave(t *testing.T, typ, id string, st enums.WorkflowExecutionStatus, js []byte) {
+	if st != enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		return
+	}
+	var name, marker string
+	switch typ {
+	case workflows.MigrateNotebookName:
+		name, marker = "migrate-notebook.json", workflows.SignalRetrySection
+	case workflows.MigrateSectionName:
+		name, marker = "migrate-section.json", "WritePage"
+	default:
+		return
+	}
+	if !strings.Contains(string(js), marker) {
+		return
+	}
+	path := filepath.Join("testdata", name)
+	if old, err := os.Stat(path); err == nil && old.Size() <= int64(len(js)) && old.ModTime().After(time.Now().Add(-10*time.Minute)) {
+		return
+	}
+	if err := os.WriteFile(path, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("saved %s (%s, %d bytes)", path, id, len(js))
+}
+
+var _ = graph.Generate

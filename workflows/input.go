@@ -1,0 +1,133 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// Defaults of MigrateInput's options.
+const (
+	DefaultSectionParallelism = 3
+	DefaultPageParallelism    = 3
+	DefaultPagesPerRun        = 200
+	maxParallelism            = 20
+)
+
+// ErrTypeInvalidInput is the type of the error for a malformed input.
+const ErrTypeInvalidInput = "InvalidInput"
+
+// MigrateInput is what an operator types into `temporal workflow start`:
+//
+//	{"user":"alice","notebook":"Work notes","notionParent":"<page id>",
+//	 "include":["Section A"],"exclude":[],"dryRun":false,"limits":"onenote"}
+type MigrateInput struct {
+	// User is whose notebook it is (the token store's user ID).
+	User string `json:"user"`
+	// Notebook is the notebook's ID or display name.
+	Notebook string `json:"notebook"`
+	// NotionParent is the Notion page (shared with the integration) the
+	// notebook goes under. Not needed for a dry run.
+	NotionParent string `json:"notionParent"`
+	// Include, if not empty, migrates only these sections, and Exclude
+	// skips these; each names a section by ID, display name or path
+	// ("Group/Section").
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	// DryRun reads the notebook and lists its pages but writes nothing
+	// and fetches no content.
+	DryRun bool `json:"dryRun,omitempty"`
+	// Limits is the Graph limits profile: "onenote" (default) or
+	// "onenote-x<factor>" (time-scaled, for demos and tests). A limiter
+	// that already runs keeps its own.
+	Limits string `json:"limits,omitempty"`
+	// SectionParallelism is how many sections migrate at once (3).
+	SectionParallelism int `json:"sectionParallelism,omitempty"`
+	// PageParallelism is how many pages of a section are in the pipeline
+	// at once (3).
+	PageParallelism int `json:"pageParallelism,omitempty"`
+	// PagesPerRun is how many pages a section handles before it
+	// continues as new (200).
+	PagesPerRun int `json:"pagesPerRun,omitempty"`
+}
+
+// invalid is the non-retryable error naming a bad field.
+func invalid(field, format string, args ...any) error {
+	return temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("invalid input: field %q: %s", field, fmt.Sprintf(format, args...)), ErrTypeInvalidInput, nil, field)
+}
+
+// Validate checks the input and fills defaults. Its error names the field.
+func (in *MigrateInput) Validate() error {
+	in.User = strings.TrimSpace(in.User)
+	in.Notebook = strings.TrimSpace(in.Notebook)
+	in.NotionParent = strings.TrimSpace(in.NotionParent)
+	if err := validUser(in.User); err != nil {
+		return err
+	}
+	if in.Notebook == "" {
+		return invalid("notebook", "is required: the notebook's ID or display name")
+	}
+	if in.NotionParent == "" && !in.DryRun {
+		return invalid("notionParent", "is required: the ID of a Notion page shared with the integration")
+	}
+	if strings.ContainsAny(in.NotionParent, " /?#") {
+		return invalid("notionParent", "%q is not a Notion page ID", in.NotionParent)
+	}
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"include", in.Include}, {"exclude", in.Exclude}} {
+		for i, s := range f.list {
+			if strings.TrimSpace(s) == "" {
+				return invalid(f.name, "item %d is empty", i)
+			}
+		}
+	}
+	for _, s := range in.Include {
+		if slices.Contains(in.Exclude, s) {
+			return invalid("exclude", "%q is also in include", s)
+		}
+	}
+	if _, err := limiter.Profile(in.Limits); err != nil {
+		return invalid("limits", "%v", err)
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+		max  int
+	}{
+		{"sectionParallelism", &in.SectionParallelism, DefaultSectionParallelism, maxParallelism},
+		{"pageParallelism", &in.PageParallelism, DefaultPageParallelism, maxParallelism},
+		{"pagesPerRun", &in.PagesPerRun, DefaultPagesPerRun, 5000},
+	} {
+		switch {
+		case *f.v < 0 || *f.v > f.max:
+			return invalid(f.name, "%d is out of range (1 to %d, 0 for the default %d)", *f.v, f.max, f.def)
+		case *f.v == 0:
+			*f.v = f.def
+		}
+	}
+	return nil
+}
+
+func validUser(u string) error {
+	if u == "" {
+		return invalid("user", "is required: the user ID the token store knows")
+	}
+	if len(u) > 200 {
+		return invalid("user", "is longer than 200 characters")
+	}
+	for _, r := range u {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._@+-", r)) {
+			return invalid("user", "%q has a character other than letters, digits and . _ @ + -", u)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package workflows
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+func TestValidateNamesTheBadField(t *testing.T) {
+	ok := MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "abc123"}
+	for _, tc := range []struct {
+		field string
+		edit  func(*MigrateInput)
+	}{
+		{"user", func(in *MigrateInput) { in.User = "" }},
+		{"user", func(in *MigrateInput) { in.User = "al ice" }},
+		{"notebook", func(in *MigrateInput) { in.Notebook = " " }},
+		{"notionParent", func(in *MigrateInput) { in.NotionParent = "" }},
+		{"include", func(in *MigrateInput) { in.Include = []string{""} }},
+		{"exclude", func(in *MigrateInput) { in.Include, in.Exclude = []string{"A"}, []string{"A"} }},
+		{"limits", func(in *MigrateInput) { in.Limits = "fast" }},
+		{"pageParallelism", func(in *MigrateInput) { in.PageParallelism = 99 }},
+	} {
+		in := ok
+		tc.edit(&in)
+		err := in.Validate()
+		var app *temporal.ApplicationError
+		if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypeInvalidInput {
+			t.Errorf("%s: error %v, want a non-retryable %s", tc.field, err, ErrTypeInvalidInput)
+			continue
+		}
+		if !strings.Contains(err.Error(), `"`+tc.field+`"`) {
+			t.Errorf("error %q does not name field %q", err, tc.field)
+		}
+	}
+	in := ok
+	if err := in.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if in.SectionParallelism != 3 || in.PageParallelism != 3 || in.PagesPerRun != 200 {
+		t.Errorf("defaults not filled: %+v", in)
+	}
+	dry := MigrateInput{User: "alice", Notebook: "x", DryRun: true}
+	if err := dry.Validate(); err != nil {
+		t.Errorf("a dry run needs no Notion parent: %v", err)
+	}
+}
+
+func TestFilterSections(t *testing.T) {
+	refs := []SectionRef{{ID: "s1", Name: "A", Path: "NB / A"}, {ID: "s2", Name: "B", Path: "NB / G / B"}, {ID: "s3", Name: "C", Path: "NB / G / C"}}
+	got, err := filterSections(refs, []string{"G/B", "s3", "a"}, []string{"C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "s1" || got[1].ID != "s2" {
+		t.Errorf("got %+v", got)
+	}
+	if _, err := filterSections(refs, []string{"Nope"}, nil); err == nil || !strings.Contains(err.Error(), `"include"`) {
+		t.Errorf("unknown section: %v", err)
+	}
+}
+
+func TestEstimateDuration(t *testing.T) {
+	spec := mustProfile(t, "onenote")
+	if d := EstimateDuration(spec, 100); d != 0 {
+		t.Errorf("100 requests fit in every window at once, got %s", d)
+	}
+	// 1,200 requests: the user's 400 an hour binds: 800 more take 2 h.
+	if d := EstimateDuration(spec, 1200); d.Hours() != 2 {
+		t.Errorf("1,200 requests: %s, want 2h", d)
+	}
+}

@@ -1,0 +1,163 @@
+package workflows
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/notion"
+)
+
+func tree() *activities.NotebookTree {
+	return &activities.NotebookTree{ID: "nb1", Name: "Work notes",
+		Sections: []activities.TreeNode{{ID: "s1", Name: "Plans"}},
+		SectionGroups: []activities.GroupNode{{ID: "g1", Name: "Archive",
+			Sections: []activities.TreeNode{{ID: "s2", Name: "2023"}, {ID: "s3", Name: "2024"}}}}}
+}
+
+func TestNotebookNotFoundListsTheNames(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{
+		Notebooks: []activities.NotebookInfo{{ID: "a", Name: "Alpha"}, {ID: "b", Name: "Beta"}}}, nil)
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Gamma", NotionParent: "p"})
+	err := env.GetWorkflowError()
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != ErrTypeConfig {
+		t.Fatalf("error %v, want %s", err, ErrTypeConfig)
+	}
+	for _, s := range []string{`"Gamma"`, `"Alpha"`, `"Beta"`} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %s", err, s)
+		}
+	}
+}
+
+func TestFatalConfigErrorsSayWhatToDo(t *testing.T) {
+	for _, tc := range []struct {
+		typ, want string
+		notion    bool
+	}{
+		{activities.ErrTypeNotSignedIn, "not signed in", false},
+		{activities.ErrTypeGraphLibraryLimit, "10008", false},
+		{activities.ErrTypeNotionNotShared, "not shared with the integration", true},
+	} {
+		env, _ := newEnv(t)
+		fail := temporal.NewNonRetryableApplicationError("boom", tc.typ, nil)
+		if tc.notion {
+			env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+			env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, fail)
+		} else {
+			env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{}, fail)
+		}
+		env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p"})
+		err := env.GetWorkflowError()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.typ, err, tc.want)
+		}
+	}
+}
+
+// TestFailedSectionWaitsForRetry runs a notebook whose second section fails
+// once: the notebook stays open, reports it, and a retry-section signal
+// runs that section (only it) again.
+func TestFailedSectionWaitsForRetry(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
+		SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
+	env.OnActivity(activities.RewriteLinksName, mock.Anything, mock.Anything).Return(activities.RewriteLinksResult{Pages: 1}, nil)
+	runs := map[string]int{}
+	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+			runs[in.Section.ID]++
+			if in.DatabaseID == "" {
+				return SectionResult{}, errors.New("no database")
+			}
+			if in.Section.ID == "s2" && runs["s2"] == 1 {
+				return SectionResult{}, temporal.NewNonRetryableApplicationError("listing failed", "GraphNotFound", nil)
+			}
+			return SectionResult{SectionID: in.Section.ID, Pages: 2, Done: 2, Written: 2,
+				Targets: []LinkTarget{{LinkID: in.Section.ID + "-p", NotionID: "n-" + in.Section.ID}}, LinkPages: []string{"n-" + in.Section.ID}}, nil
+		})
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(QueryProgress)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p NotebookProgress
+		if err := v.Get(&p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Failed != 1 || p.Done != 2 || !strings.Contains(p.Phase, "waiting") {
+			t.Errorf("progress while waiting: %+v", p)
+		}
+		env.SignalWorkflow(SignalRetrySection, "s2")
+	}, time.Hour)
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "nb1", NotionParent: "p"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var rep NotebookReport
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.FailedSections != 0 || rep.Written != 6 || rep.LinkPages != 1 {
+		t.Errorf("report: %+v", rep)
+	}
+	if runs["s1"] != 1 || runs["s2"] != 2 || runs["s3"] != 1 {
+		t.Errorf("section runs %v, want s2 twice and the others once", runs)
+	}
+	if rep.Sections[1].Path != "Work notes / Archive / 2023" {
+		t.Errorf("section path %q", rep.Sections[1].Path)
+	}
+}
+
+// TestFinishCompletesWithFailures completes a notebook with a failed
+// section on the finish signal, reporting it.
+func TestFinishCompletesWithFailures(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, nil)
+	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+			if in.Section.ID == "s3" {
+				return SectionResult{SectionID: "s3", Pages: 2, Done: 1, Failed: 1,
+					FailedPages: []PageFailure{{ID: "p9", Error: "write: boom"}}}, nil
+			}
+			return SectionResult{SectionID: in.Section.ID}, nil
+		})
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalFinish, nil) }, time.Hour)
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
+		Exclude: []string{"Plans"}})
+	var rep NotebookReport
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.FailedSections != 1 || rep.FailedPages != 1 || len(rep.Sections) != 2 || !strings.Contains(rep.Message, "2024") {
+		t.Errorf("report: %+v", rep)
+	}
+}
+
+// TestDryRunWritesNothing reads the tree and lists pages but creates no
+// Notion containers and rewrites no links.
+func TestDryRunWritesNothing(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(activities.ListPagesResult{
+		Pages: []activities.PageMeta{{ID: "p1"}, {ID: "p2", Order: 1}}, Done: true}, nil)
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", DryRun: true})
+	var rep NotebookReport
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pages != 6 || rep.Written != 0 || rep.FailedSections != 0 || !strings.HasPrefix(rep.Message, "Dry run") {
+		t.Errorf("report: %+v", rep)
+	}
+	env.AssertNotCalled(t, activities.EnsureLayoutName, mock.Anything, mock.Anything)
+}

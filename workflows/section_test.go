@@ -1,0 +1,149 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/activities"
+)
+
+// fakeSection mocks a section's activities: pages p0..p(n-1), p2 a
+// subpage of p1, each page with resources r1..r3.
+type fakeSection struct {
+	mu       sync.Mutex
+	n        int
+	existing map[string]string
+	writes   []activities.WritePageInput
+	fetches  [][]string // resource IDs asked for, per FetchResources call
+	throttle bool       // the first resource fetch stops after one
+	cleaned  int
+}
+
+func (f *fakeSection) pages() []activities.PageMeta {
+	var out []activities.PageMeta
+	for i := range f.n {
+		p := activities.PageMeta{ID: fmt.Sprintf("p%d", i), Title: fmt.Sprintf("Page %d", i), Order: i,
+			LastModified: "2024-01-01T00:00:00.000Z", LinkID: fmt.Sprintf("G%d", i)}
+		if i == 2 {
+			p.Level = 1
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestSectionPipelineLedgerAndContinueAsNew(t *testing.T) {
+	f := &fakeSection{n: 5, existing: map[string]string{"p0": "n-p0"}, throttle: true}
+	env, _ := newEnv(t)
+	f.mock(env)
+	in := SectionInput{User: "alice", NotebookID: "nb", Section: SectionRef{ID: "s", Name: "S", Path: "NB / S"},
+		DatabaseID: "db", PageParallelism: 2, PagesPerRun: 2}
+	env.ExecuteWorkflow(MigrateSectionName, in)
+	err := env.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("after 2 pages the section should continue as new, got %v", err)
+	}
+	// The first run listed, skipped p0 (already in Notion) and wrote p1, p2.
+	if len(f.writes) != 2 || f.writes[0].Page.ID != "p1" || f.writes[1].Page.ID != "p2" {
+		t.Fatalf("first run wrote %v", f.writes)
+	}
+	if f.writes[1].ParentNotionID != "n-p1" {
+		t.Errorf("subpage p2 written under %q, want n-p1", f.writes[1].ParentNotionID)
+	}
+	if f.cleaned != 2 {
+		t.Errorf("cleaned %d staging dirs, want 2", f.cleaned)
+	}
+	// The throttled fetch asked for r1..r3, its retry only for r2, r3.
+	if len(f.fetches) < 2 || !slices.Equal(f.fetches[0], []string{"r1", "r2", "r3"}) || !slices.Equal(f.fetches[1], []string{"r2", "r3"}) {
+		t.Errorf("resource fetches %v", f.fetches)
+	}
+
+	// The second run carries the ledger: no listing, p3 and p4 only.
+	var next SectionInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.State == nil || !next.State.Listed || len(next.State.Ledger) != 3 {
+		t.Fatalf("carried state: %+v", next.State)
+	}
+	f.writes = nil
+	env2, calls := newEnv(t)
+	f.mock(env2)
+	env2.ExecuteWorkflow(MigrateSectionName, next)
+	var res SectionResult
+	if err := env2.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, w := range f.writes {
+		ids = append(ids, w.Page.ID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"p3", "p4"}) {
+		t.Errorf("second run wrote %v, want p3 and p4", ids)
+	}
+	if res.Pages != 5 || res.Done != 5 || res.Written != 4 || res.Skipped != 1 || len(res.Targets) != 5 || len(res.LinkPages) != 4 {
+		t.Errorf("result: %+v", res)
+	}
+	// Second run: one content and one resource permit per page.
+	if *calls != 4 {
+		t.Errorf("second run made %d Graph calls, want 4 (no listing)", *calls)
+	}
+}
+
+func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
+	env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
+			return activities.ListPagesResult{Pages: f.pages(), Done: true}, nil
+		})
+	env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ExistingRowsInput) (activities.ExistingRowsResult, error) {
+			if len(in.Pages) != f.n {
+				return activities.ExistingRowsResult{}, errors.New("not every page asked for")
+			}
+			return activities.ExistingRowsResult{Done: f.existing}, nil
+		})
+	env.OnActivity(activities.FetchContentName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FetchContentInput) (activities.ContentMeta, error) {
+			return activities.ContentMeta{Resources: []activities.ResourceRef{{ID: "r1"}, {ID: "r2"}, {ID: "r3"}}, Links: 1}, nil
+		})
+	env.OnActivity(activities.FetchResourcesName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FetchResourcesInput) (activities.FetchResourcesResult, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			var ids []string
+			for _, r := range in.Resources {
+				ids = append(ids, r.ID)
+			}
+			f.fetches = append(f.fetches, ids)
+			if f.throttle {
+				f.throttle = false
+				return activities.FetchResourcesResult{Fetched: ids[:1], Error: "throttled", ErrorType: activities.ErrTypeGraphThrottled}, nil
+			}
+			return activities.FetchResourcesResult{Fetched: ids}, nil
+		})
+	env.OnActivity(activities.WritePageName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.WritePageInput) (activities.WritePageResult, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.writes = append(f.writes, in)
+			return activities.WritePageResult{NotionPageID: "n-" + in.Page.ID, Links: 1}, nil
+		})
+	env.OnActivity(activities.CleanPageName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, _ activities.StageKey) error {
+			f.mu.Lock()
+			f.cleaned++
+			f.mu.Unlock()
+			return nil
+		})
+}

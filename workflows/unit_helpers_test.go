@@ -1,0 +1,51 @@
+package workflows
+
+import (
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+)
+
+// directCaller runs Graph activities without permits, for unit tests of
+// the workflow logic (the permit path is tested end to end).
+type directCaller struct{ calls *int }
+
+func (d directCaller) Call(ctx workflow.Context, call entity.Call, result any) (entity.CallStats, error) {
+	*d.calls++
+	opts := call.Options
+	opts.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), call.Activity, call.Args...).Get(ctx, result)
+	return entity.CallStats{Attempts: 1}, err
+}
+
+func (directCaller) Flush(workflow.Context) error { return nil }
+
+// newEnv returns a test environment with the workflows and (to be mocked)
+// activities registered, and a counter of Graph calls.
+func newEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *int) {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{EnableSessionWorker: true})
+	calls := new(int)
+	w := &Workflows{App: "test", newCaller: func(workflow.Context, limiter.Spec) caller { return directCaller{calls} }}
+	w.Register(env)
+	(&activities.Activities{}).Register(env)
+	return env, calls
+}
+
+func mustProfile(t *testing.T, name string) limiter.Spec {
+	t.Helper()
+	s, err := limiter.Profile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,84 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+)
+
+// Registered workflow type names.
+const (
+	MigrateNotebookName = "MigrateNotebook"
+	MigrateSectionName  = "MigrateSection"
+	ScanNotebooksName   = "ScanNotebooks"
+)
+
+// Signal and query names: part of the operator interface.
+const (
+	// SignalRetrySection takes a section ID and runs that failed section
+	// again.
+	SignalRetrySection = "retry-section"
+	// SignalRetryFailed runs every failed section again.
+	SignalRetryFailed = "retry-failed"
+	// SignalFinish completes a notebook that waits with failed sections,
+	// with a report of what failed.
+	SignalFinish = "finish"
+	// QueryProgress returns a NotebookProgress or SectionProgress.
+	QueryProgress = "progress"
+)
+
+// LimiterResource names the limiter of Graph OneNote requests.
+const LimiterResource = "graph-onenote"
+
+// Search attributes (Keyword) the workflows upsert. Register them in the
+// namespace (SearchAttributes lists them).
+var (
+	AttrUser     = temporal.NewSearchAttributeKeyKeyword("NoteBridgeUser")
+	AttrNotebook = temporal.NewSearchAttributeKeyKeyword("NoteBridgeNotebook")
+	AttrStatus   = temporal.NewSearchAttributeKeyKeyword("NoteBridgeStatus")
+)
+
+// SearchAttributes returns the custom search attributes the workflows
+// use, for registering them (e.g. devserver.Options.SearchAttributes).
+func SearchAttributes() temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(AttrUser.ValueSet(""), AttrNotebook.ValueSet(""), AttrStatus.ValueSet(""))
+}
+
+// caller runs Graph activities under permits; *entity.Client is the real
+// one.
+type caller interface {
+	Call(ctx workflow.Context, call entity.Call, result any) (entity.CallStats, error)
+	Flush(ctx workflow.Context) error
+}
+
+// Workflows are the migration workflows of one deployment. App identifies
+// the Graph application whose limiter they share.
+type Workflows struct {
+	// App is the Graph application (client) ID: one limiter per app.
+	App string
+	// Limits is the limits profile used when an input names none ("" means
+	// "onenote").
+	Limits string
+	// newCaller replaces the limiter client in unit tests.
+	newCaller func(ctx workflow.Context, spec limiter.Spec) caller
+}
+
+// New returns the workflows for app.
+func New(app string) *Workflows { return &Workflows{App: app} }
+
+func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec) caller {
+	if w.newCaller != nil {
+		return w.newCaller(ctx, spec)
+	}
+	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec})
+}
+
+// Register registers the workflows under their stable names.
+func (w *Workflows) Register(r worker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(w.MigrateNotebook, workflow.RegisterOptions{Name: MigrateNotebookName})
+	r.RegisterWorkflowWithOptions(w.MigrateSection, workflow.RegisterOptions{Name: MigrateSectionName})
+	r.RegisterWorkflowWithOptions(w.ScanNotebooks, workflow.RegisterOptions{Name: ScanNotebooksName})
+}

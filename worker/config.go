@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/onenote"
 )
@@ -29,7 +30,8 @@ type config struct {
 	NotionRate      float64
 	GraphTimeout    time.Duration
 	LogLevel        string
-	// NotionToken is read from NOTION_TOKEN.
+	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
+	// names.
 	NotionToken string
 }
 
@@ -67,7 +69,11 @@ func parseConfig(args []string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
-	c.NotionToken = os.Getenv("NOTION_TOKEN")
+	tok, err := auth.NotionToken(os.Getenv)
+	if err != nil && !errors.Is(err, auth.ErrNoNotionToken) {
+		return c, err
+	}
+	c.NotionToken = tok.Reveal()
 	if c.AppID == "" {
 		return c, errors.New("-app-id (or NOTEBRIDGE_APP_ID) is required")
 	}
@@ -75,7 +81,7 @@ func parseConfig(args []string) (config, error) {
 		return c, errors.New("-token-dir (or NOTEBRIDGE_TOKEN_DIR) is required")
 	}
 	if c.NotionToken == "" {
-		return c, errors.New("NOTION_TOKEN is not set")
+		return c, errors.New("no Notion token: set NOTION_TOKEN, or NOTION_TOKEN_FILE to a file only you can read")
 	}
 	if _, err := limiter.Profile(c.Limits); err != nil {
 		return c, fmt.Errorf("-limits: %w", err)

@@ -77,6 +77,38 @@ func TestComposeDefinesTheStack(t *testing.T) {
 	}
 }
 
+// TestWorkerEnvironmentIsReadByTheWorker keeps the compose file honest: a
+// variable the worker does not read is a setting that silently does nothing.
+func TestWorkerEnvironmentIsReadByTheWorker(t *testing.T) {
+	var src strings.Builder
+	for _, dir := range []string{"worker", "auth"} {
+		files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Write(b)
+		}
+	}
+	c := readCompose(t)
+	w := c.Services["worker"]
+	if len(w.Environment) == 0 {
+		t.Fatal("the worker service sets no environment")
+	}
+	for name := range w.Environment {
+		if !strings.Contains(src.String(), `"`+name+`"`) {
+			t.Errorf("docker-compose sets %s for the worker, which the worker never reads", name)
+		}
+	}
+}
+
 func TestDockerfileIsMultiStageAndNonRoot(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
 	if err != nil {

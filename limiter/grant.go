@@ -215,7 +215,9 @@ func (l *Limiter) prune(now int64) {
 		i++
 	}
 	if i > 0 {
-		l.st.Seen = append(l.st.Seen[:0], l.st.Seen[i:]...)
+		// Reslice rather than copy: remember appends, so the backing array
+		// is reclaimed as it grows, and pruning stays O(expired).
+		l.st.Seen = l.st.Seen[i:]
 	}
 	j := 0
 	for j < len(l.st.Throttles) && l.st.Throttles[j].At+int64(l.st.Spec.Tuning.InferWindow) <= now {

@@ -286,7 +286,20 @@ func (l *Limiter) Lease(requestID string) (Grant, bool) {
 	return Grant{}, false
 }
 
+// MaxRemembered bounds how many finished request IDs are remembered for
+// deduplication, whatever DedupeTTL says, so the state a limiter carries
+// across continue-as-new stays small when limits are raised and thousands
+// of requests finish within the TTL.
+const MaxRemembered = 2048
+
 func (l *Limiter) remember(id string, now int64) {
+	if len(l.st.Seen) >= MaxRemembered {
+		drop := len(l.st.Seen) - MaxRemembered + 1
+		for _, s := range l.st.Seen[:drop] {
+			delete(l.seen, s.ID)
+		}
+		l.st.Seen = l.st.Seen[drop:]
+	}
 	l.st.Seen = append(l.st.Seen, seenID{id, now + int64(l.st.Spec.Tuning.DedupeTTL)})
 	l.seen[id] = true
 }

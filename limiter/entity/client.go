@@ -178,7 +178,9 @@ func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
 // are granted; they may be granted at different times. It is how a
 // workflow that knows its next requests (a page's resources, a section's
 // listing pages) saves round trips. On error, permits already granted are
-// released.
+// released. The asks must fit the concurrency caps together: permits
+// granted early are held while the rest wait, so asking for more slots
+// than a cap leaves stands still until leases expire.
 func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit, error) {
 	asked := workflow.Now(ctx)
 	msg := Message{Release: c.releases}

@@ -72,7 +72,7 @@ type workerConfig struct {
 }
 
 func newWorker(c client.Client, cfg workerConfig) worker.Worker {
-	w := worker.New(c, itTaskQueue, worker.Options{})
+	w := worker.New(c, itTaskQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
 	graphload.Register(w, c, &graphload.Activities{BaseURL: cfg.GraphURL, Tokens: cfg.Tokens, HTTP: &http.Client{Timeout: 10 * time.Second}})
 	return w
 }

@@ -40,10 +40,11 @@ func main() {
 		users      = flag.Int("users", 4, "users the requesters are spread over")
 		soak       = flag.Int("soak", 0, "also grant this many permits from one entity and report its runs (e.g. 100000)")
 		naive      = flag.Bool("naive", true, "also measure the naive design")
+		pollers    = flag.Int("pollers", 8, "workflow and activity task pollers of the worker")
 		out        = flag.String("out", "", "directory for limiter.md (stdout only if empty)")
 	)
 	flag.Parse()
-	if err := run(*requesters, *each, *users, *soak, *naive, *out); err != nil {
+	if err := run(*requesters, *each, *users, *soak, *pollers, *naive, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "limiterbench:", err)
 		os.Exit(1)
 	}
@@ -54,7 +55,7 @@ func main() {
 func freeSpec() limiter.Spec {
 	s := limiter.OneNote()
 	s.Name = "free"
-	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 1_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 100}
+	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
 	s.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
 	return s
 }
@@ -69,7 +70,7 @@ type result struct {
 	maxHistory  int
 }
 
-func run(requesters, each, users, soak int, naive bool, outDir string) error {
+func run(requesters, each, users, soak, pollers int, naive bool, outDir string) error {
 	ctx := context.Background()
 	srv, err := devserver.Start(ctx, devserver.Options{})
 	if err != nil {
@@ -93,7 +94,7 @@ func run(requesters, each, users, soak int, naive bool, outDir string) error {
 	}
 	c := srv.Client()
 	const tq = "limiterbench"
-	w := worker.New(c, tq, worker.Options{})
+	w := worker.New(c, tq, worker.Options{MaxConcurrentWorkflowTaskPollers: pollers, MaxConcurrentActivityTaskPollers: pollers})
 	graphload.Register(w, c, &graphload.Activities{BaseURL: base, Tokens: tokens, HTTP: &http.Client{Timeout: 10 * time.Second}})
 	if err := w.Start(); err != nil {
 		return err
@@ -109,6 +110,9 @@ func run(requesters, each, users, soak int, naive bool, outDir string) error {
 	designs := []design{{"ours", "ours", graphload.Requester, entity.WorkflowID("bench", "ours")}}
 	if naive {
 		designs = append(designs, design{"naive", "naive", graphload.NaiveRequester, graphload.NaiveWorkflowID("naive")})
+	}
+	if requesters == 0 {
+		designs = nil
 	}
 	for _, d := range designs {
 		app := d.app
@@ -155,20 +159,23 @@ func run(requesters, each, users, soak int, naive bool, outDir string) error {
 		if err := r.Get(ctx, &done); err != nil {
 			return fmt.Errorf("soak: %w", err)
 		}
-		res := result{events: map[string]int{}}
-		if err := countEvents(ctx, c, []string{entity.WorkflowID("bench", "soak")}, &res); err != nil {
-			return err
-		}
-		v, err := c.QueryWorkflow(ctx, entity.WorkflowID("bench", "soak"), "", entity.QueryState)
+		elapsed := time.Since(start)
+		runs, longest, err := runLengths(ctx, c, entity.WorkflowID("bench", "soak"))
 		if err != nil {
-			return err
+			return fmt.Errorf("soak: history lengths: %w", err)
+		}
+		qctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		v, err := c.QueryWorkflow(qctx, entity.WorkflowID("bench", "soak"), "", entity.QueryState)
+		if err != nil {
+			return fmt.Errorf("soak: query the limiter: %w", err)
 		}
 		var st entity.State
 		if err := v.Get(&st); err != nil {
 			return err
 		}
 		soakLine = fmt.Sprintf("Soak: one entity granted %d permits in %v (%.0f permits/s in batches of 100) over %d runs; the longest run had %d events (limit 10,000).\n",
-			st.Stats.Units["user0"], time.Since(start).Round(time.Second), float64(st.Stats.Units["user0"])/time.Since(start).Seconds(), res.limiterRuns, res.maxHistory)
+			st.Stats.Units["user0"], elapsed.Round(time.Second), float64(st.Stats.Units["user0"])/elapsed.Seconds(), runs, longest)
 	}
 	return report(results, soakLine, requesters, each, outDir)
 }
@@ -211,6 +218,30 @@ func countEvents(ctx context.Context, c client.Client, ids []string, res *result
 	return nil
 }
 
+// runLengths counts the runs of a workflow ID and the longest run's
+// events, from visibility (closed runs) and a describe (the open one).
+func runLengths(ctx context.Context, c client.Client, id string) (runs, longest int, err error) {
+	var next []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id), NextPageToken: next})
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, e := range resp.GetExecutions() {
+			runs++
+			longest = max(longest, int(e.GetHistoryLength()))
+		}
+		if next = resp.GetNextPageToken(); len(next) == 0 {
+			break
+		}
+	}
+	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return 0, 0, err
+	}
+	return runs, max(longest, int(d.GetWorkflowExecutionInfo().GetHistoryLength())), nil
+}
+
 func pct(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -251,7 +282,7 @@ func report(rs []result, soakLine string, requesters, each int, outDir string) e
 		b.WriteString(soakLine)
 	}
 	fmt.Print(b.String())
-	if outDir == "" {
+	if outDir == "" || len(rs) == 0 {
 		return nil
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {

@@ -139,7 +139,11 @@ func Profile(name string) (Spec, error) {
 }
 
 // Scale returns a copy of s in which time runs factor times faster: every
-// window, TTL and cooldown is divided by factor. Limits are unchanged.
+// window, cooldown and quiet period is divided by factor. Limits are
+// unchanged, and so are LeaseTTL and DedupeTTL: they measure how long real
+// requests and resent signals take, which a faster clock for the windows
+// does not shorten (a lease shorter than a Graph call would hand its
+// concurrency slot to another request while the first is still in flight).
 func (s Spec) Scale(factor float64) Spec {
 	div := func(d Duration) Duration {
 		if d == 0 {
@@ -156,14 +160,12 @@ func (s Spec) Scale(factor float64) Spec {
 	}
 	t := &out.Tuning
 	t.ReserveIdle = div(t.ReserveIdle)
-	t.LeaseTTL = div(t.LeaseTTL)
 	t.Cooldown = div(t.Cooldown)
 	t.MaxCooldown = div(t.MaxCooldown)
 	t.InferWindow = div(t.InferWindow)
 	t.AdaptQuiet = div(t.AdaptQuiet)
 	t.AdaptEvery = div(t.AdaptEvery)
 	t.RetryProbeEvery = div(t.RetryProbeEvery)
-	t.DedupeTTL = div(t.DedupeTTL)
 	if s.Name != "" {
 		out.Name = fmt.Sprintf("%s-x%g", s.Name, factor)
 	}

@@ -74,28 +74,12 @@ func splitLongItems(rt []blocks.RichText) []blocks.RichText {
 }
 
 // splitText cuts s into pieces of at most limit UTF-16 units, at rune
-// boundaries. It returns [s] when s fits.
+// boundaries. It returns [s] when s fits, [""] for "".
 func splitText(s string, limit int) []string {
-	if len(s) <= limit || blocks.UTF16Len(s) <= limit {
-		return []string{s}
+	if s == "" {
+		return []string{""}
 	}
-	var out []string
-	start, units := 0, 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if units+w > limit {
-			out = append(out, s[start:i])
-			start, units = i, 0
-		}
-		units += w
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
+	return blocks.SplitUTF16(s, limit)
 }
 
 // capItems keeps a rich-text array within MaxRichTextItems by dropping the

@@ -91,7 +91,7 @@ func fitRuns(rt []blocks.RichText, where string, losses *[]Loss) []blocks.RichTe
 			out = append(out, r)
 			continue
 		}
-		for _, part := range splitUTF16(r.Text, blocks.MaxTextLen) {
+		for _, part := range blocks.SplitUTF16(r.Text, blocks.MaxTextLen) {
 			p := r
 			p.Text = part
 			out = append(out, p)
@@ -131,7 +131,7 @@ func fitArray(rt []blocks.RichText, where string, losses *[]Loss) []blocks.RichT
 		return rt
 	}
 	rest := blocks.PlainText(rt[blocks.MaxRichTextItems-1:])
-	parts := splitUTF16(rest, blocks.MaxTextLen)
+	parts := blocks.SplitUTF16(rest, blocks.MaxTextLen)
 	*losses = append(*losses, Loss{Kind: LossText, Location: where,
 		Detail: fmt.Sprintf("%d text runs (Notion allows %d); the formatting of the last %d was dropped", len(rt), blocks.MaxRichTextItems, len(rt)-blocks.MaxRichTextItems+1)})
 	out := append([]blocks.RichText(nil), rt[:blocks.MaxRichTextItems-1]...)

@@ -96,30 +96,8 @@ type fileUpload struct {
 // blocks.MaxTextLen UTF-16 units.
 func text(s string) []blocks.RichText {
 	out := []blocks.RichText{}
-	for _, part := range splitUTF16(s, blocks.MaxTextLen) {
+	for _, part := range blocks.SplitUTF16(s, blocks.MaxTextLen) {
 		out = append(out, blocks.RichText{Text: part})
 	}
 	return out
-}
-
-// splitUTF16 cuts s into pieces of at most n UTF-16 code units, never
-// inside a character.
-func splitUTF16(s string, n int) []string {
-	if s == "" {
-		return nil
-	}
-	var parts []string
-	start, units := 0, 0
-	for i, r := range s {
-		u := 1
-		if r >= 0x10000 {
-			u = 2
-		}
-		if units+u > n {
-			parts = append(parts, s[start:i])
-			start, units = i, 0
-		}
-		units += u
-	}
-	return append(parts, s[start:])
 }

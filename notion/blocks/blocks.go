@@ -225,3 +225,29 @@ func Depth(bs []Block) int {
 	}
 	return d
 }
+
+// SplitUTF16 cuts s into pieces of at most limit UTF-16 code units, never
+// inside a character (a surrogate pair stays whole). It returns nil for ""
+// and [s] when s fits.
+func SplitUTF16(s string, limit int) []string {
+	if s == "" {
+		return nil
+	}
+	if len(s) <= limit || UTF16Len(s) <= limit {
+		return []string{s}
+	}
+	var parts []string
+	start, units := 0, 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if units+w > limit {
+			parts = append(parts, s[start:i])
+			start, units = i, 0
+		}
+		units += w
+	}
+	return append(parts, s[start:])
+}

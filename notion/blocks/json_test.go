@@ -108,3 +108,22 @@ func TestCountAndDepth(t *testing.T) {
 		t.Errorf("Depth = %d, want 2", got)
 	}
 }
+
+func TestSplitUTF16(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		limit int
+		want  []string
+	}{
+		{"", 3, nil},
+		{"abc", 3, []string{"abc"}},
+		{"abcd", 3, []string{"abc", "d"}},
+		{"a😀b", 2, []string{"a", "😀", "b"}},
+		{"😀😀", 3, []string{"😀", "😀"}},
+	} {
+		got := SplitUTF16(tt.s, tt.limit)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("SplitUTF16(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
+		}
+	}
+}

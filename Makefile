@@ -45,3 +45,11 @@ fuzz: ## Every fuzz target for FUZZTIME each (default 10m).
 
 clean: ## Remove built binaries and results.
 	rm -rf bin/ bench/results/*.png
+
+.PHONY: demo demo-test
+
+demo: temporal ## Run a whole migration end to end on the emulators (Ctrl-C stops everything).
+	$(GO) build -o bin/demo ./cmd/demo && exec bin/demo $(ARGS)
+
+demo-test: temporal ## The demo's end-to-end test: a fast run (-scale 600 -exit) checked against the Notion export.
+	$(GO) test -count=1 -timeout 5m -run 'TestDemoRunsEndToEnd' -v ./cmd/demo/

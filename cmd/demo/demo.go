@@ -1,0 +1,702 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// Result is what a demo run did, as its summary prints it.
+type Result struct {
+	WorkflowID string
+	// Pages is the notebook's page count; Written, Skipped and Failed
+	// come from the workflow's report.
+	Pages, Written, Skipped, Failed int
+	FailedSections                  int
+	Duration                        time.Duration
+	// GraphRequests, Graph429s and Violations come from the Graph
+	// emulator (zero with -real).
+	GraphRequests, Graph429s int64
+	Violations               int
+	// NotionPages counts the migrated pages the Notion emulator holds:
+	// live rows of the section databases in its export.
+	NotionPages int
+	UIURL       string
+	ViewURL     string
+	// PIDs are the process IDs (and process groups) of the children.
+	PIDs []int
+}
+
+// demo is one run.
+type demo struct {
+	opts  options
+	out   io.Writer
+	procs *children
+
+	temporalAddr, uiURL string
+	graphURL, notionURL string // emulator roots (empty with -real)
+	graphToken          string
+	notionToken         string
+	notionParent        string
+	tc                  client.Client
+}
+
+func (d *demo) logDir() string { return filepath.Join(d.opts.dir, "logs") }
+
+func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.out, "==> "+format+"\n", args...) }
+
+func (d *demo) run(ctx context.Context) (res *Result, err error) {
+	defer func() {
+		if d.tc != nil {
+			d.tc.Close()
+		}
+		if len(d.procs.pids()) > 0 {
+			d.say("stopping %d processes", len(d.procs.pids()))
+			d.procs.stopAll(10 * time.Second)
+		}
+	}()
+	if err := d.prepare(ctx); err != nil {
+		return nil, err
+	}
+	if err := d.startTemporal(ctx); err != nil {
+		return nil, err
+	}
+	if !d.opts.real {
+		if err := d.startEmulators(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.startWorker(); err != nil {
+		return nil, err
+	}
+	nb, err := d.scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{WorkflowID: workflows.NotebookWorkflowID(d.opts.user, nb.ID), Pages: nb.Pages}
+	res.UIURL = d.uiURL + "/namespaces/default/workflows/" + url.PathEscape(res.WorkflowID)
+	if d.notionURL != "" {
+		res.ViewURL = d.notionURL + "/_emulator/view"
+	}
+	if !d.opts.real {
+		scaled := func(w time.Duration) time.Duration {
+			return time.Duration(float64(w) / d.opts.scale).Round(time.Millisecond)
+		}
+		d.say("pacing: Graph allows %s 120 requests per %s (a minute), 400 per %s (an hour), 5 at once; the limiter spends that budget",
+			d.opts.user, scaled(time.Minute), scaled(time.Hour))
+	}
+	start := time.Now()
+	if err := d.startMigration(ctx, res.WorkflowID, nb); err != nil {
+		return res, err
+	}
+	report, err := d.follow(ctx, res.WorkflowID, nb.Pages, start)
+	if err != nil {
+		return res, err
+	}
+	res.Duration = time.Since(start)
+	res.Written, res.Skipped, res.Failed, res.FailedSections = report.Written, report.Skipped, report.FailedPages, report.FailedSections
+	if report.Pages > 0 {
+		res.Pages = report.Pages
+	}
+	if err := d.collect(ctx, res); err != nil {
+		return res, err
+	}
+	d.printSummary(res)
+	var problems []string
+	if res.Failed > 0 || res.FailedSections > 0 {
+		problems = append(problems, fmt.Sprintf("%d pages and %d sections failed", res.Failed, res.FailedSections))
+	}
+	if res.Violations > 0 {
+		problems = append(problems, fmt.Sprintf("%d Graph limit violations", res.Violations))
+	}
+	if d.notionURL != "" && res.NotionPages != res.Written+res.Skipped {
+		problems = append(problems, fmt.Sprintf("the Notion emulator holds %d pages, the workflow reports %d", res.NotionPages, res.Written+res.Skipped))
+	}
+	if len(problems) > 0 {
+		err := fmt.Errorf("the migration was not clean: %s", strings.Join(problems, "; "))
+		if d.opts.exit {
+			return res, err
+		}
+		fmt.Fprintf(d.out, "\nWARNING: %v\n", err)
+	} else if d.opts.exit {
+		return res, nil
+	}
+	fmt.Fprintf(d.out, "\nEverything keeps running so you can browse the addresses above. Press Ctrl-C to stop.\n")
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(d.out)
+	case <-d.anyExit(wctx):
+	}
+	return res, nil
+}
+
+// anyExit is closed when any child exits on its own, and ends quietly
+// with ctx.
+func (d *demo) anyExit(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for {
+			for _, c := range d.procs.list() {
+				if done, err := c.exited(); done && ctx.Err() == nil {
+					d.say("%v; stopping", err)
+					return
+				}
+			}
+			if sleep(ctx, time.Second) != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// prepare makes a fresh work directory and builds the binaries.
+func (d *demo) prepare(ctx context.Context) error {
+	if err := os.RemoveAll(d.opts.dir); err != nil {
+		return fmt.Errorf("remove old work directory: %w", err)
+	}
+	for _, sub := range []string{"tokens", "staging", "logs"} {
+		if err := os.MkdirAll(filepath.Join(d.opts.dir, sub), 0o700); err != nil {
+			return fmt.Errorf("work directory: %w", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(d.opts.bin, "temporal")); err != nil {
+		return fmt.Errorf("no temporal CLI in %s: run `make temporal` first: %w", d.opts.bin, err)
+	}
+	if d.opts.noBuild {
+		return nil
+	}
+	d.say("building the worker and the emulators into %s", d.opts.bin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", d.opts.bin+string(filepath.Separator),
+		"./worker", "./emulator/cmd/graph-emulator", "./emulator/cmd/notion-emulator")
+	cmd.Dir = d.opts.root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// freePortPair returns a free port p with p+1000 also free (Temporal's
+// frontend and its Web UI).
+func freePortPair() (int, error) {
+	for range 50 {
+		p, err := freePort()
+		if err != nil {
+			return 0, err
+		}
+		if p+1000 > 65535 {
+			continue
+		}
+		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1000)); err == nil {
+			ln.Close()
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free pair of loopback ports p and p+1000")
+}
+
+func (d *demo) startTemporal(ctx context.Context) error {
+	p, err := freePortPair()
+	if err != nil {
+		return err
+	}
+	d.temporalAddr = "127.0.0.1:" + strconv.Itoa(p)
+	d.uiURL = "http://127.0.0.1:" + strconv.Itoa(p+1000)
+	args := []string{"server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(p),
+		"--ui-port", strconv.Itoa(p + 1000), "--db-filename", filepath.Join(d.opts.dir, "temporal.db"),
+		"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=true"}
+	for _, name := range []string{"NoteBridgeUser", "NoteBridgeNotebook", "NoteBridgeStatus"} {
+		args = append(args, "--search-attribute", name+"=Keyword")
+	}
+	d.say("starting the Temporal dev server on %s (Web UI %s)", d.temporalAddr, d.uiURL)
+	c, err := d.procs.start("temporal", d.logDir(), filepath.Join(d.opts.bin, "temporal"), args, nil)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if done, err := c.exited(); done {
+			return fmt.Errorf("temporal dev server: %w\n%s", err, tail(filepath.Join(d.logDir(), "temporal.err"), 2000))
+		}
+		if d.tc == nil {
+			tc, err := client.Dial(client.Options{HostPort: d.temporalAddr, Namespace: "default",
+				Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+			if err == nil {
+				d.tc = tc
+			}
+		}
+		if d.tc != nil {
+			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, herr := d.tc.CheckHealth(hctx, &client.CheckHealthRequest{})
+			cancel()
+			if herr == nil && httpOK(ctx, d.uiURL) {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the Temporal dev server was not ready within 90s")
+		}
+		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *demo) startEmulators(ctx context.Context) error {
+	gp, err := freePort()
+	if err != nil {
+		return err
+	}
+	np, err := freePort()
+	if err != nil {
+		return err
+	}
+	d.graphURL = "http://127.0.0.1:" + strconv.Itoa(gp)
+	d.notionURL = "http://127.0.0.1:" + strconv.Itoa(np)
+	scale := strconv.FormatFloat(d.opts.scale, 'g', -1, 64)
+	gargs := []string{"-addr", "127.0.0.1:" + strconv.Itoa(gp), "-users", d.opts.user, "-seed", "1",
+		"-notebooks", "1", "-group-depth", "1", "-groups-per-level", "1", "-sections", "2",
+		"-pages", strconv.Itoa(d.opts.pages), "-subpage-levels", "2", "-images", "1", "-attachments", "1",
+		"-links", "1", "-time-scale", scale}
+	d.say("starting the Graph emulator on %s: 1 notebook, 4 sections (2 in a section group), %d pages each, time scale %s",
+		d.graphURL, d.opts.pages, scale)
+	g, err := d.procs.start("graph-emulator", d.logDir(), filepath.Join(d.opts.bin, "graph-emulator"), gargs, nil)
+	if err != nil {
+		return err
+	}
+	if d.graphToken, err = waitForLine(ctx, g, filepath.Join(d.logDir(), "graph-emulator.log"), "token "+d.opts.user+":", 30*time.Second); err != nil {
+		return err
+	}
+	tokFile := filepath.Join(d.opts.dir, "tokens", d.opts.user+".token")
+	if err := os.WriteFile(tokFile, []byte(d.graphToken+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write token: %w", err)
+	}
+
+	rate := strconv.FormatFloat(d.opts.notionRate, 'g', -1, 64)
+	d.say("starting the Notion emulator on %s (%s requests/s)", d.notionURL, rate)
+	n, err := d.procs.start("notion-emulator", d.logDir(), filepath.Join(d.opts.bin, "notion-emulator"),
+		[]string{"-addr", "127.0.0.1:" + strconv.Itoa(np), "-rate", rate, "-burst", rate}, nil)
+	if err != nil {
+		return err
+	}
+	nlog := filepath.Join(d.logDir(), "notion-emulator.log")
+	if d.notionToken, err = waitForLine(ctx, n, nlog, "token:", 30*time.Second); err != nil {
+		return err
+	}
+	if d.notionParent, err = waitForLine(ctx, n, nlog, "root page:", 30*time.Second); err != nil {
+		return err
+	}
+	for _, u := range []string{d.graphURL + "/_emulator/stats", d.notionURL + "/_emulator/stats"} {
+		if !httpOK(ctx, u) {
+			return fmt.Errorf("emulator not answering at %s", u)
+		}
+	}
+	return nil
+}
+
+func (d *demo) startWorker() error {
+	graphURL, notionURL, limits, app := d.graphURL+"/v1.0", d.notionURL, "onenote-x"+strconv.FormatFloat(d.opts.scale, 'g', -1, 64), "demo"
+	if d.opts.real {
+		e := d.opts.realEnv
+		graphURL, notionURL, limits, app = e.GraphURL, e.NotionURL, "onenote", e.AppID
+		d.notionToken, d.notionParent = e.NotionToken, e.NotionParent
+		tok, err := os.ReadFile(e.TokenFile)
+		if err != nil {
+			return fmt.Errorf("NOTEBRIDGE_GRAPH_TOKEN_FILE: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(d.opts.dir, "tokens", d.opts.user+".token"), tok, 0o600); err != nil {
+			return fmt.Errorf("write token: %w", err)
+		}
+	}
+	args := []string{"-temporal-address", d.temporalAddr, "-namespace", "default", "-task-queue", "notebridge",
+		"-app-id", app, "-token-dir", filepath.Join(d.opts.dir, "tokens"), "-staging-dir", filepath.Join(d.opts.dir, "staging"),
+		"-graph-url", graphURL, "-notion-url", notionURL, "-limits", limits,
+		"-notion-rate", strconv.FormatFloat(d.opts.notionRate, 'g', -1, 64)}
+	d.say("starting the worker: worker %s", strings.Join(args, " "))
+	_, err := d.procs.start("worker", d.logDir(), filepath.Join(d.opts.bin, "worker"), args,
+		[]string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE="})
+	return err
+}
+
+func (d *demo) limits() string {
+	if d.opts.real {
+		return "onenote"
+	}
+	return "onenote-x" + strconv.FormatFloat(d.opts.scale, 'g', -1, 64)
+}
+
+// scan runs ScanNotebooks (under the limiter, like every Graph call) and
+// picks the notebook to migrate.
+func (d *demo) scan(ctx context.Context) (workflows.NotebookScan, error) {
+	d.say("scanning %s's notebooks (ScanNotebooks)", d.opts.user)
+	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	run, err := d.tc.ExecuteWorkflow(sctx, client.StartWorkflowOptions{
+		ID: "scan/" + d.opts.user, TaskQueue: "notebridge",
+	}, workflows.ScanNotebooksName, workflows.ScanInput{User: d.opts.user, Limits: d.limits()})
+	if err != nil {
+		return workflows.NotebookScan{}, fmt.Errorf("start ScanNotebooks: %w", err)
+	}
+	var sr workflows.ScanResult
+	if err := run.Get(sctx, &sr); err != nil {
+		return workflows.NotebookScan{}, fmt.Errorf("ScanNotebooks: %w", err)
+	}
+	for _, nb := range sr.Notebooks {
+		if want := d.opts.realEnv.Notebook; want == "" || want == nb.ID || want == nb.Name {
+			fmt.Fprintf(d.out, "    notebook %q (%s): %d sections, %d pages, about %d Graph requests\n",
+				nb.Name, nb.ID, len(nb.Sections), nb.Pages, nb.Requests)
+			for _, s := range nb.Sections {
+				fmt.Fprintf(d.out, "      %-40s %3d pages (%d subpages)\n", s.Path, s.Pages, s.Subpages)
+			}
+			return nb, nil
+		}
+	}
+	return workflows.NotebookScan{}, fmt.Errorf("no notebook %q among %d of %s", d.opts.realEnv.Notebook, len(sr.Notebooks), d.opts.user)
+}
+
+// startMigration starts MigrateNotebook with the temporal CLI and prints
+// the exact command.
+func (d *demo) startMigration(ctx context.Context, id string, nb workflows.NotebookScan) error {
+	in, err := json.Marshal(workflows.MigrateInput{User: d.opts.user, Notebook: nb.ID,
+		NotionParent: d.notionParent, Limits: d.limits()})
+	if err != nil {
+		return fmt.Errorf("input: %w", err)
+	}
+	cli := filepath.Join(d.opts.bin, "temporal")
+	args := []string{"workflow", "start", "--address", d.temporalAddr, "--namespace", "default",
+		"--task-queue", "notebridge", "--type", workflows.MigrateNotebookName, "--workflow-id", id, "--input", string(in)}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	rel, err := filepath.Rel(d.opts.root, cli)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = cli
+	}
+	d.say("starting the migration with the temporal CLI:\n    %s %s", rel, strings.Join(quoted, " "))
+	cmd := exec.CommandContext(ctx, cli, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("temporal workflow start: %w\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fmt.Fprintf(d.out, "    %s\n", line)
+	}
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// graphStats is the part of the Graph emulator's /_emulator/stats the
+// demo shows.
+type graphStats struct {
+	Requests  int64            `json:"requests"`
+	Throttled int64            `json:"throttled"`
+	ByStatus  map[string]int64 `json:"byStatus"`
+}
+
+func (d *demo) graphStats(ctx context.Context) (graphStats, error) {
+	var s graphStats
+	err := getJSON(ctx, d.graphURL+"/_emulator/stats", &s)
+	return s, err
+}
+
+// follow polls the progress query every second, prints a progress bar,
+// and returns the report once the workflow completed. A notebook that
+// waits with failed sections is told to finish, so the demo ends.
+func (d *demo) follow(ctx context.Context, id string, total int, start time.Time) (workflows.NotebookReport, error) {
+	var report workflows.NotebookReport
+	tty := isTerminal(d.out)
+	last, finishSent := "", false
+	for {
+		desc, err := d.tc.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			return report, fmt.Errorf("describe %s: %w", id, err)
+		}
+		if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			if tty {
+				fmt.Fprintln(d.out)
+			}
+			if err := d.tc.GetWorkflow(ctx, id, "").Get(ctx, &report); err != nil {
+				return report, fmt.Errorf("%s ended %s: %w", id, st, err)
+			}
+			return report, nil
+		}
+		var p workflows.NotebookProgress
+		if v, err := d.tc.QueryWorkflow(ctx, id, "", workflows.QueryProgress); err == nil {
+			_ = v.Get(&p)
+		}
+		line, key := d.progressLine(ctx, id, p, total, start)
+		switch {
+		case tty:
+			fmt.Fprintf(d.out, "\r%-110s", line)
+		case key != last:
+			fmt.Fprintln(d.out, line)
+		}
+		last = key
+		if p.Phase == "waiting" && !finishSent && d.opts.real {
+			fmt.Fprintf(d.out, "\n    %d sections failed; the workflow waits. Retry or finish it with:\n"+
+				"      bin/temporal workflow signal --address %s -w %s --name retry-failed\n"+
+				"      bin/temporal workflow signal --address %s -w %s --name finish\n",
+				p.Failed, d.temporalAddr, shellQuote(id), d.temporalAddr, shellQuote(id))
+			finishSent = true
+		}
+		if p.Phase == "waiting" && !finishSent {
+			fmt.Fprintf(d.out, "\n    %d sections failed; the workflow waits for retry-section, retry-failed or finish. Sending finish.\n", p.Failed)
+			if err := d.tc.SignalWorkflow(ctx, id, "", workflows.SignalFinish, nil); err != nil {
+				return report, fmt.Errorf("signal finish: %w", err)
+			}
+			finishSent = true
+		}
+		if err := sleep(ctx, time.Second); err != nil {
+			return report, err
+		}
+	}
+}
+
+// progressLine renders one line: a bar of pages done out of total,
+// failures, the time spent waiting for permits, the ETA and the Graph
+// requests so far. The key changes only when the counts or phase do, so
+// that output that is not a terminal gets a line per change.
+func (d *demo) progressLine(ctx context.Context, id string, p workflows.NotebookProgress, total int, start time.Time) (line, key string) {
+	done, failed := p.PagesDone+p.PagesSkipped, p.PagesFailed
+	permits, waited := p.Permits, p.Waited
+	// Finished sections are counted by the notebook; ask running ones.
+	for _, s := range p.Sections {
+		if s.Status != workflows.SectionRunning {
+			continue
+		}
+		v, err := d.tc.QueryWorkflow(ctx, workflows.SectionWorkflowID(d.opts.user, idNotebook(id), s.ID), "", workflows.QueryProgress)
+		if err != nil {
+			continue
+		}
+		var sp workflows.SectionProgress
+		if v.Get(&sp) == nil {
+			done += sp.Done + sp.Skipped
+			failed += sp.Failed
+			permits += sp.Permits
+			waited += sp.Waited
+		}
+	}
+	const width = 30
+	n := 0
+	if total > 0 {
+		n = min(width, done*width/total)
+	}
+	bar := strings.Repeat("#", n) + strings.Repeat(".", width-n)
+	eta := "-"
+	if p.ETA > 0 {
+		eta = p.ETA.Round(time.Second).String()
+	} else if done > 0 && total > done {
+		eta = (time.Since(start) * time.Duration(total-done) / time.Duration(done)).Round(time.Second).String()
+	}
+	phase := p.Phase
+	if phase == "" {
+		phase = "starting"
+	}
+	key = fmt.Sprintf("%d/%d/%s", done, failed, p.Phase)
+	line = fmt.Sprintf("[%s] %d/%d pages  failed %d  permits %d (total wait %s)  ETA %s  %s  %s",
+		bar, done, total, failed, permits, waited.Round(100*time.Millisecond), eta,
+		time.Since(start).Round(time.Second), phase)
+	if d.graphURL != "" {
+		if s, err := d.graphStats(ctx); err == nil {
+			line += fmt.Sprintf("  | Graph requests %d, 429s %d", s.Requests, s.ByStatus["429"])
+		}
+	}
+	return line, key
+}
+
+// idNotebook returns the notebook ID of a notebook workflow ID.
+func idNotebook(workflowID string) string {
+	parts := strings.SplitN(workflowID, "/", 3)
+	return parts[len(parts)-1]
+}
+
+// exportPage is the part of the Notion emulator's export the demo counts.
+type exportPage struct {
+	Title     string `json:"title"`
+	Archived  bool   `json:"archived"`
+	Pages     []exportPage
+	Databases []struct {
+		Title    string       `json:"title"`
+		Archived bool         `json:"archived"`
+		Rows     []exportPage `json:"rows"`
+	} `json:"databases"`
+}
+
+// countRows counts live rows of live databases under p, at any depth.
+func countRows(p exportPage) int {
+	n := 0
+	for _, db := range p.Databases {
+		if db.Archived {
+			continue
+		}
+		for _, r := range db.Rows {
+			if !r.Archived {
+				n++
+			}
+			n += countRows(r)
+		}
+	}
+	for _, c := range p.Pages {
+		if !c.Archived {
+			n += countRows(c)
+		}
+	}
+	return n
+}
+
+// collect fills the emulators' figures into res and saves the Notion
+// export into the work directory.
+func (d *demo) collect(ctx context.Context, res *Result) error {
+	if d.graphURL == "" {
+		return nil
+	}
+	s, err := d.graphStats(ctx)
+	if err != nil {
+		return err
+	}
+	res.GraphRequests, res.Graph429s = s.Requests, s.ByStatus["429"]
+	var v struct {
+		Violations []json.RawMessage `json:"violations"`
+	}
+	if err := getJSON(ctx, d.graphURL+"/_emulator/violations", &v); err != nil {
+		return err
+	}
+	res.Violations = len(v.Violations)
+	raw, err := getBytes(ctx, d.notionURL+"/_emulator/export")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d.opts.dir, "notion-export.json"), raw, 0o600); err != nil {
+		return fmt.Errorf("save export: %w", err)
+	}
+	var ws struct {
+		Pages []exportPage `json:"pages"`
+	}
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return fmt.Errorf("decode Notion export: %w", err)
+	}
+	for _, p := range ws.Pages {
+		if !p.Archived {
+			res.NotionPages += countRows(p)
+		}
+	}
+	return nil
+}
+
+func (d *demo) printSummary(r *Result) {
+	w := d.out
+	fmt.Fprintf(w, "\nSummary of %s\n", r.WorkflowID)
+	fmt.Fprintf(w, "  pages migrated:      %d of %d (%d already there)\n", r.Written+r.Skipped, r.Pages, r.Skipped)
+	fmt.Fprintf(w, "  pages failed:        %d (sections failed: %d)\n", r.Failed, r.FailedSections)
+	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
+	if d.graphURL != "" {
+		fmt.Fprintf(w, "  Graph requests:      %d (429s: %d)\n", r.GraphRequests, r.Graph429s)
+		fmt.Fprintf(w, "  Graph violations:    %d\n", r.Violations)
+		fmt.Fprintf(w, "  pages in Notion:     %d (rows in the emulator's export, saved to %s)\n",
+			r.NotionPages, filepath.Join(d.opts.dir, "notion-export.json"))
+	}
+	fmt.Fprintf(w, "  Temporal Web UI:     %s\n", r.UIURL)
+	if r.ViewURL != "" {
+		fmt.Fprintf(w, "  Notion (emulator):   %s\n", r.ViewURL)
+	}
+	fmt.Fprintf(w, "  logs:                %s\n", d.logDir())
+}
+
+func getBytes(ctx context.Context, u string) ([]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	return b, nil
+}
+
+func getJSON(ctx context.Context, u string, v any) error {
+	b, err := getBytes(ctx, u)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	return nil
+}
+
+func httpOK(ctx context.Context, u string) bool {
+	_, err := getBytes(ctx, u)
+	return err == nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// isTerminal reports whether w is a terminal, where the progress bar
+// redraws one line.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDemoRunsEndToEnd runs the whole demo in process on a fast profile and
+// checks its summary against the Notion emulator's export and that no child
+// process outlives it.
+func TestDemoRunsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal dev server, two emulators and a worker")
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "bin", "temporal")); err != nil {
+		t.Skipf("no temporal CLI in %s/bin: run `make temporal`", root)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	res, err := run(ctx, []string{"-exit", "-scale", "600", "-pages", "16", "-dir", dir}, &out, &errOut)
+	t.Logf("demo took %s; output:\n%s%s", time.Since(start).Round(time.Second), out.String(), errOut.String())
+	if res != nil {
+		defer assertNoSurvivors(t, res.PIDs)
+	}
+	if err != nil {
+		t.Fatalf("demo failed: %v", err)
+	}
+
+	summary := out.String()
+	migrated := summaryInts(t, summary, `pages migrated: +(\d+) of (\d+)`)
+	failed := summaryInts(t, summary, `pages failed: +(\d+) \(sections failed: (\d+)\)`)
+	violations := summaryInts(t, summary, `Graph violations: +(\d+)`)
+	inNotion := summaryInts(t, summary, `pages in Notion: +(\d+)`)
+	if migrated[0] != migrated[1] || migrated[1] < 60 {
+		t.Errorf("summary: %d of %d pages migrated, want all of 60 or more", migrated[0], migrated[1])
+	}
+	if failed[0] != 0 || failed[1] != 0 {
+		t.Errorf("summary: %d pages and %d sections failed, want none", failed[0], failed[1])
+	}
+	if violations[0] != 0 {
+		t.Errorf("summary: %d Graph violations, want 0", violations[0])
+	}
+
+	raw, err := os.ReadFile(filepath.Join(dir, "notion-export.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws any
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		t.Fatalf("decode export: %v", err)
+	}
+	rows := liveRows(ws)
+	if rows != migrated[0] || rows != inNotion[0] {
+		t.Errorf("the Notion export holds %d live rows; the summary says %d migrated and %d in Notion", rows, migrated[0], inNotion[0])
+	}
+	if res.Written+res.Skipped != rows || res.Failed != 0 || res.Violations != 0 {
+		t.Errorf("result %+v does not match the export's %d rows", res, rows)
+	}
+	if !strings.Contains(summary, "bin/temporal workflow start") || !strings.Contains(summary, "--type MigrateNotebook") {
+		t.Errorf("the output does not show the temporal CLI command that started the migration")
+	}
+}
+
+// summaryInts returns the integers the pattern's groups capture in the
+// summary.
+func summaryInts(t *testing.T, summary, pattern string) []int {
+	t.Helper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(summary)
+	if m == nil {
+		t.Fatalf("no line matching %q in the summary", pattern)
+	}
+	var ns []int
+	for _, s := range m[1:] {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns = append(ns, n)
+	}
+	return ns
+}
+
+// liveRows counts, anywhere in a decoded export, the rows that are not
+// archived of databases that are not archived, under pages that are not
+// archived.
+func liveRows(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		if a, _ := v["archived"].(bool); a {
+			return 0
+		}
+		if rows, ok := v["rows"].([]any); ok {
+			for _, r := range rows {
+				if m, ok := r.(map[string]any); ok {
+					if a, _ := m["archived"].(bool); !a {
+						n++
+					}
+				}
+			}
+		}
+		for k, c := range v {
+			if k != "blocks" && k != "uploads" && k != "stats" && k != "properties" {
+				n += liveRows(c)
+			}
+		}
+	case []any:
+		for _, c := range v {
+			n += liveRows(c)
+		}
+	}
+	return n
+}
+
+// assertNoSurvivors checks that no child, and nothing in a child's process
+// group, is alive.
+func assertNoSurvivors(t *testing.T, pids []int) {
+	t.Helper()
+	if len(pids) < 4 {
+		t.Errorf("the demo reports %d child processes, want 4 (temporal, two emulators, worker)", len(pids))
+	}
+	for _, pid := range pids {
+		for _, target := range []int{pid, -pid} {
+			if err := syscall.Kill(target, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("process (group) %d survived the demo: kill 0: %v", target, err)
+			}
+		}
+	}
+}
+
+func TestReadRealEnvNamesWhatIsMissing(t *testing.T) {
+	env := map[string]string{"NOTION_TOKEN": "secret_x"}
+	_, err := readRealEnv(func(k string) string { return env[k] })
+	if err == nil {
+		t.Fatal("no error with variables missing")
+	}
+	for _, name := range []string{"NOTEBRIDGE_GRAPH_TOKEN_FILE", "NOTEBRIDGE_NOTION_PARENT", "NOTEBRIDGE_APP_ID"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s: %v", name, err)
+		}
+	}
+	if strings.Contains(strings.SplitN(err.Error(), "\n", 2)[0], "NOTION_TOKEN,") {
+		t.Errorf("error names NOTION_TOKEN, which is set: %v", err)
+	}
+	env["NOTEBRIDGE_GRAPH_TOKEN_FILE"], env["NOTEBRIDGE_NOTION_PARENT"], env["NOTEBRIDGE_APP_ID"] = "/t", "p", "a"
+	e, err := readRealEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.User != "me" || e.GraphURL != "https://graph.microsoft.com/v1.0" || e.NotionURL != "https://api.notion.com" {
+		t.Errorf("defaults not filled: %+v", e)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"notebridge":        "notebridge",
+		"migrate/alice/1!2": "'migrate/alice/1!2'",
+		`{"user":"alice"}`:  `'{"user":"alice"}'`,
+		"it's":              `'it'\''s'`,
+		"":                  "''",
+		"127.0.0.1:7233":    "127.0.0.1:7233",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

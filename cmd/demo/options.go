@@ -1,0 +1,136 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// options are the demo's flags.
+type options struct {
+	root       string  // the module root
+	dir        string  // the work directory, made fresh each run
+	bin        string  // where binaries are built and the temporal CLI is
+	scale      float64 // time scale of the Graph limits
+	notionRate float64 // Notion requests per second (emulator and worker)
+	pages      int     // pages per section of the sample notebook
+	exit       bool    // exit when the migration ended
+	noBuild    bool    // use the binaries in bin as they are
+	real       bool    // migrate a real notebook
+	user       string  // whose notebook (the token file's name)
+	realEnv    realEnv
+}
+
+// realEnv is the configuration of a real migration, from the environment.
+type realEnv struct {
+	GraphURL, TokenFile, NotionToken, NotionParent, NotionURL, AppID, Notebook, User string
+}
+
+// realVars documents the variables -real reads.
+const realVars = `With -real the emulators are skipped and a real notebook is migrated; set:
+  NOTEBRIDGE_GRAPH_TOKEN_FILE  file holding the user's Microsoft Graph access token (Notes.Read)
+  NOTION_TOKEN                 the Notion integration token
+  NOTEBRIDGE_NOTION_PARENT     ID of the Notion page shared with the integration
+  NOTEBRIDGE_APP_ID            the Microsoft app (client) ID the token was issued to
+and optionally:
+  NOTEBRIDGE_USER              user name for the token store and workflow ID (default "me")
+  NOTEBRIDGE_NOTEBOOK          notebook ID or display name (default: the first one)
+  NOTEBRIDGE_GRAPH_URL         Graph base URL (default https://graph.microsoft.com/v1.0)
+  NOTEBRIDGE_NOTION_URL        Notion API base URL (default https://api.notion.com)`
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	root, err := moduleRoot()
+	if err != nil {
+		return o, err
+	}
+	o.root = root
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: demo [flags]\n\nRuns a whole migration end to end on local emulators; Ctrl-C stops everything.\n\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\n%s\n", realVars)
+	}
+	fs.StringVar(&o.dir, "dir", filepath.Join(root, ".demo"), "work directory (removed and made fresh each run)")
+	fs.StringVar(&o.bin, "bin", filepath.Join(root, "bin"), "directory of the binaries (built there) and of the temporal CLI")
+	fs.Float64Var(&o.scale, "scale", 60, "time scale of the Graph limits: 60 makes an hour last a minute")
+	fs.Float64Var(&o.notionRate, "notion-rate", 30, "Notion requests per second (emulator limit and worker pace)")
+	fs.IntVar(&o.pages, "pages", 40, "pages per section of the sample notebook (4 sections); the default needs about 1.5 hours of Graph budget")
+	fs.BoolVar(&o.exit, "exit", false, "exit when the migration ended instead of running until Ctrl-C")
+	fs.BoolVar(&o.noBuild, "no-build", false, "do not build the worker and emulators into -bin first")
+	fs.BoolVar(&o.real, "real", false, "migrate a real notebook with real credentials (see below)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if o.scale <= 0 || o.notionRate <= 0 || o.pages <= 0 {
+		return o, errors.New("-scale, -notion-rate and -pages must be positive")
+	}
+	o.user = "alice"
+	if o.real {
+		if o.realEnv, err = readRealEnv(os.Getenv); err != nil {
+			return o, err
+		}
+		o.user = o.realEnv.User
+	}
+	return o, nil
+}
+
+// readRealEnv reads the -real variables and names every missing one.
+func readRealEnv(getenv func(string) string) (realEnv, error) {
+	e := realEnv{
+		GraphURL: getenv("NOTEBRIDGE_GRAPH_URL"), TokenFile: getenv("NOTEBRIDGE_GRAPH_TOKEN_FILE"),
+		NotionToken: getenv("NOTION_TOKEN"), NotionParent: getenv("NOTEBRIDGE_NOTION_PARENT"),
+		NotionURL: getenv("NOTEBRIDGE_NOTION_URL"), AppID: getenv("NOTEBRIDGE_APP_ID"),
+		Notebook: getenv("NOTEBRIDGE_NOTEBOOK"), User: getenv("NOTEBRIDGE_USER"),
+	}
+	var missing []string
+	for _, v := range []struct{ name, val string }{
+		{"NOTEBRIDGE_GRAPH_TOKEN_FILE", e.TokenFile}, {"NOTION_TOKEN", e.NotionToken},
+		{"NOTEBRIDGE_NOTION_PARENT", e.NotionParent}, {"NOTEBRIDGE_APP_ID", e.AppID},
+	} {
+		if strings.TrimSpace(v.val) == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	if len(missing) > 0 {
+		return e, fmt.Errorf("-real: missing %s\n%s", strings.Join(missing, ", "), realVars)
+	}
+	if e.GraphURL == "" {
+		e.GraphURL = "https://graph.microsoft.com/v1.0"
+	}
+	if e.NotionURL == "" {
+		e.NotionURL = "https://api.notion.com"
+	}
+	if e.User == "" {
+		e.User = "me"
+	}
+	return e, nil
+}
+
+// moduleRoot walks up from the working directory to the notebridge
+// module's go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("module root: %w", err)
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
+			strings.HasPrefix(string(data), "module github.com/notebridge/notebridge\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("module root: run the demo inside the notebridge repository")
+		}
+		dir = parent
+	}
+}

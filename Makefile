@@ -43,8 +43,8 @@ bench-limiter: temporal ## The limiter entity on a dev server, ours beside the n
 fuzz: ## Every fuzz target for FUZZTIME each (default 10m).
 	@scripts/fuzz.sh $(FUZZTIME)
 
-clean: ## Remove built binaries and results.
-	rm -rf bin/ bench/results/*.png
+clean: ## Remove built binaries and the demo's work directory.
+	rm -rf bin/ .demo/
 
 .PHONY: demo demo-test
 

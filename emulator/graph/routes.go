@@ -57,7 +57,7 @@ func (s *Server) route(ar *apiRequest) response {
 		return graphError(http.StatusMethodNotAllowed, "BadRequest", "The emulator serves GET requests only.", ar.requestID, s.now())
 	}
 	if s.libraryLimited(ar.owner.name, "") {
-		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+		return s.libraryLimit(ar)
 	}
 	segs := strings.Split(strings.Trim(rest, "/"), "/")
 	if ar.query.Get("pagelevel") != "" && segs[0] != "pages" && !(segs[0] == "sections" && len(segs) == 3 && segs[2] == "pages") {
@@ -83,6 +83,24 @@ func (s *Server) route(ar *apiRequest) response {
 	return s.notFound(ar)
 }
 
+// libraryLimit is the 403 with code 10008 (the 5,000-item document
+// library limit) for a limited user or notebook.
+func (s *Server) libraryLimit(ar *apiRequest) response {
+	return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+}
+
+// children lists the sections or section groups of a notebook or section
+// group, the two containers that hold both.
+func (s *Server) children(ar *apiRequest, kind string, secs []*Section, groups []*SectionGroup) response {
+	switch kind {
+	case "sections":
+		return s.collection(ar, "sections", s.sectionsJSON(ar, secs))
+	case "sectionGroups":
+		return s.collection(ar, "sectionGroups", s.groupsJSON(ar, groups))
+	}
+	return s.notFound(ar)
+}
+
 func (s *Server) notFound(ar *apiRequest) response {
 	return graphError(http.StatusNotFound, "20102", "", ar.requestID, s.now())
 }
@@ -97,15 +115,13 @@ func (s *Server) routeNotebooks(ar *apiRequest, segs []string) response {
 		return s.notFound(ar)
 	}
 	if s.libraryLimited(ud.name, nb.ID) {
-		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+		return s.libraryLimit(ar)
 	}
-	switch {
-	case len(segs) == 1:
+	switch len(segs) {
+	case 1:
 		return s.entity(ar, "notebooks/$entity", s.notebookJSON(ar, nb))
-	case len(segs) == 2 && segs[1] == "sections":
-		return s.collection(ar, "sections", s.sectionsJSON(ar, nb.Sections))
-	case len(segs) == 2 && segs[1] == "sectionGroups":
-		return s.collection(ar, "sectionGroups", s.groupsJSON(ar, nb.SectionGroups))
+	case 2:
+		return s.children(ar, segs[1], nb.Sections, nb.SectionGroups)
 	}
 	return s.notFound(ar)
 }
@@ -126,15 +142,13 @@ func (s *Server) routeSectionGroups(ar *apiRequest, segs []string) response {
 		return s.notFound(ar)
 	}
 	if s.libraryLimited(ud.name, ref.notebook.ID) {
-		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+		return s.libraryLimit(ar)
 	}
-	switch {
-	case len(segs) == 1:
+	switch len(segs) {
+	case 1:
 		return s.entity(ar, "sectionGroups/$entity", s.groupJSON(ar, ref.group))
-	case len(segs) == 2 && segs[1] == "sections":
-		return s.collection(ar, "sections", s.sectionsJSON(ar, ref.group.Sections))
-	case len(segs) == 2 && segs[1] == "sectionGroups":
-		return s.collection(ar, "sectionGroups", s.groupsJSON(ar, ref.group.SectionGroups))
+	case 2:
+		return s.children(ar, segs[1], ref.group.Sections, ref.group.SectionGroups)
 	}
 	return s.notFound(ar)
 }
@@ -155,7 +169,7 @@ func (s *Server) routeSections(ar *apiRequest, segs []string) response {
 		return s.notFound(ar)
 	}
 	if s.libraryLimited(ud.name, ref.notebook.ID) {
-		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+		return s.libraryLimit(ar)
 	}
 	switch {
 	case len(segs) == 1:
@@ -179,7 +193,7 @@ func (s *Server) routePages(ar *apiRequest, segs []string) response {
 		return s.notFound(ar)
 	}
 	if s.libraryLimited(ud.name, ref.section.notebook.ID) {
-		return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+		return s.libraryLimit(ar)
 	}
 	switch {
 	case len(segs) == 1:

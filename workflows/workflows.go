@@ -62,9 +62,30 @@ type Workflows struct {
 	// Limits is the limits profile used when an input names none ("" means
 	// "onenote").
 	Limits string
+	// Throttle chooses how Graph calls are paced: ThrottleLimiter (the
+	// zero value) in production; the baselines exist for benchmarks.
+	Throttle Throttle
 	// newCaller replaces the limiter client in unit tests.
 	newCaller func(ctx workflow.Context, spec limiter.Spec) caller
 }
+
+// Throttle names a way of pacing Graph calls.
+type Throttle string
+
+// The pacing strategies. Only ThrottleLimiter respects the budget by
+// design; the others are the baselines the end-to-end benchmarks compare
+// it with.
+const (
+	// ThrottleLimiter runs every Graph call under a permit of the limiter
+	// entity.
+	ThrottleLimiter Throttle = "limiter"
+	// ThrottleBackoff calls Graph directly and retries a throttled call
+	// with exponential backoff and jitter, like the Graph SDK's default.
+	ThrottleBackoff Throttle = "backoff"
+	// ThrottleQueueRetry calls Graph directly and puts a throttled call
+	// back in the queue for 30 seconds (the seed design).
+	ThrottleQueueRetry Throttle = "queue-retry"
+)
 
 // New returns the workflows for app.
 func New(app string) *Workflows { return &Workflows{App: app} }

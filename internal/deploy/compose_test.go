@@ -1,12 +1,16 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/notebridge/notebridge/internal/devserver"
 )
 
 type composeFile struct {
@@ -19,6 +23,7 @@ type composeFile struct {
 		Profiles    []string                              `yaml:"profiles"`
 		DependsOn   any                                   `yaml:"depends_on"`
 		Secrets     []string                              `yaml:"secrets"`
+		Volumes     []string                              `yaml:"volumes"`
 	} `yaml:"services"`
 	Secrets map[string]struct {
 		File string `yaml:"file"`
@@ -131,4 +136,38 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestTemporalGetsTheLowLatencyConfig checks that the compose file's
+// Temporal server loads the dynamic config file, and that the file sets
+// every value the dev server gets (devserver.LowLatencyConfig), so the
+// limiter's round trip is the same in production as in the benchmarks.
+func TestTemporalGetsTheLowLatencyConfig(t *testing.T) {
+	c := readCompose(t)
+	tmp := c.Services["temporal"]
+	const mount = "./deploy/temporal:/etc/temporal/config/dynamicconfig:ro"
+	if !slices.Contains(tmp.Volumes, mount) {
+		t.Errorf("temporal service volumes = %v, want %q", tmp.Volumes, mount)
+	}
+	path := tmp.Environment["DYNAMIC_CONFIG_FILE_PATH"]
+	if path != "config/dynamicconfig/notebridge.yaml" {
+		t.Fatalf("temporal DYNAMIC_CONFIG_FILE_PATH = %q, want config/dynamicconfig/notebridge.yaml", path)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "temporal", "notebridge.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dc map[string][]struct {
+		Value any `yaml:"value"`
+	}
+	if err := yaml.Unmarshal(data, &dc); err != nil {
+		t.Fatalf("deploy/temporal/notebridge.yaml is not valid YAML: %v", err)
+	}
+	for _, kv := range devserver.LowLatencyConfig() {
+		key, want, _ := strings.Cut(kv, "=")
+		vs := dc[key]
+		if len(vs) != 1 || fmt.Sprint(vs[0].Value) != want {
+			t.Errorf("deploy/temporal/notebridge.yaml: %s = %v, want one value %s", key, vs, want)
+		}
+	}
 }

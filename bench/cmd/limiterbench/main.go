@@ -42,9 +42,13 @@ func main() {
 		naive      = flag.Bool("naive", true, "also measure the naive design")
 		pollers    = flag.Int("pollers", 8, "workflow and activity task pollers of the worker")
 		out        = flag.String("out", "", "directory for limiter.md (stdout only if empty)")
+		dbFile     = flag.String("db", "", "keep the dev server's state in this SQLite file (default: in memory)")
+		dynamic    multiFlag
 	)
+	flag.Var(&dynamic, "dynamic-config", "a dev server dynamic config value KEY=JSON (repeatable)")
 	flag.Parse()
-	if err := run(*requesters, *each, *users, *soak, *pollers, *naive, *out); err != nil {
+	srvOpts := devserver.Options{DBFile: *dbFile, DynamicConfig: dynamic}
+	if err := run(srvOpts, *requesters, *each, *users, *soak, *pollers, *naive, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "limiterbench:", err)
 		os.Exit(1)
 	}
@@ -62,6 +66,7 @@ func freeSpec() limiter.Spec {
 
 type result struct {
 	name        string
+	load        string
 	requests    int
 	wall        time.Duration
 	waits       []time.Duration
@@ -70,9 +75,15 @@ type result struct {
 	maxHistory  int
 }
 
-func run(requesters, each, users, soak, pollers int, naive bool, outDir string) error {
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func run(srvOpts devserver.Options, requesters, each, users, soak, pollers int, naive bool, outDir string) error {
 	ctx := context.Background()
-	srv, err := devserver.Start(ctx, devserver.Options{})
+	srv, err := devserver.Start(ctx, srvOpts)
 	if err != nil {
 		return err
 	}
@@ -105,46 +116,55 @@ func run(requesters, each, users, soak, pollers int, naive bool, outDir string) 
 	type design struct {
 		name, app string
 		workflow  any
-		limiter   string
+		limiter   func(app string) string
 	}
-	designs := []design{{"ours", "ours", graphload.Requester, entity.WorkflowID("bench", "ours")}}
+	designs := []design{{"ours", "ours", graphload.Requester, func(app string) string { return entity.WorkflowID("bench", app) }}}
 	if naive {
-		designs = append(designs, design{"naive", "naive", graphload.NaiveRequester, graphload.NaiveWorkflowID("naive")})
+		designs = append(designs, design{"naive", "naive", graphload.NaiveRequester, graphload.NaiveWorkflowID})
 	}
 	if requesters == 0 {
 		designs = nil
 	}
+	// Each design twice: one requester alone measures the protocol's
+	// round trip on an idle entity; then many at once measure throughput,
+	// where the round trip includes queueing behind the others.
+	loads := []struct {
+		name             string
+		requesters, each int
+	}{{"idle", 1, 40}, {"loaded", requesters, each}}
 	for _, d := range designs {
-		app := d.app
-		start := time.Now()
-		var runs []client.WorkflowRun
-		for i := range requesters {
-			r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bench-%s-%d", app, i), TaskQueue: tq},
-				d.workflow, graphload.Input{Resource: "bench", App: app, User: fmt.Sprintf("user%d", i%users), N: each, Spec: freeSpec()})
-			if err != nil {
+		for _, l := range loads {
+			app := d.app + "-" + l.name
+			start := time.Now()
+			var runs []client.WorkflowRun
+			for i := range l.requesters {
+				r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bench-%s-%d", app, i), TaskQueue: tq},
+					d.workflow, graphload.Input{Resource: "bench", App: app, User: fmt.Sprintf("user%d", i%users), N: l.each, Spec: freeSpec()})
+				if err != nil {
+					return err
+				}
+				runs = append(runs, r)
+			}
+			res := result{name: d.name, load: fmt.Sprintf("%s (%d x %d)", l.name, l.requesters, l.each), events: map[string]int{}}
+			for _, r := range runs {
+				var o graphload.Output
+				if err := r.Get(ctx, &o); err != nil {
+					return fmt.Errorf("%s: %w", d.name, err)
+				}
+				res.requests += o.Done
+				res.waits = append(res.waits, o.Waits...)
+			}
+			res.wall = time.Since(start)
+			ids := []string{d.limiter(app)}
+			for i := range l.requesters {
+				ids = append(ids, fmt.Sprintf("bench-%s-%d", app, i))
+			}
+			if err := countEvents(ctx, c, ids, &res); err != nil {
 				return err
 			}
-			runs = append(runs, r)
+			results = append(results, res)
+			fmt.Fprintf(os.Stderr, "%s %s: %d requests in %v\n", d.name, res.load, res.requests, res.wall.Round(time.Millisecond))
 		}
-		res := result{name: d.name, events: map[string]int{}}
-		for _, r := range runs {
-			var o graphload.Output
-			if err := r.Get(ctx, &o); err != nil {
-				return fmt.Errorf("%s: %w", d.name, err)
-			}
-			res.requests += o.Done
-			res.waits = append(res.waits, o.Waits...)
-		}
-		res.wall = time.Since(start)
-		ids := []string{d.limiter}
-		for i := range requesters {
-			ids = append(ids, fmt.Sprintf("bench-%s-%d", app, i))
-		}
-		if err := countEvents(ctx, c, ids, &res); err != nil {
-			return err
-		}
-		results = append(results, res)
-		fmt.Fprintf(os.Stderr, "%s: %d requests in %v\n", d.name, res.requests, res.wall.Round(time.Millisecond))
 	}
 
 	var soakLine string
@@ -253,9 +273,9 @@ func pct(ds []time.Duration, p float64) time.Duration {
 
 func report(rs []result, soakLine string, requesters, each int, outDir string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Limiter entity on a Temporal dev server: %d requester workflows x %d Graph requests each, budget free.\n\n", requesters, each)
-	fmt.Fprintln(&b, "| design | Graph requests/s | permit round trip p50 | p99 | workflow tasks / req | signals / req | activities / req | local activities / req | timers / req | actions / req | limiter runs | longest limiter run (events) |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(&b, "Limiter entity on a Temporal dev server, budget free: one requester workflow alone (idle: the protocol's round trip), then %d requester workflows x %d Graph requests each (loaded: throughput; the round trip includes queueing behind the others).\n\n", requesters, each)
+	fmt.Fprintln(&b, "| design | load | Graph requests/s | permit round trip p50 | p99 | workflow tasks / req | signals / req | activities / req | local activities / req | timers / req | actions / req | limiter runs | longest limiter run (events) |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
 		n := float64(r.requests)
 		per := func(keys ...string) float64 {
@@ -273,8 +293,8 @@ func report(rs []result, soakLine string, requesters, each int, outDir string) e
 		// Actions as Temporal counts them: signals received, activities and
 		// local activities started, timers and workflows started.
 		actions := sig + act + la + tim + per("WorkflowExecutionStarted")
-		fmt.Fprintf(&b, "| %s | %.1f | %v | %v | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d |\n",
-			r.name, n/r.wall.Seconds(), pct(r.waits, 0.5).Round(time.Millisecond), pct(r.waits, 0.99).Round(time.Millisecond),
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %v | %v | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d |\n",
+			r.name, r.load, n/r.wall.Seconds(), pct(r.waits, 0.5).Round(time.Millisecond), pct(r.waits, 0.99).Round(time.Millisecond),
 			wft, sig, act, la, tim, actions, r.limiterRuns, r.maxHistory)
 	}
 	if soakLine != "" {

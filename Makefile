@@ -9,7 +9,7 @@ PKGS     := ./...
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal check ## The whole test suite (CI runs exactly this): vet, gofmt, unit tests with the race detector, then every test including those on a real Temporal dev server.
+test: temporal chromium check ## The whole test suite (CI runs exactly this): vet, gofmt, unit tests with the race detector, then every test including those on a real Temporal dev server.
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 
@@ -52,4 +52,17 @@ demo: temporal ## Run a whole migration end to end on the emulators (Ctrl-C stop
 	$(GO) build -o bin/demo ./cmd/demo && exec bin/demo $(ARGS)
 
 demo-test: temporal ## The demo's end-to-end test: a fast run (-scale 600 -exit) checked against the Notion export.
-	$(GO) test -count=1 -timeout 5m -run 'TestDemoRunsEndToEnd' -v ./cmd/demo/
+	$(GO) test -count=1 -timeout 8m -run 'TestDemoRunsEndToEnd' -v ./cmd/demo/
+
+.PHONY: chromium browser-test
+
+chromium: ## Install Debian's chromium package (for the browser test) when /usr/bin/chromium is missing.
+	@scripts/install-chromium.sh
+
+browser-test: temporal chromium ## The browser test alone: a demo migration looked at in headless Chromium; screenshots into bench/results/browser/.
+	$(GO) test -count=1 -timeout 10m -run 'TestMigrationInTheBrowser' -v ./internal/browsertest/ -args -browser.keep
+
+.PHONY: starter
+
+starter: ## Build the operator CLI into ./bin (bin/starter --help).
+	$(GO) build -o bin/starter ./starter

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/workflows"
 )
 
 // config is the worker's configuration, from flags with environment
@@ -26,10 +28,21 @@ type config struct {
 	Limits          string
 	AppID           string
 	StagingDir      string
-	TokenDir        string
-	NotionRate      float64
-	GraphTimeout    time.Duration
-	LogLevel        string
+	// TokenDir is the encrypted token store's directory, TokenKeyFile the
+	// file holding its key (NOTEBRIDGE_TOKEN_KEY, when set, wins).
+	TokenDir     string
+	TokenKeyFile string
+	// Tenant and Authority are where Microsoft sign-ins are refreshed:
+	// the app registration's tenant and the identity platform (the Graph
+	// emulator's root URL in tests and demos).
+	Tenant    string
+	Authority string
+	// Throttle is how Graph calls are paced; only "limiter" is for
+	// production.
+	Throttle     workflows.Throttle
+	NotionRate   float64
+	GraphTimeout time.Duration
+	LogLevel     string
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
 	// names.
 	NotionToken string
@@ -62,12 +75,24 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.Limits, "limits", env("NOTEBRIDGE_LIMITS", "onenote"), "default Graph limits profile: onenote or onenote-x<factor> (env NOTEBRIDGE_LIMITS)")
 	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
 	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
-	fs.StringVar(&c.TokenDir, "token-dir", env("NOTEBRIDGE_TOKEN_DIR", ""), "token store directory (env NOTEBRIDGE_TOKEN_DIR)")
+	defDir, _ := auth.DefaultDir()
+	defKey, _ := auth.DefaultKeyFile()
+	fs.StringVar(&c.TokenDir, "token-dir", env("NOTEBRIDGE_TOKEN_DIR", defDir), "encrypted token store directory, as starter login writes it (env NOTEBRIDGE_TOKEN_DIR)")
+	fs.StringVar(&c.TokenKeyFile, "token-key-file", env("NOTEBRIDGE_TOKEN_KEY_FILE", defKey),
+		"file holding the token store's key, mode 0600; the environment variable "+auth.EnvTokenKey+" (base64 of 32 bytes) overrides it (env NOTEBRIDGE_TOKEN_KEY_FILE)")
+	fs.StringVar(&c.Tenant, "tenant", env("NOTEBRIDGE_TENANT", auth.TenantCommon), "Microsoft tenant of the app registration: common, organizations, consumers, a tenant ID or domain (env NOTEBRIDGE_TENANT)")
+	fs.StringVar(&c.Authority, "authority", env("NOTEBRIDGE_AUTHORITY", auth.DefaultAuthority),
+		"Microsoft identity platform base URL; the Graph emulator's root URL (e.g. http://127.0.0.1:8081) to use its sign-in (env NOTEBRIDGE_AUTHORITY)")
+	throttle := fs.String("throttle", env("NOTEBRIDGE_THROTTLE", string(workflows.ThrottleLimiter)),
+		"how Graph calls are paced: limiter (production); backoff and queue-retry are baselines for benchmarks only (env NOTEBRIDGE_THROTTLE)")
 	fs.Float64Var(&c.NotionRate, "notion-rate", envFloat("NOTEBRIDGE_NOTION_RATE", 3), "Notion requests per second per token (env NOTEBRIDGE_NOTION_RATE)")
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
 	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q: every setting is a flag (see -help)", fs.Args())
 	}
 	tok, err := auth.NotionToken(os.Getenv)
 	if err != nil && !errors.Is(err, auth.ErrNoNotionToken) {
@@ -78,7 +103,10 @@ func parseConfig(args []string) (config, error) {
 		return c, errors.New("-app-id (or NOTEBRIDGE_APP_ID) is required")
 	}
 	if c.TokenDir == "" {
-		return c, errors.New("-token-dir (or NOTEBRIDGE_TOKEN_DIR) is required")
+		return c, errors.New("-token-dir (or NOTEBRIDGE_TOKEN_DIR) is required: no default, the user configuration directory is unknown")
+	}
+	if c.Throttle, err = parseThrottle(*throttle); err != nil {
+		return c, err
 	}
 	if c.NotionToken == "" {
 		return c, errors.New("no Notion token: set NOTION_TOKEN, or NOTION_TOKEN_FILE to a file only you can read")
@@ -87,4 +115,33 @@ func parseConfig(args []string) (config, error) {
 		return c, fmt.Errorf("-limits: %w", err)
 	}
 	return c, nil
+}
+
+// parseThrottle checks a -throttle value.
+func parseThrottle(v string) (workflows.Throttle, error) {
+	switch t := workflows.Throttle(v); t {
+	case workflows.ThrottleLimiter, workflows.ThrottleBackoff, workflows.ThrottleQueueRetry:
+		return t, nil
+	}
+	return "", fmt.Errorf("-throttle %q (or NOTEBRIDGE_THROTTLE): use %q; %q and %q are baselines for benchmarks only",
+		v, workflows.ThrottleLimiter, workflows.ThrottleBackoff, workflows.ThrottleQueueRetry)
+}
+
+// openStore opens the encrypted token store the configuration names. A
+// missing key gets an error that says how to make one.
+func openStore(c config, log *slog.Logger) (*auth.Store, error) {
+	key, err := auth.LoadKey(os.Getenv, c.TokenKeyFile)
+	if errors.Is(err, auth.ErrNoKey) {
+		return nil, fmt.Errorf("token store key: %w (\"starter login --user <user> --create-key\" creates the key file while it signs a user in; "+
+			"give the worker the same -token-key-file, or set %s)", err, auth.EnvTokenKey)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("token store key: %w", err)
+	}
+	store, err := auth.Open(auth.Config{Dir: c.TokenDir, Key: key, Logger: log,
+		Microsoft: auth.Microsoft{ClientID: c.AppID, Tenant: c.Tenant, Authority: c.Authority}})
+	if err != nil {
+		return nil, fmt.Errorf("token store: %w", err)
+	}
+	return store, nil
 }

@@ -1,12 +1,18 @@
 // Command worker runs Note Bridge's Temporal worker: the migration
 // workflows, their activities and the Graph limiter entity.
 //
-//	NOTION_TOKEN=secret_… go run ./worker -app-id <client id> -token-dir ~/.notebridge/tokens \
+// Graph tokens come from the encrypted token store that `starter login`
+// fills (auth.Store): the worker refreshes them before they expire and
+// never puts them in workflow history. Against the Graph emulator:
+//
+//	NOTION_TOKEN=secret_… go run ./worker -app-id demo -authority http://127.0.0.1:8081 \
 //	    -graph-url http://127.0.0.1:8081/v1.0 -notion-url http://127.0.0.1:8082 -limits onenote-x60
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,6 +24,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
@@ -26,6 +33,9 @@ import (
 
 func main() {
 	cfg, err := parseConfig(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(2)
@@ -47,6 +57,10 @@ func main() {
 
 // run connects to Temporal and runs the worker until ctx ends.
 func run(ctx context.Context, cfg config, log *slog.Logger) error {
+	store, err := openStore(cfg, log)
+	if err != nil {
+		return err
+	}
 	c, err := client.DialContext(ctx, client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace,
 		Logger: tlog.NewStructuredLogger(log)})
 	if err != nil {
@@ -62,7 +76,7 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: cfg.GraphURL, GraphHTTP: onenote.NewHTTPClient(cfg.GraphTimeout),
-		Tokens: fileTokens{dir: cfg.TokenDir}, Notion: nc, NotionBaseURL: cfg.NotionURL, NotionToken: notionTok,
+		Tokens: storeTokens{store: store, timeout: auth.DefaultRefreshTimeout}, Notion: nc, NotionBaseURL: cfg.NotionURL, NotionToken: notionTok,
 		StagingDir: cfg.StagingDir,
 	})
 	if err != nil {
@@ -79,12 +93,17 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	})
 	wf := workflows.New(cfg.AppID)
 	wf.Limits = cfg.Limits
+	wf.Throttle = cfg.Throttle
 	wf.Register(w)
 	acts.Register(w)
 	entity.Register(w, c)
 
 	log.Info("worker starting", "temporal", cfg.TemporalAddress, "namespace", cfg.Namespace, "taskQueue", cfg.TaskQueue,
-		"graph", cfg.GraphURL, "notion", cfg.NotionURL, "limits", cfg.Limits, "app", cfg.AppID, "staging", cfg.StagingDir)
+		"graph", cfg.GraphURL, "notion", cfg.NotionURL, "limits", cfg.Limits, "app", cfg.AppID, "staging", cfg.StagingDir,
+		"tokens", cfg.TokenDir, "tenant", cfg.Tenant, "authority", cfg.Authority, "throttle", cfg.Throttle)
+	if cfg.Throttle != workflows.ThrottleLimiter {
+		log.Warn("Graph calls are not paced by the limiter: this baseline is for benchmarks only", "throttle", cfg.Throttle)
+	}
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

@@ -2,16 +2,39 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/auth"
+	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/workflows"
 )
+
+// Compile-time check: the worker hands activities what they ask for.
+var _ activities.Tokens = storeTokens{}
 
 func TestParseConfig(t *testing.T) {
 	t.Setenv("NOTION_TOKEN", "secret_x")
 	t.Setenv("NOTEBRIDGE_TASK_QUEUE", "q-from-env")
+	for _, name := range []string{"NOTEBRIDGE_TOKEN_DIR", "NOTEBRIDGE_TOKEN_KEY_FILE", "NOTEBRIDGE_TENANT", "NOTEBRIDGE_AUTHORITY", "NOTEBRIDGE_THROTTLE"} {
+		t.Setenv(name, "")
+	}
 	c, err := parseConfig([]string{"-app-id", "app", "-token-dir", "/tmp/t", "-limits", "onenote-x60"})
 	if err != nil {
 		t.Fatal(err)
@@ -19,13 +42,48 @@ func TestParseConfig(t *testing.T) {
 	if c.TaskQueue != "q-from-env" || c.Limits != "onenote-x60" || c.NotionToken != "secret_x" || c.TemporalAddress != "127.0.0.1:7233" {
 		t.Errorf("config: %+v", c)
 	}
-	for _, args := range [][]string{
-		{"-token-dir", "/tmp/t"},
-		{"-app-id", "a"},
-		{"-app-id", "a", "-token-dir", "/tmp/t", "-limits", "fast"},
+	defKey, _ := auth.DefaultKeyFile()
+	if c.TokenDir != "/tmp/t" || c.TokenKeyFile != defKey || c.Tenant != "common" ||
+		c.Authority != auth.DefaultAuthority || c.Throttle != workflows.ThrottleLimiter {
+		t.Errorf("token store and throttle defaults: %+v", c)
+	}
+
+	defDir, _ := auth.DefaultDir()
+	if c, err := parseConfig([]string{"-app-id", "a"}); err != nil || c.TokenDir != defDir {
+		t.Errorf("default token dir: %q, %v; want %q", c.TokenDir, err, defDir)
+	}
+
+	t.Setenv("NOTEBRIDGE_TOKEN_DIR", "/env/tokens")
+	t.Setenv("NOTEBRIDGE_TOKEN_KEY_FILE", "/env/key")
+	t.Setenv("NOTEBRIDGE_TENANT", "organizations")
+	t.Setenv("NOTEBRIDGE_AUTHORITY", "http://127.0.0.1:8081")
+	t.Setenv("NOTEBRIDGE_THROTTLE", "backoff")
+	c, err = parseConfig([]string{"-app-id", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TokenDir != "/env/tokens" || c.TokenKeyFile != "/env/key" || c.Tenant != "organizations" ||
+		c.Authority != "http://127.0.0.1:8081" || c.Throttle != workflows.ThrottleBackoff {
+		t.Errorf("settings from the environment: %+v", c)
+	}
+	if c, err := parseConfig([]string{"-app-id", "a", "-throttle", "queue-retry"}); err != nil || c.Throttle != workflows.ThrottleQueueRetry {
+		t.Errorf("-throttle queue-retry: %q, %v", c.Throttle, err)
+	}
+	t.Setenv("NOTEBRIDGE_THROTTLE", "")
+
+	for _, tc := range []struct {
+		args []string
+		want string // in the error
+	}{
+		{[]string{"-token-dir", "/tmp/t"}, "-app-id"},
+		{[]string{"-app-id", "a", "-token-dir", "/tmp/t", "-limits", "fast"}, "-limits"},
+		{[]string{"-app-id", "a", "-throttle", "aimd"}, `-throttle "aimd"`},
+		{[]string{"-app-id", "a", "-throttle", "Limiter"}, "benchmarks only"},
+		{[]string{"-app-id", "a", "stray"}, "unexpected arguments"},
 	} {
-		if _, err := parseConfig(args); err == nil {
-			t.Errorf("%v: no error", args)
+		_, err := parseConfig(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
 		}
 	}
 	t.Setenv("NOTION_TOKEN", "")
@@ -34,21 +92,218 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-func TestFileTokens(t *testing.T) {
+func TestOpenStoreKey(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "alice.token"), []byte("tok-1\n"), 0o600); err != nil {
+	cfg := config{AppID: "app", TokenDir: filepath.Join(dir, "tokens"), TokenKeyFile: filepath.Join(dir, "token.key"),
+		Tenant: auth.TenantCommon, Authority: auth.DefaultAuthority}
+	t.Setenv(auth.EnvTokenKey, "")
+	_, err := openStore(cfg, quietLog())
+	if !errors.Is(err, auth.ErrNoKey) || !strings.Contains(err.Error(), "starter login --user <user> --create-key") ||
+		!strings.Contains(err.Error(), auth.EnvTokenKey) {
+		t.Errorf("no key: %v; want ErrNoKey saying how to create one", err)
+	}
+	if err := auth.GenerateKeyFile(cfg.TokenKeyFile); err != nil {
 		t.Fatal(err)
 	}
-	ts, err := fileTokens{dir}.TokenSource("alice")
+	if _, err := openStore(cfg, quietLog()); err != nil {
+		t.Errorf("with a key file: %v", err)
+	}
+	fi, err := os.Stat(cfg.TokenDir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("token directory: %v, %v; want mode 0700", fi, err)
+	}
+	os.Remove(cfg.TokenKeyFile)
+	t.Setenv(auth.EnvTokenKey, base64.StdEncoding.EncodeToString(make([]byte, auth.KeySize)))
+	if _, err := openStore(cfg, quietLog()); err != nil {
+		t.Errorf("with %s: %v", auth.EnvTokenKey, err)
+	}
+	t.Setenv(auth.EnvTokenKey, "not a key")
+	if _, err := openStore(cfg, quietLog()); err == nil || strings.Contains(err.Error(), "not a key") {
+		t.Errorf("bad key: %v; want an error that does not echo the key", err)
+	}
+	cfg.Tenant = "bad/tenant"
+	t.Setenv(auth.EnvTokenKey, "")
+	if err := auth.GenerateKeyFile(cfg.TokenKeyFile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openStore(cfg, quietLog()); err == nil || !strings.Contains(err.Error(), "tenant") {
+		t.Errorf("bad tenant: %v", err)
+	}
+}
+
+// signedInStore is a token store on the Graph emulator's identity
+// endpoints, with alice signed in through the device-code flow.
+func signedInStore(t *testing.T, g *graph.Server, authority string) (*auth.Store, config) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config{AppID: "app", TokenDir: filepath.Join(dir, "tokens"), TokenKeyFile: filepath.Join(dir, "token.key"),
+		Tenant: auth.TenantCommon, Authority: authority}
+	if err := auth.GenerateKeyFile(cfg.TokenKeyFile); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(auth.EnvTokenKey, "")
+	key, err := auth.LoadKey(os.Getenv, cfg.TokenKeyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok, err := ts.Token(context.Background()); err != nil || tok != "tok-1" {
-		t.Errorf("token %q, %v", tok, err)
+	// Sign in as `starter login` does, polling every second instead of
+	// the five the identity platform asks for.
+	login, err := auth.Open(auth.Config{Dir: cfg.TokenDir, Key: key, PollInterval: time.Second,
+		Microsoft: auth.Microsoft{ClientID: cfg.AppID, Authority: authority}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, u := range []string{"bob", "../alice", ""} {
-		if _, err := (fileTokens{dir}).TokenSource(u); !errors.Is(err, errNotSignedIn) {
-			t.Errorf("%q: %v", u, err)
+	err = login.Login(context.Background(), "alice", func(dc auth.DeviceCode) {
+		if err := g.ApproveDeviceCode(dc.UserCode, "alice"); err != nil {
+			t.Errorf("approve: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	store, err := openStore(cfg, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, cfg
+}
+
+func TestStoreTokens(t *testing.T) {
+	g := graph.NewServer(graph.Config{Seed: 1, Limits: graph.UnlimitedLimits()})
+	g.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 2})...)
+	ts := httptest.NewServer(g)
+	defer ts.Close()
+	store, _ := signedInStore(t, g, ts.URL)
+	tokens := storeTokens{store: store, timeout: 10 * time.Second}
+
+	src, err := tokens.TokenSource("alice")
+	if err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	if _, ok := src.(onenote.TokenInvalidator); !ok {
+		t.Error("the token source does not take 401s (onenote.TokenInvalidator)")
+	}
+	c, err := onenote.New(onenote.Config{BaseURL: ts.URL + "/v1.0", Tokens: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := c.ListNotebooks(context.Background(), "")
+	if err != nil || len(list.Notebooks) != 2 {
+		t.Fatalf("list alice's notebooks with the stored token: %d, %v", len(list.Notebooks), err)
+	}
+	// After Graph rejects the token, the next call refreshes it.
+	g.ExpireTokens("alice")
+	if _, _, err := c.ListNotebooks(context.Background(), ""); !errors.Is(err, onenote.ErrAuth) {
+		t.Fatalf("with the token expired upstream: %v, want a 401", err)
+	}
+	if _, _, err := c.ListNotebooks(context.Background(), ""); err != nil {
+		t.Errorf("after the 401 the token source should refresh: %v", err)
+	}
+
+	for _, tc := range []struct {
+		user string
+		is   error
+		want string
+	}{
+		{"bob", auth.ErrNotSignedIn, `run "starter login --user bob"`},
+		{"../alice", auth.ErrInvalidUser, "../alice"},
+		{"", auth.ErrInvalidUser, "user"},
+	} {
+		_, err := tokens.TokenSource(tc.user)
+		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v; want %v saying %q", tc.user, err, tc.is, tc.want)
 		}
 	}
 }
+
+func TestNeedsPerson(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("x: %w", auth.ErrNotSignedIn), true},
+		{fmt.Errorf("x: %w", auth.ErrSignInExpired), true},
+		{auth.ErrWrongKey, true},
+		{auth.ErrTokenFileInvalid, true},
+		{auth.ErrInsecurePermissions, true},
+		{errors.New("dial tcp: connection refused"), false},
+		{context.DeadlineExceeded, false},
+	} {
+		if got := needsPerson(tc.err); got != tc.want {
+			t.Errorf("needsPerson(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestWorkerScansWithStoredSignIn runs the worker as main does, on a dev
+// server with both emulators: a signed-in user's scan reads Graph with the
+// stored token; a user who never signed in fails at once, with the
+// command that fixes it, and without retrying.
+func TestWorkerScansWithStoredSignIn(t *testing.T) {
+	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
+	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
+	g.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})...)
+	gts := httptest.NewServer(g)
+	defer gts.Close()
+	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
+	nts := httptest.NewServer(n)
+	defer nts.Close()
+	_, cfg := signedInStore(t, g, gts.URL)
+	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-test"
+	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout, cfg.Throttle = "onenote-x60", t.TempDir(), 10*time.Second, workflows.ThrottleLimiter
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, quietLog()) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}()
+
+	c := srv.Client()
+	scan := func(user string) (workflows.ScanResult, error) {
+		wctx, wcancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer wcancel()
+		run, err := c.ExecuteWorkflow(wctx, client.StartWorkflowOptions{ID: "scan/" + user, TaskQueue: cfg.TaskQueue},
+			workflows.ScanNotebooksName, workflows.ScanInput{User: user, Limits: cfg.Limits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res workflows.ScanResult
+		return res, run.Get(wctx, &res)
+	}
+	res, err := scan("alice")
+	if err != nil {
+		t.Fatalf("alice's scan: %v", err)
+	}
+	if len(res.Notebooks) != 1 || res.Notebooks[0].Pages != 6 {
+		t.Errorf("alice's scan: %+v, want 1 notebook of 6 pages", res.Notebooks)
+	}
+
+	_, err = scan("bob")
+	if err == nil || !strings.Contains(err.Error(), `starter login --user bob`) {
+		t.Fatalf("bob's scan: %v; want a failure naming \"starter login --user bob\"", err)
+	}
+	attempts := 0
+	iter := c.GetWorkflowHistory(context.Background(), "scan/bob", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == activities.ListNotebooksName {
+			attempts++
+		}
+	}
+	if attempts != 1 {
+		t.Errorf("bob's scan tried ListNotebooks %d times; a missing sign-in must fail the first attempt", attempts)
+	}
+	if st := g.Stats(); st.Users["bob"].Requests != 0 || st.Unauthorized != 0 {
+		t.Errorf("Graph saw %d requests for bob and %d unauthorized ones; want none", st.Users["bob"].Requests, st.Unauthorized)
+	}
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

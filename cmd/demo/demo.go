@@ -21,6 +21,8 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -53,7 +55,6 @@ type demo struct {
 
 	temporalAddr, uiURL string
 	graphURL, notionURL string // emulator roots (empty with -real)
-	graphToken          string
 	notionToken         string
 	notionParent        string
 	tc                  client.Client
@@ -83,6 +84,9 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 		if err := d.startEmulators(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.login(ctx); err != nil {
+		return nil, err
 	}
 	if err := d.startWorker(); err != nil {
 		return nil, err
@@ -187,9 +191,9 @@ func (d *demo) prepare(ctx context.Context) error {
 	if d.opts.noBuild {
 		return nil
 	}
-	d.say("building the worker and the emulators into %s", d.opts.bin)
+	d.say("building the worker, the starter CLI and the emulators into %s", d.opts.bin)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", d.opts.bin+string(filepath.Separator),
-		"./worker", "./emulator/cmd/graph-emulator", "./emulator/cmd/notion-emulator")
+		"./worker", "./starter", "./emulator/cmd/graph-emulator", "./emulator/cmd/notion-emulator")
 	cmd.Dir = d.opts.root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, out)
@@ -236,6 +240,9 @@ func (d *demo) startTemporal(ctx context.Context) error {
 	args := []string{"server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(p),
 		"--ui-port", strconv.Itoa(p + 1000), "--db-filename", filepath.Join(d.opts.dir, "temporal.db"),
 		"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=true"}
+	for _, kv := range devserver.LowLatencyConfig() {
+		args = append(args, "--dynamic-config-value", kv)
+	}
 	for _, name := range []string{"NoteBridgeUser", "NoteBridgeNotebook", "NoteBridgeStatus"} {
 		args = append(args, "--search-attribute", name+"=Keyword")
 	}
@@ -295,12 +302,8 @@ func (d *demo) startEmulators(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if d.graphToken, err = waitForLine(ctx, g, filepath.Join(d.logDir(), "graph-emulator.log"), "token "+d.opts.user+":", 30*time.Second); err != nil {
+	if _, err = waitForLine(ctx, g, filepath.Join(d.logDir(), "graph-emulator.log"), "Device login:", 30*time.Second); err != nil {
 		return err
-	}
-	tokFile := filepath.Join(d.opts.dir, "tokens", d.opts.user+".token")
-	if err := os.WriteFile(tokFile, []byte(d.graphToken+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write token: %w", err)
 	}
 
 	rate := strconv.FormatFloat(d.opts.notionRate, 'g', -1, 64)
@@ -326,26 +329,22 @@ func (d *demo) startEmulators(ctx context.Context) error {
 }
 
 func (d *demo) startWorker() error {
-	graphURL, notionURL, limits, app := d.graphURL+"/v1.0", d.notionURL, "onenote-x"+strconv.FormatFloat(d.opts.scale, 'g', -1, 64), "demo"
+	graphURL, notionURL, limits := d.graphURL+"/v1.0", d.notionURL, "onenote-x"+strconv.FormatFloat(d.opts.scale, 'g', -1, 64)
+	env := []string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE=", auth.EnvTokenKey + "="}
 	if d.opts.real {
 		e := d.opts.realEnv
-		graphURL, notionURL, limits, app = e.GraphURL, e.NotionURL, "onenote", e.AppID
+		graphURL, notionURL, limits = e.GraphURL, e.NotionURL, "onenote"
 		d.notionToken, d.notionParent = e.NotionToken, e.NotionParent
-		tok, err := os.ReadFile(e.TokenFile)
-		if err != nil {
-			return fmt.Errorf("NOTEBRIDGE_GRAPH_TOKEN_FILE: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(d.opts.dir, "tokens", d.opts.user+".token"), tok, 0o600); err != nil {
-			return fmt.Errorf("write token: %w", err)
-		}
+		// The operator's own NOTEBRIDGE_TOKEN_KEY, if set, is the key.
+		env = []string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE="}
 	}
+	s := d.signIn()
 	args := []string{"-temporal-address", d.temporalAddr, "-namespace", "default", "-task-queue", "notebridge",
-		"-app-id", app, "-token-dir", filepath.Join(d.opts.dir, "tokens"), "-staging-dir", filepath.Join(d.opts.dir, "staging"),
-		"-graph-url", graphURL, "-notion-url", notionURL, "-limits", limits,
+		"-app-id", s.appID, "-token-dir", s.tokenDir, "-token-key-file", s.keyFile, "-tenant", s.tenant, "-authority", s.authority,
+		"-staging-dir", filepath.Join(d.opts.dir, "staging"), "-graph-url", graphURL, "-notion-url", notionURL, "-limits", limits,
 		"-notion-rate", strconv.FormatFloat(d.opts.notionRate, 'g', -1, 64)}
 	d.say("starting the worker: worker %s", strings.Join(args, " "))
-	_, err := d.procs.start("worker", d.logDir(), filepath.Join(d.opts.bin, "worker"), args,
-		[]string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE="})
+	_, err := d.procs.start("worker", d.logDir(), filepath.Join(d.opts.bin, "worker"), args, env)
 	return err
 }
 
@@ -400,11 +399,7 @@ func (d *demo) startMigration(ctx context.Context, id string, nb workflows.Noteb
 	for i, a := range args {
 		quoted[i] = shellQuote(a)
 	}
-	rel, err := filepath.Rel(d.opts.root, cli)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = cli
-	}
-	d.say("starting the migration with the temporal CLI:\n    %s %s", rel, strings.Join(quoted, " "))
+	d.say("starting the migration with the temporal CLI:\n    %s %s", d.relBin("temporal"), strings.Join(quoted, " "))
 	cmd := exec.CommandContext(ctx, cli, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -414,6 +409,17 @@ func (d *demo) startMigration(ctx context.Context, id string, nb workflows.Noteb
 		fmt.Fprintf(d.out, "    %s\n", line)
 	}
 	return nil
+}
+
+// relBin is the path of a binary in -bin, relative to the module root
+// when it is inside it.
+func (d *demo) relBin(name string) string {
+	p := filepath.Join(d.opts.bin, name)
+	rel, err := filepath.Rel(d.opts.root, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return rel
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -637,6 +643,8 @@ func (d *demo) printSummary(r *Result) {
 			r.NotionPages, filepath.Join(d.opts.dir, "notion-export.json"))
 	}
 	fmt.Fprintf(w, "  Temporal Web UI:     %s\n", r.UIURL)
+	fmt.Fprintf(w, "  operator CLI:        %s status -temporal-address %s -w %s\n",
+		d.relBin("starter"), d.temporalAddr, shellQuote(r.WorkflowID))
 	if r.ViewURL != "" {
 		fmt.Fprintf(w, "  Notion (emulator):   %s\n", r.ViewURL)
 	}

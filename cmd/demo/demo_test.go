@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/notebridge/notebridge/auth"
 )
 
 // TestDemoRunsEndToEnd runs the whole demo in process on a fast profile and
@@ -30,7 +33,7 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 		t.Skipf("no temporal CLI in %s/bin: run `make temporal`", root)
 	}
 	dir := filepath.Join(t.TempDir(), "demo")
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	start := time.Now()
@@ -75,6 +78,31 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(summary, "bin/temporal workflow start") || !strings.Contains(summary, "--type MigrateNotebook") {
 		t.Errorf("the output does not show the temporal CLI command that started the migration")
+	}
+
+	// The user signed in through starter login: the token store holds an
+	// encrypted file, and no token is in plain text anywhere in it.
+	if !strings.Contains(summary, "bin/starter login -user alice") || !strings.Contains(summary, "approving code") {
+		t.Errorf("the output does not show the sign-in through starter login")
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "tokens"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+		raw, err := os.ReadFile(filepath.Join(dir, "tokens", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The emulator's access tokens start "nbg.", refresh tokens "nbr.".
+		if bytes.Contains(raw, []byte("nbg.")) || bytes.Contains(raw, []byte("nbr.")) {
+			t.Errorf("%s holds a token in plain text", e.Name())
+		}
+	}
+	if !slices.Contains(files, "alice.json.enc") || slices.Contains(files, "alice.token") {
+		t.Errorf("token directory holds %v, want alice.json.enc and no plaintext alice.token", files)
 	}
 }
 
@@ -151,21 +179,32 @@ func TestReadRealEnvNamesWhatIsMissing(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error with variables missing")
 	}
-	for _, name := range []string{"NOTEBRIDGE_GRAPH_TOKEN_FILE", "NOTEBRIDGE_NOTION_PARENT", "NOTEBRIDGE_APP_ID"} {
+	for _, name := range []string{"NOTEBRIDGE_APP_ID", "NOTEBRIDGE_NOTION_PARENT"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s: %v", name, err)
 		}
 	}
-	if strings.Contains(strings.SplitN(err.Error(), "\n", 2)[0], "NOTION_TOKEN,") {
-		t.Errorf("error names NOTION_TOKEN, which is set: %v", err)
+	if first := strings.SplitN(err.Error(), "\n", 2)[0]; strings.Contains(first, "NOTION_TOKEN,") || strings.Contains(first, "TOKEN_FILE") {
+		t.Errorf("error names a variable that is set or not needed: %v", err)
 	}
-	env["NOTEBRIDGE_GRAPH_TOKEN_FILE"], env["NOTEBRIDGE_NOTION_PARENT"], env["NOTEBRIDGE_APP_ID"] = "/t", "p", "a"
+	env["NOTEBRIDGE_NOTION_PARENT"], env["NOTEBRIDGE_APP_ID"] = "p", "a"
 	e, err := readRealEnv(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.User != "me" || e.GraphURL != "https://graph.microsoft.com/v1.0" || e.NotionURL != "https://api.notion.com" {
+	defDir, _ := auth.DefaultDir()
+	defKey, _ := auth.DefaultKeyFile()
+	if e.User != "me" || e.GraphURL != "https://graph.microsoft.com/v1.0" || e.NotionURL != "https://api.notion.com" ||
+		e.Tenant != "common" || e.Authority != auth.DefaultAuthority || e.TokenDir != defDir || e.KeyFile != defKey {
 		t.Errorf("defaults not filled: %+v", e)
+	}
+	env["NOTEBRIDGE_TOKEN_DIR"], env["NOTEBRIDGE_TOKEN_KEY_FILE"], env["NOTEBRIDGE_TENANT"] = "/t", "/k", "contoso.com"
+	if e, err := readRealEnv(func(k string) string { return env[k] }); err != nil || e.TokenDir != "/t" || e.KeyFile != "/k" || e.Tenant != "contoso.com" {
+		t.Errorf("token store settings: %+v, %v", e, err)
+	}
+	env["NOTEBRIDGE_USER"] = "../me"
+	if _, err := readRealEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "NOTEBRIDGE_USER") {
+		t.Errorf("a user ID that is a path: %v", err)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/notebridge/notebridge/auth"
 )
 
 // options are the demo's flags.
@@ -27,20 +29,31 @@ type options struct {
 
 // realEnv is the configuration of a real migration, from the environment.
 type realEnv struct {
-	GraphURL, TokenFile, NotionToken, NotionParent, NotionURL, AppID, Notebook, User string
+	GraphURL, NotionToken, NotionParent, NotionURL, AppID, Tenant, Authority, Notebook, User string
+	// TokenDir and KeyFile are the encrypted token store `starter login`
+	// fills (the auth package's defaults unless set); NOTEBRIDGE_TOKEN_KEY,
+	// when set, is the key instead of the file.
+	TokenDir, KeyFile string
 }
 
 // realVars documents the variables -real reads.
 const realVars = `With -real the emulators are skipped and a real notebook is migrated; set:
-  NOTEBRIDGE_GRAPH_TOKEN_FILE  file holding the user's Microsoft Graph access token (Notes.Read)
+  NOTEBRIDGE_APP_ID            application (client) ID of your app registration ("Allow public
+                               client flows" on, delegated permission Notes.Read)
   NOTION_TOKEN                 the Notion integration token
   NOTEBRIDGE_NOTION_PARENT     ID of the Notion page shared with the integration
-  NOTEBRIDGE_APP_ID            the Microsoft app (client) ID the token was issued to
 and optionally:
-  NOTEBRIDGE_USER              user name for the token store and workflow ID (default "me")
+  NOTEBRIDGE_TENANT            tenant of the app registration (default common)
+  NOTEBRIDGE_USER              user ID in the token store and workflow IDs (default "me")
   NOTEBRIDGE_NOTEBOOK          notebook ID or display name (default: the first one)
+  NOTEBRIDGE_TOKEN_DIR         token store (default ~/.config/notebridge/tokens)
+  NOTEBRIDGE_TOKEN_KEY_FILE    its key file (default ~/.config/notebridge/token.key, created on
+                               first sign-in), or NOTEBRIDGE_TOKEN_KEY (base64 of 32 bytes)
+  NOTEBRIDGE_AUTHORITY         identity platform (default https://login.microsoftonline.com)
   NOTEBRIDGE_GRAPH_URL         Graph base URL (default https://graph.microsoft.com/v1.0)
-  NOTEBRIDGE_NOTION_URL        Notion API base URL (default https://api.notion.com)`
+  NOTEBRIDGE_NOTION_URL        Notion API base URL (default https://api.notion.com)
+A user who is not signed in yet is signed in first (bin/starter login: open the address it
+prints and enter the code); the sign-in is kept, encrypted, for later runs.`
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
@@ -86,15 +99,15 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 // readRealEnv reads the -real variables and names every missing one.
 func readRealEnv(getenv func(string) string) (realEnv, error) {
 	e := realEnv{
-		GraphURL: getenv("NOTEBRIDGE_GRAPH_URL"), TokenFile: getenv("NOTEBRIDGE_GRAPH_TOKEN_FILE"),
-		NotionToken: getenv("NOTION_TOKEN"), NotionParent: getenv("NOTEBRIDGE_NOTION_PARENT"),
-		NotionURL: getenv("NOTEBRIDGE_NOTION_URL"), AppID: getenv("NOTEBRIDGE_APP_ID"),
+		GraphURL: getenv("NOTEBRIDGE_GRAPH_URL"), NotionToken: getenv("NOTION_TOKEN"),
+		NotionParent: getenv("NOTEBRIDGE_NOTION_PARENT"), NotionURL: getenv("NOTEBRIDGE_NOTION_URL"),
+		AppID: getenv("NOTEBRIDGE_APP_ID"), Tenant: getenv("NOTEBRIDGE_TENANT"), Authority: getenv("NOTEBRIDGE_AUTHORITY"),
 		Notebook: getenv("NOTEBRIDGE_NOTEBOOK"), User: getenv("NOTEBRIDGE_USER"),
+		TokenDir: getenv("NOTEBRIDGE_TOKEN_DIR"), KeyFile: getenv("NOTEBRIDGE_TOKEN_KEY_FILE"),
 	}
 	var missing []string
 	for _, v := range []struct{ name, val string }{
-		{"NOTEBRIDGE_GRAPH_TOKEN_FILE", e.TokenFile}, {"NOTION_TOKEN", e.NotionToken},
-		{"NOTEBRIDGE_NOTION_PARENT", e.NotionParent}, {"NOTEBRIDGE_APP_ID", e.AppID},
+		{"NOTEBRIDGE_APP_ID", e.AppID}, {"NOTION_TOKEN", e.NotionToken}, {"NOTEBRIDGE_NOTION_PARENT", e.NotionParent},
 	} {
 		if strings.TrimSpace(v.val) == "" {
 			missing = append(missing, v.name)
@@ -111,6 +124,26 @@ func readRealEnv(getenv func(string) string) (realEnv, error) {
 	}
 	if e.User == "" {
 		e.User = "me"
+	}
+	if err := auth.ValidateUser(e.User); err != nil {
+		return e, fmt.Errorf("-real: NOTEBRIDGE_USER: %w", err)
+	}
+	if e.Tenant == "" {
+		e.Tenant = auth.TenantCommon
+	}
+	if e.Authority == "" {
+		e.Authority = auth.DefaultAuthority
+	}
+	var err error
+	if e.TokenDir == "" {
+		if e.TokenDir, err = auth.DefaultDir(); err != nil {
+			return e, fmt.Errorf("-real: set NOTEBRIDGE_TOKEN_DIR: %w", err)
+		}
+	}
+	if e.KeyFile == "" {
+		if e.KeyFile, err = auth.DefaultKeyFile(); err != nil {
+			return e, fmt.Errorf("-real: set NOTEBRIDGE_TOKEN_KEY_FILE: %w", err)
+		}
 	}
 	return e, nil
 }

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// temporalFlags say where Temporal is; the names and variables are the
+// worker's.
+type temporalFlags struct {
+	address, namespace, taskQueue string
+}
+
+// temporalFlags registers the connection flags; withQueue adds
+// -task-queue, for the commands that start workflows.
+func (c *cli) temporalFlags(fs *flag.FlagSet, withQueue bool) *temporalFlags {
+	t := &temporalFlags{}
+	fs.StringVar(&t.address, "temporal-address", c.env("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
+	fs.StringVar(&t.namespace, "namespace", c.env("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
+	if withQueue {
+		fs.StringVar(&t.taskQueue, "task-queue", c.env("NOTEBRIDGE_TASK_QUEUE", "notebridge"), "the workers' task queue (env NOTEBRIDGE_TASK_QUEUE)")
+	}
+	return t
+}
+
+// cliFlags are the temporal CLI's flags for the same server.
+func (t *temporalFlags) cliFlags() string {
+	return "--address " + shellQuote(t.address) + " --namespace " + shellQuote(t.namespace)
+}
+
+// dial connects to Temporal, or says how to get it running.
+func (t *temporalFlags) dial(ctx context.Context) (client.Client, error) {
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	tc, err := client.DialContext(dctx, client.Options{HostPort: t.address, Namespace: t.namespace,
+		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %q): %w\n"+
+			"Start it (bin/temporal server start-dev, or docker compose up) or point -temporal-address (TEMPORAL_ADDRESS) at it", t.address, t.namespace, err)
+	}
+	return tc, nil
+}
+
+// warnNoWorker tells the person when no worker polls the task queue: a
+// workflow started now would wait until one does.
+func (c *cli) warnNoWorker(ctx context.Context, tc client.Client, t *temporalFlags) {
+	resp, err := tc.DescribeTaskQueue(ctx, t.taskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil || len(resp.GetPollers()) > 0 {
+		return
+	}
+	fmt.Fprintf(c.stderr, "warning: no worker polls task queue %q on %s; the workflow waits until one does (start the worker: go run ./worker, or docker compose up worker)\n",
+		t.taskQueue, t.address)
+}
+
+// targetFlags name one migration: by workflow ID, or by user and notebook.
+type targetFlags struct {
+	workflowID, user, notebook string
+}
+
+func (c *cli) targetFlags(fs *flag.FlagSet) *targetFlags {
+	t := &targetFlags{}
+	fs.StringVar(&t.workflowID, "workflow-id", "", "the migration's workflow ID, migrate/<user>/<notebookID> (instead of -user and -notebook)")
+	fs.StringVar(&t.workflowID, "w", "", "short for -workflow-id")
+	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running (or latest) migration")
+	fs.StringVar(&t.notebook, "notebook", "", "with -user: the notebook's ID or name")
+	return t
+}
+
+// placeholder is the workflow ID to show in help texts.
+func (t *targetFlags) placeholder() string {
+	switch {
+	case t.workflowID != "":
+		return t.workflowID
+	case t.user != "" && t.notebook != "":
+		return workflows.NotebookWorkflowID(t.user, t.notebook)
+	case t.user != "":
+		return workflows.NotebookWorkflowID(t.user, "<notebookID>")
+	}
+	return workflows.NotebookWorkflowID("<user>", "<notebookID>")
+}
+
+// resolve finds the migration's workflow ID.
+func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, error) {
+	if t.workflowID != "" {
+		if _, err := tc.DescribeWorkflowExecution(ctx, t.workflowID, ""); err != nil {
+			return "", notFound(err, t.workflowID, "")
+		}
+		return t.workflowID, nil
+	}
+	if t.user == "" {
+		return "", usagef("name the migration with -w <workflow ID>, or -user (and -notebook); \"starter list\" lists them")
+	}
+	if t.notebook != "" {
+		id := workflows.NotebookWorkflowID(t.user, t.notebook)
+		_, err := tc.DescribeWorkflowExecution(ctx, id, "")
+		if err == nil {
+			return id, nil
+		}
+		var nf *serviceerror.NotFound
+		if !errors.As(err, &nf) {
+			return "", err
+		}
+		// A name: the last scan knows its ID.
+		if scan, _ := lastScan(ctx, tc, t.user); scan != nil {
+			if nb := findNotebook(scan, t.notebook); nb != nil {
+				id = workflows.NotebookWorkflowID(t.user, nb.ID)
+				if _, err := tc.DescribeWorkflowExecution(ctx, id, ""); err == nil {
+					return id, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("no migration of notebook %q for user %q: list the user's migrations with \"starter list --user %s\"",
+			t.notebook, t.user, t.user)
+	}
+	rows, err := listMigrations(ctx, tc, listFilter{user: t.user}, 50)
+	if err != nil {
+		return "", err
+	}
+	var running []migrationRow
+	for _, r := range rows {
+		if r.running() {
+			running = append(running, r)
+		}
+	}
+	switch {
+	case len(running) == 1:
+		return running[0].id, nil
+	case len(running) > 1:
+		ids := make([]string, len(running))
+		for i, r := range running {
+			ids[i] = r.id
+		}
+		return "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or -notebook",
+			t.user, len(running), strings.Join(ids, ", "))
+	case len(rows) > 0:
+		return rows[0].id, nil // the latest
+	}
+	return "", fmt.Errorf("user %q has no migrations: start one with \"starter migrate --user %s ...\" (\"starter list\" lists every migration)",
+		t.user, t.user)
+}
+
+// notFound turns Temporal's NotFound into an error that says how to find
+// the right workflow.
+func notFound(err error, id, user string) error {
+	var nf *serviceerror.NotFound
+	if !errors.As(err, &nf) {
+		return err
+	}
+	hint := "\"starter list\""
+	if user != "" {
+		hint = fmt.Sprintf("\"starter list --user %s\"", user)
+	}
+	return fmt.Errorf("no workflow %q in this namespace: list migrations with %s", id, hint)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

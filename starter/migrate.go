@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/notebridge/notebridge/workflows"
+)
+
+const migrateDescription = `Starts the MigrateNotebook workflow for one notebook and follows it with the status display
+until it ends (-detach returns at once; Ctrl-C stops following, never the migration).
+
+The input has the fields of the workflow's JSON input, as flags or as -input JSON (flags win):
+user, notebook (ID or name), notionParent (a Notion page shared with the integration), include
+and exclude (sections by ID, name or "Group/Section"), dryRun, limits, sectionParallelism,
+pageParallelism, pagesPerRun. It is validated before anything starts. The workflow ID is
+migrate/<user>/<notebookID>: a name is looked up in the user's last scan (a new scan runs when
+the name is not in it). Running it again for a finished notebook skips the pages already in
+Notion and rewrites those changed in OneNote since.`
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// flagOfField names the flag of each input field, for errors.
+var flagOfField = map[string]string{
+	"user": "-user", "notebook": "-notebook", "notionParent": "-notion-parent", "include": "-include",
+	"exclude": "-exclude", "limits": "-limits", "sectionParallelism": "-section-parallelism",
+	"pageParallelism": "-page-parallelism", "pagesPerRun": "-pages-per-run", "input": "-input",
+}
+
+func runMigrate(ctx context.Context, c *cli, args []string) error {
+	var in workflows.MigrateInput
+	var include, exclude stringList
+	var inputJSON, inputFile string
+	var detach bool
+	var interval time.Duration
+	var tf *temporalFlags
+	fs := c.newFlagSet("migrate", "--user U --notebook N --notion-parent P [flags]", migrateDescription, func() string {
+		ex := in
+		if ex.User == "" {
+			ex.User = "<user>"
+		}
+		if ex.Notebook == "" {
+			ex.Notebook = "<notebook ID or name>"
+		}
+		if ex.NotionParent == "" {
+			ex.NotionParent = "<Notion page ID>"
+		}
+		raw := jsonText(ex)
+		id := workflows.NotebookWorkflowID(ex.User, "<notebookID>")
+		return fmt.Sprintf("temporal workflow start %s --task-queue %s --type %s --workflow-id %s --input %s\n"+
+			"temporal workflow query %s --workflow-id %s --name %s\n"+
+			"temporal workflow result %s --workflow-id %s",
+			tf.cliFlags(), shellQuote(tf.taskQueue), workflows.MigrateNotebookName, shellQuote(id), shellQuote(raw),
+			tf.cliFlags(), shellQuote(id), workflows.QueryProgress, tf.cliFlags(), shellQuote(id))
+	})
+	tf = c.temporalFlags(fs, true)
+	fs.StringVar(&in.User, "user", "", "whose notebook: the token store's user ID (\"user\")")
+	fs.StringVar(&in.Notebook, "notebook", "", "the notebook's ID or display name (\"notebook\")")
+	fs.StringVar(&in.NotionParent, "notion-parent", "", "ID of the Notion page, shared with the integration, the notebook goes under (\"notionParent\")")
+	fs.Var(&include, "include", "migrate only this `section` (ID, name or Group/Section); repeat for more (\"include\")")
+	fs.Var(&exclude, "exclude", "skip this `section`; repeat for more (\"exclude\")")
+	fs.BoolVar(&in.DryRun, "dry-run", false, "read the notebook and list its pages, write nothing (\"dryRun\")")
+	fs.StringVar(&in.Limits, "limits", "", "Graph limits profile: onenote or onenote-x<factor>; default: the worker's (\"limits\")")
+	fs.IntVar(&in.SectionParallelism, "section-parallelism", 0, "sections migrated at once (default 3) (\"sectionParallelism\")")
+	fs.IntVar(&in.PageParallelism, "page-parallelism", 0, "pages of a section in the pipeline at once (default 3) (\"pageParallelism\")")
+	fs.IntVar(&in.PagesPerRun, "pages-per-run", 0, "pages a section handles before it continues as new (default 200) (\"pagesPerRun\")")
+	fs.StringVar(&inputJSON, "input", "", "the whole input as JSON, as temporal workflow start --input takes it")
+	fs.StringVar(&inputFile, "input-file", "", "a file holding the input JSON")
+	fs.BoolVar(&detach, "detach", false, "start it and return, without following")
+	fs.DurationVar(&interval, "interval", time.Second, "how often the status display refreshes")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	in.Include, in.Exclude = include, exclude
+	in, err := mergeInput(in, set(fs), inputJSON, inputFile)
+	if err != nil {
+		return err
+	}
+	if err := validate(&in); err != nil {
+		return err
+	}
+	if interval <= 0 {
+		return usagef("-interval must be positive")
+	}
+
+	tc, err := tf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	nb, err := c.resolveNotebook(ctx, tc, tf, in)
+	if err != nil {
+		return err
+	}
+	in.Notebook = nb.ID
+	id := workflows.NotebookWorkflowID(in.User, nb.ID)
+	c.warnNoWorker(ctx, tc, tf)
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: tf.taskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		StaticSummary:            fmt.Sprintf("Migrate notebook %q of %s", nb.Name, in.User),
+		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrUser.ValueSet(in.User),
+			workflows.AttrNotebook.ValueSet(nb.ID)),
+	}, workflows.MigrateNotebookName, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return fmt.Errorf("a migration of notebook %q for %s is already running (%s): follow it with \"starter status -w %s --follow\"",
+			nb.Name, in.User, id, shellQuote(id))
+	}
+	if err != nil {
+		return fmt.Errorf("start %s: %w", workflows.MigrateNotebookName, err)
+	}
+	fmt.Fprintf(c.stdout, "Started %s (run %s): notebook %q of %s, %d sections, %d pages.\n",
+		id, run.GetRunID(), nb.Name, in.User, len(nb.Sections), nb.Pages)
+	if detach {
+		fmt.Fprintf(c.stdout, "Follow it with:\n  starter status -w %s --follow\n  temporal workflow query %s --workflow-id %s --name %s\n",
+			shellQuote(id), tf.cliFlags(), shellQuote(id), workflows.QueryProgress)
+		return nil
+	}
+	st := &statusCmd{cli: c, tc: tc, id: id, scan: sectionPages(nb), interval: interval}
+	return st.follow(ctx)
+}
+
+// mergeInput lays the flags the command line set over the JSON input.
+func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, inputFile string) (workflows.MigrateInput, error) {
+	if inputJSON != "" && inputFile != "" {
+		return flags, usagef("-input and -input-file: use one")
+	}
+	raw := []byte(inputJSON)
+	if inputFile != "" {
+		b, err := os.ReadFile(inputFile)
+		if err != nil {
+			return flags, usagef("-input-file: %v", err)
+		}
+		raw = b
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return flags, nil
+	}
+	var in workflows.MigrateInput
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return flags, usagef("-input is not a MigrateNotebook input: %v", err)
+	}
+	for name, apply := range map[string]func(){
+		"user": func() { in.User = flags.User }, "notebook": func() { in.Notebook = flags.Notebook },
+		"notion-parent": func() { in.NotionParent = flags.NotionParent }, "include": func() { in.Include = flags.Include },
+		"exclude": func() { in.Exclude = flags.Exclude }, "dry-run": func() { in.DryRun = flags.DryRun },
+		"limits": func() { in.Limits = flags.Limits }, "section-parallelism": func() { in.SectionParallelism = flags.SectionParallelism },
+		"page-parallelism": func() { in.PageParallelism = flags.PageParallelism }, "pages-per-run": func() { in.PagesPerRun = flags.PagesPerRun },
+	} {
+		if given[name] {
+			apply()
+		}
+	}
+	return in, nil
+}
+
+// validate checks the input as the workflow will, and names the flag of
+// a bad field.
+func validate(in *workflows.MigrateInput) error {
+	err := in.Validate()
+	if err == nil {
+		return nil
+	}
+	var app *temporal.ApplicationError
+	var field string
+	if errors.As(err, &app) && app.Details(&field) == nil && flagOfField[field] != "" {
+		return usagef("%s (flag %s)", app.Message(), flagOfField[field])
+	}
+	if app != nil {
+		return usagef("%s", app.Message())
+	}
+	return usagef("%v", err)
+}
+
+// resolveNotebook finds the notebook in the user's last scan, scanning
+// again when it is not there, so the workflow ID holds its ID.
+func (c *cli) resolveNotebook(ctx context.Context, tc client.Client, tf *temporalFlags, in workflows.MigrateInput) (*workflows.NotebookScan, error) {
+	res, err := lastScan(ctx, tc, in.User)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil {
+		if nb := findNotebook(res, in.Notebook); nb != nil {
+			return nb, nil
+		}
+	}
+	if res, err = c.scan(ctx, tc, tf, workflows.ScanInput{User: in.User, Limits: in.Limits}); err != nil {
+		return nil, err
+	}
+	if nb := findNotebook(res, in.Notebook); nb != nil {
+		return nb, nil
+	}
+	names := make([]string, len(res.Notebooks))
+	for i, nb := range res.Notebooks {
+		names[i] = fmt.Sprintf("%q (ID %s)", nb.Name, nb.ID)
+	}
+	avail := "none"
+	if len(names) > 0 {
+		avail = strings.Join(names, ", ")
+	}
+	return nil, fmt.Errorf("user %q has no notebook %q; the notebooks are: %s. Use one of these names or IDs in -notebook",
+		in.User, in.Notebook, avail)
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// scanWorkflowID is the workflow ID of a user's scan, the one the demo
+// uses: one scan per user at a time.
+func scanWorkflowID(user string) string { return "scan/" + user }
+
+const scanDescription = `Lists the user's notebooks, their sections and page counts, and estimates how long a
+migration of each takes under the Graph limits. It runs the ScanNotebooks workflow (the
+limiter's foreground lane: about one Graph request per 100 pages) and waits for it; a scan
+already running for the user is joined, not repeated. -last prints the last scan's result
+without asking Graph again.`
+
+func runScan(ctx context.Context, c *cli, args []string) error {
+	var user, limits string
+	var perPage float64
+	var last, asJSON bool
+	var tf *temporalFlags
+	fs := c.newFlagSet("scan", "--user U [flags]", scanDescription, func() string {
+		u := user
+		if u == "" {
+			u = "<user>"
+		}
+		in := jsonText(workflows.ScanInput{User: u, Limits: limits, ResourcesPerPage: perPage})
+		return fmt.Sprintf("temporal workflow execute %s --task-queue %s --type %s --workflow-id %s --input %s",
+			tf.cliFlags(), shellQuote(tf.taskQueue), workflows.ScanNotebooksName, shellQuote(scanWorkflowID(u)), shellQuote(in))
+	})
+	tf = c.temporalFlags(fs, true)
+	fs.StringVar(&user, "user", "", "whose notebooks (the token store's user ID, as in \"starter login --user\")")
+	fs.StringVar(&limits, "limits", "", "limits profile the estimate assumes: onenote (default: the worker's) or onenote-x<factor>")
+	fs.Float64Var(&perPage, "resources-per-page", 0, "images and attachments assumed per page for the estimate (default 1)")
+	fs.BoolVar(&last, "last", false, "print the last scan's result instead of scanning again")
+	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if user == "" {
+		return usagef("-user is required")
+	}
+	tc, err := tf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	var res *workflows.ScanResult
+	if last {
+		if res, err = lastScan(ctx, tc, user); err != nil {
+			return err
+		}
+		if res == nil {
+			return fmt.Errorf("no finished scan of user %q: run \"starter scan --user %s\"", user, user)
+		}
+	} else {
+		if res, err = c.scan(ctx, tc, tf, workflows.ScanInput{User: user, Limits: limits, ResourcesPerPage: perPage}); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printScan(c, res)
+	return nil
+}
+
+// scan runs (or joins) the user's ScanNotebooks and waits for its result.
+func (c *cli) scan(ctx context.Context, tc client.Client, tf *temporalFlags, in workflows.ScanInput) (*workflows.ScanResult, error) {
+	c.warnNoWorker(ctx, tc, tf)
+	id := scanWorkflowID(in.User)
+	fmt.Fprintf(c.stderr, "Scanning the notebooks of %s (workflow %s)...\n", in.User, id)
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: tf.taskQueue, StaticSummary: "Scan the notebooks of " + in.User,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.ScanNotebooksName, in)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", workflows.ScanNotebooksName, err)
+	}
+	var res workflows.ScanResult
+	if err := run.Get(ctx, &res); err != nil {
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
+		return nil, failure(err, in.User, "scan of "+in.User)
+	}
+	return &res, nil
+}
+
+// lastScan returns the result of the user's last completed scan, or nil.
+func lastScan(ctx context.Context, tc client.Client, user string) (*workflows.ScanResult, error) {
+	id := scanWorkflowID(user)
+	desc, err := tc.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe %s: %w", id, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		return nil, nil
+	}
+	var res workflows.ScanResult
+	if err := tc.GetWorkflow(ctx, id, info.GetExecution().GetRunId()).Get(ctx, &res); err != nil {
+		return nil, fmt.Errorf("result of %s: %w", id, err)
+	}
+	return &res, nil
+}
+
+// findNotebook finds a notebook of a scan by ID or display name, as the
+// migration does.
+func findNotebook(res *workflows.ScanResult, notebook string) *workflows.NotebookScan {
+	for i, nb := range res.Notebooks {
+		if nb.ID == notebook || strings.EqualFold(strings.TrimSpace(nb.Name), strings.TrimSpace(notebook)) {
+			return &res.Notebooks[i]
+		}
+	}
+	return nil
+}
+
+// sectionPages maps section IDs to their page counts in a scan.
+func sectionPages(nb *workflows.NotebookScan) map[string]int {
+	if nb == nil {
+		return nil
+	}
+	m := make(map[string]int, len(nb.Sections))
+	for _, s := range nb.Sections {
+		m[s.ID] = s.Pages
+	}
+	return m
+}
+
+func printScan(c *cli, res *workflows.ScanResult) {
+	w := c.stdout
+	fmt.Fprintf(w, "Notebooks of %s (%d Graph requests, estimates under limits %q):\n", res.User, res.Requests, res.Limits)
+	if len(res.Notebooks) == 0 {
+		fmt.Fprintln(w, "  none")
+		return
+	}
+	for _, nb := range res.Notebooks {
+		fmt.Fprintf(w, "\nNotebook %q  (ID %s)\n", nb.Name, nb.ID)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "  SECTION\tPAGES\tSUBPAGES\t\n")
+		for _, s := range nb.Sections {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t\n", s.Path, s.Pages, s.Subpages)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "  total: %d sections, %d pages\n", len(nb.Sections), nb.Pages)
+		fmt.Fprintf(w, "  estimate: %s\n", estimateText(nb))
+	}
+	nb := res.Notebooks[0]
+	fmt.Fprintf(w, "\nMigrate one with:\n  starter migrate --user %s --notebook %s --notion-parent <Notion page ID shared with the integration>\n",
+		shellQuote(res.User), shellQuote(nb.Name))
+}
+
+func estimateText(nb workflows.NotebookScan) string {
+	if nb.ETAText != "" {
+		return nb.ETAText
+	}
+	return fmt.Sprintf("about %s for %d Graph requests", nb.ETA.Round(time.Second), nb.Requests)
+}

@@ -1,0 +1,478 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/auth"
+	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+const (
+	testApp     = "starter-test-app"
+	testQueue   = "starter-test"
+	testProfile = "onenote-x60"
+)
+
+// harness is a dev server, both emulators, a token store and an
+// in-process worker, driven through run as an operator would.
+type harness struct {
+	srv       *devserver.Server
+	tc        client.Client
+	graph     *graph.Server
+	graphURL  string
+	notion    *notionemu.Server
+	notionURL string
+	notebook  *graph.Notebook
+	tokenDir  string
+	keyFile   string
+
+	mu     sync.Mutex
+	broken map[string]bool // sections whose page listing fails
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
+	h := &harness{srv: srv, tc: srv.Client(), broken: map[string]bool{}}
+	h.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: 60, AppID: testApp})
+	nbs := graph.Generate(graph.GenSpec{Seed: 3, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
+	h.notebook = nbs[0]
+	h.graph.AddNotebooks("alice", nbs...)
+	gts := httptest.NewServer(h.graph)
+	t.Cleanup(gts.Close)
+	h.graphURL = gts.URL
+	h.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
+	nts := httptest.NewServer(h.notion)
+	t.Cleanup(nts.Close)
+	h.notionURL = nts.URL
+	dir := t.TempDir()
+	h.tokenDir, h.keyFile = filepath.Join(dir, "tokens"), filepath.Join(dir, "config", "token.key")
+	return h
+}
+
+// startWorker runs the migration workflows and activities in process, with
+// Graph tokens from the token store that login fills.
+func (h *harness) startWorker(t *testing.T) {
+	t.Helper()
+	key, err := auth.LoadKey(func(string) string { return "" }, h.keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := auth.Open(auth.Config{Dir: h.tokenDir, Key: key,
+		Microsoft: auth.Microsoft{ClientID: testApp, Authority: h.graphURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ntok := h.notion.IssueToken()
+	nc, err := notion.NewClient(notion.Config{BaseURL: h.notionURL, Token: notion.StaticToken(ntok),
+		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts, err := activities.New(activities.Config{
+		GraphBaseURL: h.graphURL + "/v1.0", GraphHTTP: onenote.NewHTTPClient(30 * time.Second),
+		Tokens: storeTokens{store}, Notion: nc, NotionBaseURL: h.notionURL, NotionToken: notion.StaticToken(ntok),
+		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listSection},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := limiter.Profile(testProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Tuning.LeaseTTL = limiter.Duration(20 * time.Second) // a loaded machine
+	id := entity.WorkflowID(workflows.LimiterResource, testApp)
+	if _, err := h.tc.SignalWithStartWorkflow(context.Background(), id, entity.SignalRequest, entity.Message{},
+		client.StartWorkflowOptions{ID: id, TaskQueue: testQueue}, entity.WorkflowName,
+		entity.Input{Resource: workflows.LimiterResource, App: testApp, Spec: &spec}); err != nil {
+		t.Fatal(err)
+	}
+	// The worker's own log is quiet: the failures these tests cause on
+	// purpose would fill it.
+	wc, err := client.Dial(client.Options{HostPort: h.srv.HostPort(), Namespace: "default",
+		Logger: tlog.NewStructuredLogger(quietLog())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wc.Close)
+	w := worker.New(wc, testQueue, worker.Options{EnableSessionWorker: true})
+	wf := workflows.New(testApp)
+	wf.Limits = testProfile
+	wf.Register(w)
+	acts.Register(w)
+	entity.Register(w, wc)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+}
+
+// storeTokens is the worker's adapter (worker/tokens.go): a user who
+// must sign in fails at once.
+type storeTokens struct{ store *auth.Store }
+
+func (s storeTokens) TokenSource(user string) (onenote.TokenSource, error) {
+	ts := s.store.TokenSource(user)
+	if _, err := ts.Token(context.Background()); errors.Is(err, auth.ErrNotSignedIn) || errors.Is(err, auth.ErrInvalidUser) {
+		return nil, err
+	}
+	return ts, nil
+}
+
+func (h *harness) listSection(id string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.broken[id] {
+		return id + "-missing"
+	}
+	return id
+}
+
+func (h *harness) breakSection(id string, broken bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.broken[id] = broken
+}
+
+// result is one run of the CLI.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.code, r.stdout, r.stderr)
+}
+
+// cmd runs a starter command against the harness's Temporal.
+func (h *harness) cmd(t *testing.T, name string, args ...string) result {
+	t.Helper()
+	full := []string{name, "-temporal-address", h.srv.HostPort(), "-namespace", "default"}
+	if name == "scan" || name == "migrate" {
+		full = append(full, "-task-queue", testQueue)
+	}
+	full = append(full, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errOut syncBuffer
+	code := run(ctx, full, &out, &errOut)
+	r := result{code, out.String(), errOut.String()}
+	t.Logf("starter %s\n%v", strings.Join(full, " "), r)
+	return r
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// login signs alice in with `starter login`, approving the code on the
+// emulator's verification page as a person would, while login polls.
+func (h *harness) login(t *testing.T) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut syncBuffer
+	approved := make(chan error, 1)
+	go func() {
+		re := regexp.MustCompile(`open the page (\S+) and enter the code (\S+) `)
+		for ctx.Err() == nil {
+			if m := re.FindStringSubmatch(out.String()); m != nil {
+				resp, err := http.PostForm(m[1], url.Values{"user_code": {m[2]}, "user": {"alice"}})
+				if err == nil {
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if !strings.Contains(string(body), "Signed in as alice") {
+						err = fmt.Errorf("verification page answered %s: %s", resp.Status, body)
+					}
+				}
+				approved <- err
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		approved <- errors.New("login never showed a code")
+	}()
+	code := run(ctx, []string{"login", "-user", "alice", "-app-id", testApp, "-authority", h.graphURL,
+		"-token-dir", h.tokenDir, "-token-key-file", h.keyFile, "-create-key", "-poll-interval", "1s"}, &out, &errOut)
+	if err := <-approved; err != nil {
+		t.Errorf("approving the code: %v", err)
+	}
+	return result{code, out.String(), errOut.String()}
+}
+
+// waitPhase waits until the migration's progress says it waits for an
+// operator.
+func (h *harness) waitWaiting(t *testing.T, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		v, err := h.tc.QueryWorkflow(ctx, id, "", workflows.QueryProgress)
+		var p workflows.NotebookProgress
+		if err == nil && v.Get(&p) == nil && strings.HasPrefix(p.Phase, "waiting") {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s never waited for an operator: %+v, %v", id, p, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestCommandsEndToEnd drives every command against a dev server, both
+// emulators and an in-process worker: login through the emulator's
+// device-code endpoints, scan, migrate and follow, status, list, a failed
+// section retried by name and by --all, finish, and the errors a person
+// gets for a user who is not signed in and a migration that does not
+// exist.
+func TestCommandsEndToEnd(t *testing.T) {
+	h := newHarness(t)
+	sections := h.notebook.Sections
+	id := workflows.NotebookWorkflowID("alice", h.notebook.ID)
+	root := h.notion.RootPageID()
+
+	t.Run("login", func(t *testing.T) {
+		r := h.login(t)
+		if r.code != 0 || !strings.Contains(r.stdout, "Signed in alice") || !strings.Contains(r.stdout, "Created the token key file") {
+			t.Fatalf("login:\n%v", r)
+		}
+		raw, err := os.ReadFile(filepath.Join(h.tokenDir, "alice.json.enc"))
+		if err != nil {
+			t.Fatalf("no token file: %v", err)
+		}
+		key, err := auth.LoadKey(func(string) string { return "" }, h.keyFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := auth.Open(auth.Config{Dir: h.tokenDir, Key: key, Microsoft: auth.Microsoft{ClientID: testApp, Authority: h.graphURL}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		access, err := store.TokenSource("alice").Token(context.Background())
+		if err != nil {
+			t.Fatalf("the stored sign-in gives no token: %v", err)
+		}
+		// The emulator's access tokens start "nbg.", its refresh tokens "nbr.".
+		for _, secret := range []string{access, "nbg.", "nbr.", "access_token", "refresh_token"} {
+			if bytes.Contains(raw, []byte(secret)) {
+				t.Errorf("the token file holds %q in plain text", secret)
+			}
+		}
+		for path, want := range map[string]os.FileMode{filepath.Join(h.tokenDir, "alice.json.enc"): 0o600, h.tokenDir: 0o700, h.keyFile: 0o600} {
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+				t.Errorf("%s: mode %v, %v; want %04o", path, fi.Mode().Perm(), err, want)
+			}
+		}
+		// A second login reuses the key file.
+		if r := h.login(t); r.code != 0 || strings.Contains(r.stdout, "Created the token key file") {
+			t.Errorf("second login:\n%v", r)
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	h.startWorker(t)
+
+	t.Run("scan", func(t *testing.T) {
+		r := h.cmd(t, "scan", "-user", "alice", "-limits", testProfile)
+		if r.code != 0 {
+			t.Fatalf("scan:\n%v", r)
+		}
+		for _, want := range []string{h.notebook.DisplayName, h.notebook.ID, sections[0].DisplayName, sections[1].DisplayName,
+			"total: 2 sections, 6 pages", "estimate: about", "starter migrate --user alice"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("scan output lacks %q:\n%v", want, r)
+			}
+		}
+		if last := h.cmd(t, "scan", "-user", "alice", "-last"); last.code != 0 || last.stdout != r.stdout {
+			t.Errorf("scan -last differs from the scan:\n%v", last)
+		}
+	})
+
+	t.Run("not signed in", func(t *testing.T) {
+		r := h.cmd(t, "scan", "-user", "bob")
+		if r.code != 1 || !strings.Contains(r.stderr, `run "starter login --user bob"`) {
+			t.Errorf("scan of a user who never signed in:\n%v", r)
+		}
+		r = h.cmd(t, "migrate", "-user", "bob", "-notebook", "Work", "-notion-parent", root)
+		if r.code != 1 || !strings.Contains(r.stderr, `run "starter login --user bob"`) {
+			t.Errorf("migrate for a user who never signed in:\n%v", r)
+		}
+	})
+
+	t.Run("migrate follows to the end", func(t *testing.T) {
+		r := h.cmd(t, "migrate", "-user", "alice", "-notebook", h.notebook.DisplayName, "-notion-parent", root,
+			"-limits", testProfile, "-interval", "200ms")
+		if r.code != 0 {
+			t.Fatalf("migrate:\n%v", r)
+		}
+		for _, want := range []string{"Started " + id, "6/6 pages done", "completed: Notebook", "6 written"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("migrate output lacks %q:\n%v", want, r)
+			}
+		}
+		if strings.Contains(r.stdout, "\r") {
+			t.Errorf("output that is not a terminal must be plain lines:\n%q", r.stdout)
+		}
+	})
+
+	t.Run("status and list of a finished migration", func(t *testing.T) {
+		r := h.cmd(t, "status", "-user", "alice", "-notebook", h.notebook.DisplayName)
+		for _, want := range []string{"Migration " + id + ": completed", "6/6 pages done", "2 done, 0 running, 0 pending, 0 failed", sections[1].ID} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("status lacks %q:\n%v", want, r)
+			}
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			r = h.cmd(t, "list", "-user", "alice")
+			if strings.Contains(r.stdout, id) && strings.Contains(r.stdout, "done") || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond) // visibility lags a little
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "completed") {
+			t.Errorf("list:\n%v", r)
+		}
+		if r := h.cmd(t, "list", "-user", "nobody"); r.code != 0 || !strings.Contains(r.stdout, "No migrations match") {
+			t.Errorf("list of nobody:\n%v", r)
+		}
+	})
+
+	t.Run("retry a failed section by name, then all", func(t *testing.T) {
+		h.breakSection(sections[1].ID, true)
+		defer h.breakSection(sections[1].ID, false)
+		r := h.cmd(t, "migrate", "-user", "alice", "-notebook", h.notebook.ID, "-notion-parent", root, "-limits", testProfile, "-detach")
+		if r.code != 0 || !strings.Contains(r.stdout, "starter status -w "+shellQuote(id)+" --follow") {
+			t.Fatalf("migrate -detach:\n%v", r)
+		}
+		h.waitWaiting(t, id)
+		r = h.cmd(t, "status", "-w", id)
+		for _, want := range []string{"waits for you", "starter retry -w " + shellQuote(id), "failed: " + h.notebook.DisplayName + " / " + sections[1].DisplayName} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("status of a waiting migration lacks %q:\n%v", want, r)
+			}
+		}
+		for _, tc := range []struct{ args, want string }{
+			{"-section nope", "has no section \"nope\""},
+			{"-section " + sections[0].ID, "is done, not failed"},
+			{"", "give either -section S or -all"},
+		} {
+			r := h.cmd(t, "retry", append([]string{"-w", id}, strings.Fields(tc.args)...)...)
+			if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("retry %s: want an error saying %q:\n%v", tc.args, tc.want, r)
+			}
+		}
+		// Still broken: retry-failed runs it again and it fails again.
+		if r := h.cmd(t, "retry", "-w", id, "-all"); r.code != 0 || !strings.Contains(r.stdout, "Sent retry-failed") {
+			t.Fatalf("retry -all:\n%v", r)
+		}
+		h.waitWaiting(t, id)
+		h.breakSection(sections[1].ID, false)
+		if r := h.cmd(t, "retry", "-w", id, "-section", sections[1].DisplayName); r.code != 0 || !strings.Contains(r.stdout, "Sent retry-section") {
+			t.Fatalf("retry -section:\n%v", r)
+		}
+		r = h.cmd(t, "status", "-w", id, "-follow", "-interval", "200ms")
+		if r.code != 0 || !strings.Contains(r.stdout, "completed: Notebook") || !strings.Contains(r.stdout, "0 failed") {
+			t.Errorf("status -follow after the retry:\n%v", r)
+		}
+	})
+
+	t.Run("finish a waiting migration", func(t *testing.T) {
+		h.breakSection(sections[0].ID, true)
+		defer h.breakSection(sections[0].ID, false)
+		if r := h.cmd(t, "migrate", "-user", "alice", "-notebook", h.notebook.ID, "-notion-parent", root, "-limits", testProfile, "-detach"); r.code != 0 {
+			t.Fatalf("migrate -detach:\n%v", r)
+		}
+		h.waitWaiting(t, id)
+		r := h.cmd(t, "finish", "-user", "alice", "-notebook", h.notebook.ID)
+		if r.code != 0 || !strings.Contains(r.stdout, "Sent finish") || !strings.Contains(r.stdout, "1 sections failed") ||
+			!strings.Contains(r.stdout, "failed: "+h.notebook.DisplayName+" / "+sections[0].DisplayName) {
+			t.Errorf("finish:\n%v", r)
+		}
+		desc, err := h.tc.DescribeWorkflowExecution(context.Background(), id, "")
+		if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			t.Errorf("after finish the migration is %v, %v", desc.GetWorkflowExecutionInfo().GetStatus(), err)
+		}
+		if r := h.cmd(t, "retry", "-w", id, "-all"); r.code != 1 || !strings.Contains(r.stderr, "nothing to retry") {
+			t.Errorf("retry of a finished migration:\n%v", r)
+		}
+	})
+
+	t.Run("unknown migrations say how to list them", func(t *testing.T) {
+		r := h.cmd(t, "status", "-w", "migrate/alice/nope")
+		if r.code != 1 || !strings.Contains(r.stderr, "starter list") {
+			t.Errorf("status of an unknown workflow:\n%v", r)
+		}
+		r = h.cmd(t, "finish", "-user", "alice", "-notebook", "No such notebook")
+		if r.code != 1 || !strings.Contains(r.stderr, "starter list --user alice") {
+			t.Errorf("finish of an unknown notebook:\n%v", r)
+		}
+		r = h.cmd(t, "migrate", "-user", "alice", "-notebook", "No such notebook", "-notion-parent", root, "-detach")
+		if r.code != 1 || !strings.Contains(r.stderr, fmt.Sprintf("%q (ID %s)", h.notebook.DisplayName, h.notebook.ID)) {
+			t.Errorf("migrate of an unknown notebook must list the notebooks:\n%v", r)
+		}
+	})
+
+	t.Run("no token in any history", func(t *testing.T) {
+		ids := []string{id, scanWorkflowID("alice"), workflows.SectionWorkflowID("alice", h.notebook.ID, sections[0].ID)}
+		for _, wid := range ids {
+			iter := h.tc.GetWorkflowHistory(context.Background(), wid, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for iter.HasNext() {
+				ev, err := iter.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := ev.String(); strings.Contains(s, "nbg.") || strings.Contains(s, "nbr.") {
+					t.Errorf("history of %s holds a Graph token: event %d", wid, ev.GetEventId())
+				}
+			}
+		}
+	})
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+const statusDescription = `Shows a migration's progress: pages done, failed and left, the ETA, the time spent waiting
+for Graph permits (throttle waits), and the user's use of the Graph budget from the limiter's
+state query, with every section. --follow redraws a progress line until the migration ends
+(on a terminal one line with a bar; otherwise a plain line whenever something changed).
+The migration is named by -w, or by -user (and -notebook).`
+
+// statusCmd shows one migration.
+type statusCmd struct {
+	*cli
+	tc       client.Client
+	id       string
+	appID    string
+	scan     map[string]int // section ID -> pages, from the last scan
+	interval time.Duration
+}
+
+func runStatus(ctx context.Context, c *cli, args []string) error {
+	var follow bool
+	var interval time.Duration
+	var appID string
+	var tf *temporalFlags
+	var target *targetFlags
+	fs := c.newFlagSet("status", "(-w ID | --user U [--notebook N]) [--follow]", statusDescription, func() string {
+		id := target.placeholder()
+		lim := entity.WorkflowID(workflows.LimiterResource, "<app id>")
+		if appID != "" {
+			lim = entity.WorkflowID(workflows.LimiterResource, appID)
+		}
+		return fmt.Sprintf("temporal workflow describe %[1]s --workflow-id %[2]s\n"+
+			"temporal workflow query %[1]s --workflow-id %[2]s --name %[3]s\n"+
+			"temporal workflow query %[1]s --workflow-id %[4]s --name %[3]s\n"+
+			"temporal workflow query %[1]s --workflow-id %[5]s --name %[6]s",
+			tf.cliFlags(), shellQuote(id), workflows.QueryProgress, shellQuote(id+"/section/<sectionID>"), shellQuote(lim), entity.QueryState)
+	})
+	tf = c.temporalFlags(fs, false)
+	target = c.targetFlags(fs)
+	fs.BoolVar(&follow, "follow", false, "redraw the progress until the migration ends")
+	fs.BoolVar(&follow, "f", false, "short for -follow")
+	fs.DurationVar(&interval, "interval", time.Second, "how often -follow refreshes")
+	fs.StringVar(&appID, "app-id", c.env("NOTEBRIDGE_APP_ID", ""), "the Microsoft app ID, which names the limiter whose budget is shown; default: the only limiter running (env NOTEBRIDGE_APP_ID)")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if interval <= 0 {
+		return usagef("-interval must be positive")
+	}
+	tc, err := tf.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	id, err := target.resolve(ctx, tc)
+	if err != nil {
+		return err
+	}
+	st := &statusCmd{cli: c, tc: tc, id: id, appID: appID, interval: interval}
+	if err := st.loadScan(ctx); err != nil {
+		return err
+	}
+	if follow {
+		return st.follow(ctx)
+	}
+	return st.once(ctx)
+}
+
+// loadScan reads the page counts of the user's last scan, so pending
+// sections count towards the total.
+func (s *statusCmd) loadScan(ctx context.Context) error {
+	parts := strings.SplitN(s.id, "/", 3)
+	if len(parts) != 3 {
+		return nil
+	}
+	res, err := lastScan(ctx, s.tc, parts[1])
+	if err != nil || res == nil {
+		return err
+	}
+	s.scan = sectionPages(findNotebook(res, parts[2]))
+	return nil
+}
+
+// once prints the migration's status.
+func (s *statusCmd) once(ctx context.Context) error {
+	g := &gatherer{tc: s.tc, id: s.id, appID: s.appID}
+	snap, err := g.gather(ctx)
+	if err != nil {
+		return err
+	}
+	s.printStatus(snap)
+	return nil
+}
+
+// follow redraws the progress until the migration ends, then prints the
+// outcome; the error says how it ended.
+func (s *statusCmd) follow(ctx context.Context) error {
+	g := &gatherer{tc: s.tc, id: s.id, appID: s.appID}
+	tty := isTerminal(s.stdout)
+	var lastKey string
+	var lastPrint time.Time
+	toldWaiting := false
+	for {
+		snap, err := g.gather(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return s.stopFollowing(tty)
+			}
+			return err
+		}
+		t := totalsOf(snap, s.scan)
+		key := fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d", t.done, t.pages, t.failed, t.remaining, t.unknown, snap.progress.Phase,
+			t.secDone, t.secFailed, t.secRunning)
+		switch {
+		case tty:
+			fmt.Fprintf(s.stdout, "\r\033[K%s %s", bar(t, 20), line(snap, t))
+		case key != lastKey || !snap.running() || time.Since(lastPrint) >= 30*time.Second:
+			fmt.Fprintln(s.stdout, line(snap, t))
+			lastPrint = time.Now()
+		}
+		lastKey = key
+		if !snap.running() {
+			if tty {
+				fmt.Fprintln(s.stdout)
+			}
+			return s.printOutcome(snap)
+		}
+		if snap.waiting() && !toldWaiting {
+			if tty {
+				fmt.Fprintln(s.stdout)
+			}
+			s.printWaiting(s.stdout, snap)
+			toldWaiting = true
+		} else if !snap.waiting() {
+			toldWaiting = false
+		}
+		select {
+		case <-ctx.Done():
+			return s.stopFollowing(tty)
+		case <-time.After(s.interval):
+		}
+	}
+}
+
+func (s *statusCmd) stopFollowing(tty bool) error {
+	if tty {
+		fmt.Fprintln(s.stdout)
+	}
+	fmt.Fprintf(s.stderr, "Stopped following; the migration goes on. Follow it again with:\n  starter status -w %s --follow\n", shellQuote(s.id))
+	return errInterrupted
+}
+
+// printWaiting tells the operator that failed sections wait for them.
+func (s *statusCmd) printWaiting(w io.Writer, snap *snapshot) {
+	id := shellQuote(snap.id)
+	fmt.Fprintf(w, "%d section(s) failed and the migration waits for you. Run a failed section again with\n"+
+		"  starter retry -w %s --section <section>     (or --all for every failed section)\n"+
+		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.progress.Failed, id, id)
+	for _, sec := range snap.progress.Sections {
+		if sec.Status == workflows.SectionFailed {
+			fmt.Fprintf(w, "  failed: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))
+		}
+	}
+}
+
+// printOutcome prints how the migration ended; the error is nil only for
+// a migration that completed with nothing failed.
+func (s *statusCmd) printOutcome(snap *snapshot) error {
+	if snap.report == nil {
+		err := failure(snap.failure, snap.user, "migration "+snap.id)
+		return err
+	}
+	rep := snap.report
+	fmt.Fprintf(s.stdout, "%s completed: %s\n", snap.id, summaryOf(rep))
+	if rep.LinkPages > 0 {
+		fmt.Fprintf(s.stdout, "Internal links rewritten on %d pages (%d blocks).\n", rep.LinkPages, rep.LinkBlocks)
+	}
+	if rep.FailedSections > 0 || rep.FailedPages > 0 {
+		for _, sec := range rep.Sections {
+			if sec.Status != workflows.SectionDone {
+				fmt.Fprintf(s.stdout, "  failed: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))
+			}
+			for _, p := range sec.FailedPages {
+				fmt.Fprintf(s.stdout, "    page %q (%s): %s\n", p.Title, p.ID, tidy(p.Error))
+			}
+		}
+		return fmt.Errorf("%d sections and %d pages failed; migrate the notebook again to retry them (done pages are skipped)",
+			rep.FailedSections, rep.FailedPages)
+	}
+	return nil
+}
+
+// printStatus prints the whole status of a snapshot.
+func (s *statusCmd) printStatus(snap *snapshot) {
+	w := s.stdout
+	t := totalsOf(snap, s.scan)
+	fmt.Fprintf(w, "Migration %s: %s, started %s (%s ago)\n", snap.id, statusName(snap.status),
+		snap.started.Local().Format(time.DateTime), shortDur(snap.now.Sub(snap.started)))
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	if snap.running() {
+		phase := snap.progress.Phase
+		if !snap.progressOK {
+			phase = "unknown: the progress query got no answer (is a worker running?)"
+		}
+		fmt.Fprintf(tw, "  phase:\t%s\n", phase)
+	} else if snap.report != nil {
+		fmt.Fprintf(tw, "  result:\t%s\n", summaryOf(snap.report))
+	} else if snap.failure != nil {
+		fmt.Fprintf(tw, "  failure:\t%v\n", failure(snap.failure, snap.user, "the migration"))
+	}
+	fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.pagesText(), t.unchanged, t.failed, t.remaining)
+	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.secDone, t.secRunning, t.secPending, t.secFailed)
+	if snap.running() {
+		fmt.Fprintf(tw, "  ETA:\t%s\n", t.etaText())
+	}
+	fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", shortDur(t.waited.Round(100*time.Millisecond)), t.permits)
+	if st := snap.limiter; st != nil {
+		fmt.Fprintf(tw, "  budget:\t%s\n", budgetText(st, snap.user))
+		fmt.Fprintf(tw, "  \tapp %s; %d foreground and %d background requests queued\n", scopeText(st.Model.App),
+			st.Model.Queued[0], st.Model.Queued[1])
+	}
+	tw.Flush()
+	if secs := snap.sectionList(); len(secs) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SECTION\tSTATUS\tPAGES\tDONE\tFAILED\tID")
+		for _, sec := range secs {
+			pages, done, failed := fmt.Sprint(sec.Pages), fmt.Sprint(sec.Pages-sec.Failed), fmt.Sprint(sec.Failed)
+			switch sp, ok := snap.sections[sec.ID]; {
+			case ok:
+				pages, done, failed = fmt.Sprint(sp.Pages), fmt.Sprint(sp.Pages-sp.Remaining-sp.Failed), fmt.Sprint(sp.Failed)
+			case sec.Status == workflows.SectionPending || sec.Status == workflows.SectionRunning || sec.Pages == 0 && sec.Error != "":
+				pages, done, failed = "-", "-", "-"
+				if n, ok := s.scan[sec.ID]; ok {
+					pages = fmt.Sprint(n)
+				}
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", sec.Path, sec.Status, pages, done, failed, sec.ID)
+		}
+		tw.Flush()
+	}
+	if snap.waiting() {
+		fmt.Fprintln(w)
+		s.printWaiting(w, snap)
+	}
+}
+
+// isTerminal reports whether w is a terminal, where follow redraws one
+// line.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// summaryOf is a report's first line, without the failed sections' errors
+// (listed after it).
+func summaryOf(rep *workflows.NotebookReport) string {
+	msg := fmt.Sprintf("Notebook %q: %d sections, %d pages: %d written, %d unchanged, %d failed",
+		rep.NotebookName, len(rep.Sections), rep.Pages, rep.Written, rep.Skipped, rep.FailedPages)
+	if rep.DryRun {
+		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
+	}
+	if rep.FailedSections > 0 {
+		msg += fmt.Sprintf("; %d sections failed", rep.FailedSections)
+	}
+	return msg
+}

@@ -66,3 +66,12 @@ browser-test: temporal chromium ## The browser test alone: a demo migration look
 
 starter: ## Build the operator CLI into ./bin (bin/starter --help).
 	$(GO) build -o bin/starter ./starter
+
+.PHONY: codec-server vulncheck
+
+codec-server: ## Run the codec server for the Web UI and CLI on 127.0.0.1:8234 (flags: ARGS="...").
+	$(GO) run ./cmd/codec-server $(ARGS)
+
+vulncheck: ## govulncheck against a local vulnerability database built from golang.org/x/vulndb (no vuln.go.dev needed).
+	cd tools/vuln && $(GO) test ./...
+	@scripts/govulncheck.sh $(ARGS)

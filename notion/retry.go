@@ -118,10 +118,10 @@ func parseRetryAfter(h string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(h, 64); err == nil {
-		if s < 0 {
+		if !(s >= 0) { // negative, or NaN
 			s = 0
 		}
-		return time.Duration(s * float64(time.Second)), true
+		return time.Duration(min(s, 86400) * float64(time.Second)), true // at most a day: Inf or 1e300 would overflow
 	}
 	if t, err := http.ParseTime(h); err == nil {
 		d := t.Sub(now)

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -21,12 +22,17 @@ import (
 // worker's.
 type temporalFlags struct {
 	address, namespace, taskQueue string
+	// codecKeyFile and getenv find the payload keys, as the worker does.
+	codecKeyFile string
+	getenv       func(string) string
 }
 
 // temporalFlags registers the connection flags; withQueue adds
 // -task-queue, for the commands that start workflows.
 func (c *cli) temporalFlags(fs *flag.FlagSet, withQueue bool) *temporalFlags {
-	t := &temporalFlags{}
+	t := &temporalFlags{getenv: c.getenv}
+	fs.StringVar(&t.codecKeyFile, "codec-key-file", c.env("NOTEBRIDGE_CODEC_KEY_FILE", ""),
+		"the workers' payload encryption key file (env NOTEBRIDGE_CODEC_KEY_FILE; NOTEBRIDGE_CODEC_KEY wins)")
 	fs.StringVar(&t.address, "temporal-address", c.env("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
 	fs.StringVar(&t.namespace, "namespace", c.env("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	if withQueue {
@@ -44,8 +50,12 @@ func (t *temporalFlags) cliFlags() string {
 func (t *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	tc, err := client.DialContext(dctx, client.Options{HostPort: t.address, Namespace: t.namespace,
-		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))})
+	opts := client.Options{HostPort: t.address, Namespace: t.namespace,
+		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))}
+	if _, err := codec.ConfigureClient(&opts, t.getenv, t.codecKeyFile); err != nil {
+		return nil, fmt.Errorf("payload encryption: %w", err)
+	}
+	tc, err := client.DialContext(dctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %q): %w\n"+
 			"Start it (bin/temporal server start-dev, or docker compose up) or point -temporal-address (TEMPORAL_ADDRESS) at it", t.address, t.namespace, err)

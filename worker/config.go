@@ -32,6 +32,10 @@ type config struct {
 	// file holding its key (NOTEBRIDGE_TOKEN_KEY, when set, wins).
 	TokenDir     string
 	TokenKeyFile string
+	// CodecKeyFile holds the keys that encrypt workflow payloads
+	// (NOTEBRIDGE_CODEC_KEY, when set, wins); neither means payloads are
+	// stored unencrypted.
+	CodecKeyFile string
 	// Tenant and Authority are where Microsoft sign-ins are refreshed:
 	// the app registration's tenant and the identity platform (the Graph
 	// emulator's root URL in tests and demos).
@@ -80,6 +84,8 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.TokenDir, "token-dir", env("NOTEBRIDGE_TOKEN_DIR", defDir), "encrypted token store directory, as starter login writes it (env NOTEBRIDGE_TOKEN_DIR)")
 	fs.StringVar(&c.TokenKeyFile, "token-key-file", env("NOTEBRIDGE_TOKEN_KEY_FILE", defKey),
 		"file holding the token store's key, mode 0600; the environment variable "+auth.EnvTokenKey+" (base64 of 32 bytes) overrides it (env NOTEBRIDGE_TOKEN_KEY_FILE)")
+	fs.StringVar(&c.CodecKeyFile, "codec-key-file", env("NOTEBRIDGE_CODEC_KEY_FILE", ""),
+		"payload encryption key file, mode 0600 (env NOTEBRIDGE_CODEC_KEY_FILE; NOTEBRIDGE_CODEC_KEY wins); without either, payloads are stored unencrypted")
 	fs.StringVar(&c.Tenant, "tenant", env("NOTEBRIDGE_TENANT", auth.TenantCommon), "Microsoft tenant of the app registration: common, organizations, consumers, a tenant ID or domain (env NOTEBRIDGE_TENANT)")
 	fs.StringVar(&c.Authority, "authority", env("NOTEBRIDGE_AUTHORITY", auth.DefaultAuthority),
 		"Microsoft identity platform base URL; the Graph emulator's root URL (e.g. http://127.0.0.1:8081) to use its sign-in (env NOTEBRIDGE_AUTHORITY)")

@@ -25,6 +25,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
@@ -61,8 +62,17 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	c, err := client.DialContext(ctx, client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace,
-		Logger: tlog.NewStructuredLogger(log)})
+	opts := client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace, Logger: tlog.NewStructuredLogger(log)}
+	keyID, err := codec.ConfigureClient(&opts, os.Getenv, cfg.CodecKeyFile)
+	if err != nil {
+		return fmt.Errorf("payload encryption: %w", err)
+	}
+	if keyID == "" {
+		log.Warn("payloads are stored unencrypted: set NOTEBRIDGE_CODEC_KEY or -codec-key-file to encrypt them")
+	} else {
+		log.Info("payloads encrypted", "key", keyID)
+	}
+	c, err := client.DialContext(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}

@@ -1,5 +1,5 @@
 # The Note Bridge worker: a small, non-root image built in two stages.
-FROM golang:1.26 AS build
+FROM golang:1.27.3 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

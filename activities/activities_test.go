@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/auth"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/limiter"
@@ -31,13 +34,16 @@ func (m tokens) TokenSource(user string) (onenote.TokenSource, error) {
 }
 
 type fixture struct {
-	acts   *activities.Activities
-	env    *testsuite.TestActivityEnvironment
-	graph  *graph.Server
-	nb     *graph.Notebook
-	notion *notionemu.Server
-	root   string
-	dir    string
+	acts      *activities.Activities
+	env       *testsuite.TestActivityEnvironment
+	graph     *graph.Server
+	nb        *graph.Notebook
+	notion    *notionemu.Server
+	root      string
+	dir       string
+	graphURL  string
+	notionURL string
+	notionTok string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -48,27 +54,33 @@ func newFixture(t *testing.T) *fixture {
 	f.graph.AddNotebooks("alice", nbs...)
 	gts := httptest.NewServer(f.graph)
 	t.Cleanup(gts.Close)
+	f.graphURL = gts.URL + "/v1.0"
 	f.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
 	nts := httptest.NewServer(f.notion)
 	t.Cleanup(nts.Close)
-	ntok := notion.StaticToken(f.notion.IssueToken())
+	f.notionURL, f.notionTok = nts.URL, f.notion.IssueToken()
 	f.root = f.notion.RootPageID()
-	nc, err := notion.NewClient(notion.Config{BaseURL: nts.URL, Token: ntok,
+	f.dir = t.TempDir()
+	f.setActivities(t, tokens{"alice": f.graph.IssueToken("alice", []string{"Notes.Read"}, time.Hour)})
+	return f
+}
+
+// setActivities gives f new activities (with a new Notion client) using
+// tokens, on the same emulators and staging directory.
+func (f *fixture) setActivities(t *testing.T, toks activities.Tokens) {
+	t.Helper()
+	nc, err := notion.NewClient(notion.Config{BaseURL: f.notionURL, Token: notion.StaticToken(f.notionTok),
 		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 1000, Burst: 100}, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.dir = t.TempDir()
-	f.acts, err = activities.New(activities.Config{GraphBaseURL: gts.URL + "/v1.0",
-		Tokens: tokens{"alice": f.graph.IssueToken("alice", []string{"Notes.Read"}, time.Hour)},
-		Notion: nc, NotionBaseURL: nts.URL, NotionToken: ntok, StagingDir: f.dir})
+	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var s testsuite.WorkflowTestSuite
 	f.env = s.NewTestActivityEnvironment()
 	f.acts.Register(f.env)
-	return f
 }
 
 func run[T any](t *testing.T, f *fixture, name string, in any) (T, error) {
@@ -198,15 +210,217 @@ func TestGraphErrorsAreTypedWithTheirOutcome(t *testing.T) {
 	}
 }
 
-func TestResourceFailureStopsAndReports(t *testing.T) {
+func TestResourceFailuresAreLostOrStop(t *testing.T) {
 	f := newFixture(t)
-	refs := []activities.ResourceRef{{ID: "x1", URL: "resources/does-not-exist/$value"}, {ID: "x2", URL: "resources/nor-this/$value"}}
-	res, err := run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
+	p := f.nb.Sections[0].Pages[0]
+	res := f.graph.PageResources(p.ID)
+	if len(res) < 2 {
+		t.Fatalf("page has %d resources", len(res))
+	}
+	ref := func(id string) activities.ResourceRef {
+		return activities.ResourceRef{ID: id, URL: "resources/" + id + "/$value"}
+	}
+	// A resource gone from OneNote is lost; the others are still fetched.
+	if err := f.graph.RemoveResource(res[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	refs := []activities.ResourceRef{ref(res[0].ID), ref(res[1].ID)}
+	got, err := run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
 		activities.FetchResourcesInput{User: "alice", Key: "k", Resources: refs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Fetched) != 0 || res.Requests != 1 || res.Error == "" || !res.Fatal || res.Outcome.Status != 404 {
-		t.Errorf("result: %+v", res)
+	if len(got.Lost) != 1 || got.Lost[0].ID != res[0].ID || !strings.Contains(got.Lost[0].Reason, "404") ||
+		len(got.Fetched) != 1 || got.Fetched[0] != res[1].ID || got.Error != "" || got.Requests != 2 {
+		t.Errorf("one resource gone: %+v", got)
+	}
+	// A transient failure stops the sequence and reports what was sent.
+	f.graph.SetFaults(graph.Faults{ServerErrorRate: 1})
+	got, err = run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
+		activities.FetchResourcesInput{User: "alice", Key: "k", Resources: refs})
+	f.graph.ClearFaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Requests != 1 || got.Fatal || got.ErrorType != activities.ErrTypeGraphTransient || len(got.Fetched)+len(got.Lost) != 0 {
+		t.Errorf("5xx: %+v", got)
+	}
+	// A resource over the Notion workspace's upload limit is not
+	// downloaded: Content-Length says it is too big.
+	f.notion.SetMaxFileUploadBytes(int64(res[1].Size - 1))
+	f.setActivities(t, tokens{"alice": f.graph.IssueToken("alice", []string{"Notes.Read"}, time.Hour)})
+	got, err = run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
+		activities.FetchResourcesInput{User: "alice", Key: "k", Resources: refs[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Lost) != 1 || !strings.Contains(got.Lost[0].Reason, "Notion workspace") {
+		t.Errorf("over the Notion upload limit: %+v", got)
+	}
+}
+
+// storeTokens hands out the auth store's token sources as they are: the
+// token is only asked for when a request is made.
+type storeTokens struct{ s *auth.Store }
+
+func (s storeTokens) TokenSource(user string) (onenote.TokenSource, error) {
+	return s.s.TokenSource(user), nil
+}
+
+// TestNoStoredSignInSaysRunLogin uses a real token store on an empty
+// directory: the Graph activity fails at once, not retryably, with the
+// store's message naming the login command.
+func TestNoStoredSignInSaysRunLogin(t *testing.T) {
+	f := newFixture(t)
+	key, err := auth.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tokens")
+	store, err := auth.Open(auth.Config{Dir: dir, Key: key,
+		Microsoft: auth.Microsoft{ClientID: "app", Authority: f.graphURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.setActivities(t, storeTokens{store})
+	before := f.graph.Stats().Requests
+	_, err = run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName, activities.ListNotebooksInput{User: "carol"})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != activities.ErrTypeNotSignedIn || !app.NonRetryable() {
+		t.Fatalf("error %v, want a non-retryable %s", err, activities.ErrTypeNotSignedIn)
+	}
+	if !strings.Contains(err.Error(), `run "starter login --user carol"`) {
+		t.Errorf("error %q does not say to run starter login --user carol", err)
+	}
+	if got := f.graph.Stats().Requests - before; got != 0 {
+		t.Errorf("%d Graph requests without a token", got)
+	}
+}
+
+func TestPasswordProtectedSectionIsTyped(t *testing.T) {
+	f := newFixture(t)
+	sec := f.nb.Sections[0]
+	if err := f.graph.SetSectionProtected(sec.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,
+		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: sec.ID}})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != activities.ErrTypeGraphProtected || !app.NonRetryable() ||
+		!strings.Contains(err.Error(), "password") {
+		t.Errorf("protected section: %v", err)
+	}
+}
+
+// TestLinkPassThroughStagedTargets writes every page of a section, stages
+// the link targets from Notion and rewrites the links, a few pages per
+// call, until none is left.
+func TestLinkPassThroughStagedTargets(t *testing.T) {
+	f := newFixture(t)
+	nbs, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,
+		activities.ListNotebooksInput{User: "alice", Match: f.nb.DisplayName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := run[notion.Layout](t, f, activities.EnsureLayoutName,
+		activities.EnsureLayoutInput{ParentPageID: f.root, Notebook: *nbs.Match})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := f.nb.Sections[0]
+	db := layout.SectionDatabaseIDs[sec.ID]
+	pages, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,
+		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: sec.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withLinks := 0
+	for _, p := range pages.Pages {
+		key := activities.StageKey("links-test/" + p.ID)
+		meta, err := run[activities.ContentMeta](t, f, activities.FetchContentName, activities.FetchContentInput{User: "alice", PageID: p.ID, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
+			activities.FetchResourcesInput{User: "alice", Key: key, Resources: meta.Resources}); err != nil {
+			t.Fatal(err)
+		}
+		w, err := run[activities.WritePageResult](t, f, activities.WritePageName,
+			activities.WritePageInput{Key: key, DatabaseID: db, Page: p, SectionPath: "NB / S"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Links > 0 {
+			withLinks++
+		}
+	}
+	if withLinks < 2 {
+		t.Fatalf("only %d pages hold links", withLinks)
+	}
+	st, err := run[activities.StageLinkTargetsResult](t, f, activities.StageLinkTargetsName,
+		activities.StageLinkTargetsInput{Key: "links", DatabaseIDs: []string{db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Targets != len(pages.Pages) || st.Unnamed != 0 {
+		t.Errorf("staged %+v, want %d targets", st, len(pages.Pages))
+	}
+	rewritten, calls := 0, 0
+	for more := true; more; calls++ {
+		r, err := run[activities.RewriteLinksResult](t, f, activities.RewriteLinksName,
+			activities.RewriteLinksInput{DatabaseID: db, TargetsKey: "links", MaxPages: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rewritten += r.Pages
+		more = r.More
+		if calls > 2*withLinks {
+			t.Fatal("the link pass does not end")
+		}
+	}
+	if rewritten != withLinks {
+		t.Errorf("rewrote the links of %d pages, want %d", rewritten, withLinks)
+	}
+	if _, err := run[activities.RewriteLinksResult](t, f, activities.RewriteLinksName,
+		activities.RewriteLinksInput{DatabaseID: db, TargetsKey: "elsewhere"}); appType(err) != activities.ErrTypeStaging {
+		t.Errorf("rewrite without staged targets: %v", err)
+	}
+}
+
+// TestLostResourceIsWrittenAsALoss writes a page one of whose resources
+// could not be had: the page is written, the loss named.
+func TestLostResourceIsWrittenAsALoss(t *testing.T) {
+	f := newFixture(t)
+	sec := f.nb.Sections[0]
+	pages, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,
+		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: sec.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nbs, _ := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,
+		activities.ListNotebooksInput{User: "alice", Match: f.nb.DisplayName})
+	layout, err := run[notion.Layout](t, f, activities.EnsureLayoutName,
+		activities.EnsureLayoutInput{ParentPageID: f.root, Notebook: *nbs.Match})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pages.Pages[0]
+	key := activities.StageKey("lost/" + p.ID)
+	meta, err := run[activities.ContentMeta](t, f, activities.FetchContentName, activities.FetchContentInput{User: "alice", PageID: p.ID, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
+		activities.FetchResourcesInput{User: "alice", Key: key, Resources: meta.Resources[1:]}); err != nil {
+		t.Fatal(err)
+	}
+	lost := []activities.LostResource{{ID: meta.Resources[0].ID, Reason: "it is gone from OneNote (HTTP 404)"}}
+	w, err := run[activities.WritePageResult](t, f, activities.WritePageName,
+		activities.WritePageInput{Key: key, DatabaseID: layout.SectionDatabaseIDs[sec.ID], Page: p, Lost: lost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Losses < 1 || len(w.LossSamples) == 0 || !strings.Contains(w.LossSamples[0], "gone from OneNote") {
+		t.Errorf("write with a lost resource: %+v", w)
 	}
 }

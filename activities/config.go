@@ -35,13 +35,12 @@ type Config struct {
 	Tokens Tokens
 	// Notion writes pages. Required for the Notion activities.
 	Notion *notion.Client
-	// NotionBaseURL and NotionToken are used to read a section
-	// database's rows (see ExistingRows), which package notion does not
-	// export yet.
+	// NotionBaseURL, NotionToken and NotionHTTP are no longer used: every
+	// Notion request, reads included, goes through Notion (and its
+	// pacing). They are kept so existing configurations still compile.
 	NotionBaseURL string
 	NotionToken   notion.TokenSource
-	// NotionHTTP sends those reads (http.DefaultClient if nil).
-	NotionHTTP *http.Client
+	NotionHTTP    *http.Client
 	// StagingDir is where page content and resources are staged between
 	// steps. Required.
 	StagingDir string
@@ -70,9 +69,6 @@ func New(cfg Config) (*Activities, error) {
 	}
 	if cfg.GraphHTTP == nil {
 		cfg.GraphHTTP = onenote.NewHTTPClient(0)
-	}
-	if cfg.NotionHTTP == nil {
-		cfg.NotionHTTP = http.DefaultClient
 	}
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20

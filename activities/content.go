@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 
@@ -83,42 +84,60 @@ type FetchResourcesInput struct {
 }
 
 // FetchResourcesResult says which resources were staged. The activity
-// does not fail on an upstream error: it stops there and reports it, so
-// the workflow knows what is still missing and asks a permit for only
-// those.
+// does not fail on an upstream error: a resource that can never be had
+// (gone from OneNote, over a size limit) is reported in Lost and the
+// others are still fetched; any other error stops the sequence there and
+// is reported, so the workflow knows what is still missing and asks a
+// permit for only those.
 type FetchResourcesResult struct {
 	Fetched []string `json:"fetched,omitempty"`
+	// Lost are resources that cannot be migrated, with the reason; the
+	// page is written without them and the loss is reported.
+	Lost []LostResource `json:"lost,omitempty"`
 	// Error is the upstream error that stopped the sequence, if any, and
 	// ErrorType its type (an ErrType* constant); Fatal means retrying
 	// will not help.
-	Error     string          `json:"error,omitempty"`
-	ErrorType string          `json:"errorType,omitempty"`
-	Fatal     bool            `json:"fatal,omitempty"`
-	Requests  int             `json:"requests"`
-	Outcome   limiter.Outcome `json:"outcome"`
+	Error     string `json:"error,omitempty"`
+	ErrorType string `json:"errorType,omitempty"`
+	Fatal     bool   `json:"fatal,omitempty"`
+	// Requests counts the Graph requests actually sent (at most the
+	// permit's cost: fewer when an error stopped the sequence).
+	Requests int             `json:"requests"`
+	Outcome  limiter.Outcome `json:"outcome"`
 }
 
-// LimiterOutcome implements entity.Observed: the outcome of the last
-// request, which is the one that stopped the sequence if any did.
+// LostResource is a resource a page refers to that cannot be migrated.
+type LostResource struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// LimiterOutcome implements entity.Observed: the outcome of the request
+// that stopped the sequence if one did, else of the last request.
 func (r FetchResourcesResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
 
 // FetchResources downloads resources one after another into the page's
 // staging directory: one Graph request each, all under one permit of cost
-// len(Resources). It stops at the first failure.
+// len(Resources). A resource gone from OneNote (404, 410) or over the size
+// limit (the worker's cap, or the Notion workspace's upload limit, checked
+// against Content-Length before the body is read) is reported in Lost and
+// the sequence goes on; any other failure stops it.
 func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput) (FetchResourcesResult, error) {
 	c, err := a.graph(in.User)
 	if err != nil {
 		return FetchResourcesResult{}, err
 	}
+	limit, byNotion := a.resourceLimit(ctx)
 	var res FetchResourcesResult
 	for _, r := range in.Resources {
 		var buf bytes.Buffer
 		var got onenote.Resource
 		var obs onenote.Observation
 		res.Requests++
-		got, obs, err = c.DownloadResource(ctx, r.URL, &buf, a.cfg.MaxResourceBytes)
-		res.Outcome = outcome(obs)
+		got, obs, err = c.DownloadResource(ctx, r.URL, &buf, limit)
+		o := outcome(obs)
 		if err == nil {
+			res.Outcome = o
 			path := a.resourcePath(in.Key, r.ID)
 			err = writeWith(path, func(w io.Writer) error { _, err := buf.WriteTo(w); return err })
 			if err == nil && got.ContentType != "" {
@@ -131,14 +150,49 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 			activity.RecordHeartbeat(ctx, len(res.Fetched))
 			continue
 		}
+		switch onenote.KindOf(err) {
+		case onenote.KindNotFound:
+			res.Outcome = o
+			res.Lost = append(res.Lost, LostResource{ID: r.ID, Reason: fmt.Sprintf("it is gone from OneNote (HTTP %d)", obs.Status)})
+			continue
+		case onenote.KindTooLarge:
+			res.Outcome = o
+			reason := fmt.Sprintf("it is larger than the %d-byte limit of this worker (-max-resource-bytes)", limit)
+			if byNotion {
+				reason = fmt.Sprintf("it is larger than the Notion workspace allows for one file (%d bytes)", limit)
+			}
+			res.Lost = append(res.Lost, LostResource{ID: r.ID, Reason: reason})
+			continue
+		}
+		res.Outcome = o
 		ge := graphError(err, obs)
 		var app *temporal.ApplicationError
-		res.Error = err.Error()
+		res.Error = ge.Error()
 		res.Fatal = !onenote.IsRetryable(err)
 		if asApp(ge, &app) {
 			res.ErrorType = app.Type()
+			res.Fatal = res.Fatal || app.NonRetryable()
 		}
 		return res, nil
 	}
 	return res, nil
+}
+
+// resourceLimit is the largest resource worth downloading: the worker's
+// cap, or the Notion workspace's upload limit when that is lower (a file
+// Notion refuses is not downloaded at all).
+func (a *Activities) resourceLimit(ctx context.Context) (limit int64, byNotion bool) {
+	limit = a.cfg.MaxResourceBytes
+	if a.cfg.Notion == nil {
+		return limit, false
+	}
+	n, err := a.cfg.Notion.MaxUploadBytes(ctx)
+	if err != nil {
+		activity.GetLogger(ctx).Warn("Notion upload limit unknown; using the worker's cap", "error", err)
+		return limit, false
+	}
+	if n > 0 && n < limit {
+		return n, true
+	}
+	return limit, false
 }

@@ -3,9 +3,11 @@ package activities
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
@@ -23,14 +25,17 @@ const (
 	ErrTypeGraphLibraryLimit = "GraphLibraryLimit"
 	ErrTypeGraphConfig       = "GraphConfiguration"
 	ErrTypeGraphNotFound     = "GraphNotFound"
-	ErrTypeGraphOther        = "GraphError"
-	ErrTypeNotionNotShared   = "NotionNotShared"
-	ErrTypeNotionAuth        = "NotionUnauthorized"
-	ErrTypeNotionBlockLimit  = "NotionBlockLimit"
-	ErrTypeNotionInvalid     = "NotionValidation"
-	ErrTypeNotionRetryable   = "NotionRetryable"
-	ErrTypeStaging           = "StagingMissing"
-	ErrTypeConvert           = "ConvertFailed"
+	// ErrTypeGraphProtected is a password-protected section (OneNote code
+	// 10004): the API cannot read it until its password is removed.
+	ErrTypeGraphProtected   = "GraphPasswordProtected"
+	ErrTypeGraphOther       = "GraphError"
+	ErrTypeNotionNotShared  = "NotionNotShared"
+	ErrTypeNotionAuth       = "NotionUnauthorized"
+	ErrTypeNotionBlockLimit = "NotionBlockLimit"
+	ErrTypeNotionInvalid    = "NotionValidation"
+	ErrTypeNotionRetryable  = "NotionRetryable"
+	ErrTypeStaging          = "StagingMissing"
+	ErrTypeConvert          = "ConvertFailed"
 )
 
 // CodeLibraryLimit is OneNote's error code for the 5,000-item document
@@ -50,11 +55,27 @@ func outcome(o onenote.Observation) limiter.Outcome {
 }
 
 // notSignedIn is the error for a user without usable Graph tokens. It is
-// fatal: a person must sign in.
+// fatal: a person must sign in. The auth package's errors already say
+// which command fixes them; other causes get the login command here.
 func notSignedIn(user string, err error) error {
-	return temporal.NewNonRetryableApplicationError(
-		fmt.Sprintf("user %q is not signed in to Microsoft (%v): sign in with the notebridge CLI, then start the migration again", user, err),
-		ErrTypeNotSignedIn, nil)
+	msg := err.Error()
+	if !strings.Contains(msg, "starter login") {
+		msg = fmt.Sprintf("user %q is not signed in to Microsoft (%v): run \"starter login --user %s\", then start the migration again",
+			user, err, user)
+	}
+	return temporal.NewNonRetryableApplicationError(msg, ErrTypeNotSignedIn, nil)
+}
+
+// needsPerson reports whether a token error can only be fixed by a
+// person: signing in (again), the token key, or the store's permissions.
+func needsPerson(err error) bool {
+	for _, target := range []error{auth.ErrNotSignedIn, auth.ErrSignInExpired, auth.ErrInvalidUser, auth.ErrWrongKey,
+		auth.ErrTokenFileInvalid, auth.ErrInsecurePermissions, auth.ErrNoKey} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 // graphError wraps a Graph client error with its observation, typed by
@@ -66,6 +87,12 @@ func graphError(err error, obs onenote.Observation) error {
 	}
 	o := outcome(obs)
 	kind := onenote.KindOf(err)
+	var oe *onenote.Error
+	if kind == onenote.KindAuth && errors.As(err, &oe) && oe.Err != nil && needsPerson(oe.Err) {
+		// The token store cannot give a token until a person acts: no
+		// request left, and retrying cannot help.
+		return temporal.NewNonRetryableApplicationError(oe.Err.Error(), ErrTypeNotSignedIn, nil, o)
+	}
 	var typ string
 	switch kind {
 	case onenote.KindThrottled, onenote.KindConcurrency:
@@ -76,6 +103,9 @@ func graphError(err error, obs onenote.Observation) error {
 		typ = ErrTypeGraphAuth
 	case onenote.KindPermission:
 		typ = ErrTypeGraphPermission
+		if obs.Code == onenote.CodePasswordProtected {
+			typ = ErrTypeGraphProtected
+		}
 	case onenote.KindConfiguration:
 		typ = ErrTypeGraphConfig
 		if obs.Code == CodeLibraryLimit {

@@ -141,10 +141,14 @@ type PageMeta struct {
 
 // ListPagesResult is one listing request's pages.
 type ListPagesResult struct {
-	Pages   []PageMeta         `json:"pages"`
-	Next    onenote.PageCursor `json:"next"`
-	Done    bool               `json:"done"`
-	Outcome limiter.Outcome    `json:"outcome"`
+	Pages []PageMeta         `json:"pages"`
+	Next  onenote.PageCursor `json:"next"`
+	Done  bool               `json:"done"`
+	// Repeated is set when Graph sent the previous batch again (it
+	// ignored $skip): pages after it may be missing, so list again
+	// following @odata.nextLink (a cursor with UseNextLink).
+	Repeated bool            `json:"repeated,omitempty"`
+	Outcome  limiter.Outcome `json:"outcome"`
 }
 
 // LimiterOutcome implements entity.Observed.
@@ -169,7 +173,7 @@ func (a *Activities) ListPages(ctx context.Context, in ListPagesInput) (ListPage
 	}
 	next := b.Next
 	next.SectionID = in.Cursor.SectionID
-	res := ListPagesResult{Next: next, Done: b.Done, Outcome: outcome(obs)}
+	res := ListPagesResult{Next: next, Done: b.Done, Repeated: b.Repeated, Outcome: outcome(obs)}
 	for _, p := range b.Pages {
 		m := PageMeta{ID: p.ID, Title: p.Title, Level: p.Level, Order: p.Order,
 			LastModified: p.LastModifiedDateTime.UTC().Format(timeFormat), WebURL: p.Links.OneNoteWebURL.Href}

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,8 @@ const (
 	WritePageName    = "WritePage"
 	RewriteLinksName = "RewriteLinks"
 	ExistingRowsName = "ExistingRows"
+	// StageLinkTargetsName stages a notebook's link targets on a worker.
+	StageLinkTargetsName = "StageLinkTargets"
 )
 
 // EnsureLayoutInput asks for a notebook's Notion containers.
@@ -70,6 +73,10 @@ type WritePageInput struct {
 	// ParentNotionID is the Notion page of the page's parent page, for a
 	// subpage.
 	ParentNotionID string `json:"parentNotionID,omitempty"`
+	// Lost are the page's resources that cannot be migrated (see
+	// FetchResourcesResult.Lost): the page is written without them, each
+	// replaced by a note, and the losses reported.
+	Lost []LostResource `json:"lost,omitempty"`
 }
 
 // WritePageResult is what the write did.
@@ -81,10 +88,13 @@ type WritePageResult struct {
 	// Links counts the page's internal links (to rewrite later).
 	Links int `json:"links,omitempty"`
 	// Losses counts what could not be carried over; LossSamples names a
-	// few.
+	// few (up to maxLossSamples).
 	Losses      int      `json:"losses,omitempty"`
 	LossSamples []string `json:"lossSamples,omitempty"`
 }
+
+// maxLossSamples is how many losses a page's result names.
+const maxLossSamples = 5
 
 // WritePage converts the staged page HTML and writes the page, exactly
 // once, into its section's database (see notion.Client.WritePage).
@@ -107,7 +117,8 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 		title = in.Page.Title
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
-		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key)}
+		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost),
+		LinkID: in.Page.LinkID, HasLinks: len(conv.Links) > 0}
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)
 
@@ -118,12 +129,22 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 		return WritePageResult{}, notionError(err)
 	}
 	out := WritePageResult{NotionPageID: res.PageID, Unchanged: res.Unchanged, BlocksWritten: res.BlocksWritten,
-		Requests: res.Requests, Links: len(conv.Links), Losses: len(conv.Losses) + len(res.Losses)}
-	for _, l := range conv.Losses {
-		if len(out.LossSamples) == 3 {
-			break
+		Requests: res.Requests, Links: len(conv.Links)}
+	if res.Unchanged {
+		return out, nil
+	}
+	out.Losses = len(conv.Losses) + len(res.Losses)
+	// The writer's losses first: a file that did not make it matters more
+	// than a lost colour.
+	for _, l := range res.Losses {
+		if len(out.LossSamples) < maxLossSamples {
+			out.LossSamples = append(out.LossSamples, fmt.Sprintf("%s: %s (%s)", l.Kind, l.Detail, l.Location))
 		}
-		out.LossSamples = append(out.LossSamples, fmt.Sprint(l))
+	}
+	for _, l := range conv.Losses {
+		if len(out.LossSamples) < maxLossSamples {
+			out.LossSamples = append(out.LossSamples, fmt.Sprint(l))
+		}
 	}
 	return out, nil
 }
@@ -151,38 +172,149 @@ func heartbeat(ctx context.Context, d time.Duration) (stop func()) {
 	return func() { close(done) }
 }
 
-// RewriteLinksInput asks to rewrite the internal links of some migrated
-// pages.
+// RewriteLinksInput asks to rewrite the internal links of migrated pages:
+// the pages of DatabaseID whose links are still to rewrite, up to
+// MaxPages, with the link targets staged by StageLinkTargets under
+// TargetsKey (on this worker).
+//
+// Pages and Targets are the older form (explicit pages and the whole map
+// in the input), kept for workflows that started before; new workflows
+// leave them empty.
 type RewriteLinksInput struct {
-	// Pages are Notion page IDs.
-	Pages []string `json:"pages"`
-	// Targets maps OneNote page-id GUIDs to Notion page IDs.
-	Targets map[string]string `json:"targets"`
+	DatabaseID string   `json:"databaseID,omitempty"`
+	TargetsKey StageKey `json:"targetsKey,omitempty"`
+	// MaxPages bounds the pages of one call (defaultRewritePages if 0).
+	MaxPages int `json:"maxPages,omitempty"`
+
+	// Pages are Notion page IDs (older form).
+	Pages []string `json:"pages,omitempty"`
+	// Targets maps OneNote page-id GUIDs to Notion page IDs (older form).
+	Targets map[string]string `json:"targets,omitempty"`
 }
+
+// defaultRewritePages is how many pages one RewriteLinks call rewrites.
+const defaultRewritePages = 50
 
 // RewriteLinksResult counts what the pass did.
 type RewriteLinksResult struct {
 	Pages         int `json:"pages"`
 	BlocksWritten int `json:"blocksWritten"`
 	Losses        int `json:"losses"`
+	// Failed counts pages whose links could not be rewritten (Notion
+	// refused the change); FailedSamples names a few.
+	Failed        int      `json:"failed,omitempty"`
+	FailedSamples []string `json:"failedSamples,omitempty"`
+	// More is set when pages with links to rewrite are left in the
+	// database: call again.
+	More bool `json:"more,omitempty"`
 }
 
-// RewriteLinks turns the internal onenote: links of the given pages into
-// mentions of the migrated pages (the second pass).
+// RewriteLinks turns the internal onenote: links of migrated pages into
+// mentions of the migrated pages (the second pass). Each page rewritten
+// is marked so (PropLinksPending cleared), so calling it again goes on
+// where it stopped. A page Notion refuses to change is counted as failed
+// and marked too, so it is not tried forever.
 func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (RewriteLinksResult, error) {
 	if a.cfg.Notion == nil {
 		return RewriteLinksResult{}, errors.New("activities: no Notion client configured")
 	}
+	targets, pages := in.Targets, in.Pages
 	var out RewriteLinksResult
-	for _, p := range in.Pages {
-		res, err := a.cfg.Notion.RewritePageLinks(ctx, p, in.Targets)
+	if in.DatabaseID != "" {
+		b, err := os.ReadFile(a.linksPath(in.TargetsKey))
+		if err != nil {
+			return out, stagingMissing("link targets", err)
+		}
+		if err := json.Unmarshal(b, &targets); err != nil {
+			return out, stagingMissing("link targets", err)
+		}
+		limit := in.MaxPages
+		if limit <= 0 {
+			limit = defaultRewritePages
+		}
+		errFull := errors.New("full")
+		err = a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error {
+			if len(pages) == limit {
+				out.More = true
+				return errFull
+			}
+			pages = append(pages, r.PageID)
+			return nil
+		})
+		if err != nil && !errors.Is(err, errFull) {
+			return out, notionError(err)
+		}
+	}
+	for _, p := range pages {
+		res, err := a.cfg.Notion.RewritePageLinks(ctx, p, targets)
+		switch {
+		case err == nil:
+			out.Pages++
+			out.BlocksWritten += res.BlocksWritten
+			out.Losses += len(res.Losses)
+		case errors.Is(err, notion.ErrValidation) || errors.Is(err, notion.ErrInconsistent):
+			out.Failed++
+			if len(out.FailedSamples) < maxLossSamples {
+				out.FailedSamples = append(out.FailedSamples, fmt.Sprintf("page %s: %v", p, err))
+			}
+		default:
+			return out, notionError(err)
+		}
+		if err := a.cfg.Notion.MarkLinksRewritten(ctx, p); err != nil {
+			return out, notionError(err)
+		}
+		activity.RecordHeartbeat(ctx, out.Pages)
+	}
+	return out, nil
+}
+
+// StageLinkTargetsInput asks for the link targets of a notebook's
+// sections, staged on this worker under Key.
+type StageLinkTargetsInput struct {
+	Key         StageKey `json:"key"`
+	DatabaseIDs []string `json:"databaseIDs"`
+}
+
+// StageLinkTargetsResult counts the targets staged.
+type StageLinkTargetsResult struct {
+	Targets int `json:"targets"`
+	// Unnamed counts migrated pages whose row holds no link ID (written
+	// by an older version): links to them stay text until they are
+	// written again.
+	Unnamed int `json:"unnamed,omitempty"`
+}
+
+// StageLinkTargets reads every migrated row of the given section
+// databases (100 per request, paced) and stages the map from OneNote
+// page-id GUIDs to Notion pages on this worker, for RewriteLinks. The map
+// never travels through workflow history.
+func (a *Activities) StageLinkTargets(ctx context.Context, in StageLinkTargetsInput) (StageLinkTargetsResult, error) {
+	if a.cfg.Notion == nil {
+		return StageLinkTargetsResult{}, errors.New("activities: no Notion client configured")
+	}
+	targets := map[string]string{}
+	var out StageLinkTargetsResult
+	for _, db := range in.DatabaseIDs {
+		err := a.cfg.Notion.Rows(ctx, db, notion.RowFilter{Done: true}, func(r notion.Row) error {
+			if r.LinkID == "" {
+				out.Unnamed++
+			} else {
+				targets[r.LinkID] = r.PageID
+			}
+			return nil
+		})
 		if err != nil {
 			return out, notionError(err)
 		}
-		out.Pages++
-		out.BlocksWritten += res.BlocksWritten
-		out.Losses += len(res.Losses)
-		activity.RecordHeartbeat(ctx, out.Pages)
+		activity.RecordHeartbeat(ctx, len(targets))
 	}
+	b, err := json.Marshal(targets)
+	if err != nil {
+		return out, err
+	}
+	if err := writeFile(a.linksPath(in.Key), b); err != nil {
+		return out, temporal.NewApplicationErrorWithCause("staging link targets: "+err.Error(), ErrTypeStaging, err)
+	}
+	out.Targets = len(targets)
 	return out, nil
 }

@@ -8,15 +8,16 @@ import (
 // Register registers every activity under its stable name.
 func (a *Activities) Register(r worker.ActivityRegistry) {
 	for name, fn := range map[string]any{
-		ListNotebooksName:  a.ListNotebooks,
-		ListPagesName:      a.ListPages,
-		FetchContentName:   a.FetchContent,
-		FetchResourcesName: a.FetchResources,
-		CleanPageName:      a.CleanPage,
-		EnsureLayoutName:   a.EnsureLayout,
-		WritePageName:      a.WritePage,
-		RewriteLinksName:   a.RewriteLinks,
-		ExistingRowsName:   a.ExistingRows,
+		ListNotebooksName:    a.ListNotebooks,
+		ListPagesName:        a.ListPages,
+		FetchContentName:     a.FetchContent,
+		FetchResourcesName:   a.FetchResources,
+		CleanPageName:        a.CleanPage,
+		EnsureLayoutName:     a.EnsureLayout,
+		WritePageName:        a.WritePage,
+		RewriteLinksName:     a.RewriteLinks,
+		ExistingRowsName:     a.ExistingRows,
+		StageLinkTargetsName: a.StageLinkTargets,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/notion/blocks"
 )
 
@@ -30,6 +31,9 @@ func (a *Activities) dir(k StageKey) string {
 }
 
 func (a *Activities) htmlPath(k StageKey) string { return filepath.Join(a.dir(k), "page.html") }
+
+// linksPath is where a link pass's targets are staged.
+func (a *Activities) linksPath(k StageKey) string { return filepath.Join(a.dir(k), "links.json") }
 
 func (a *Activities) resourcePath(k StageKey, resourceID string) string {
 	sum := sha256.Sum256([]byte(resourceID))
@@ -72,9 +76,15 @@ func stagingMissing(what string, err error) error {
 		ErrTypeStaging, err)
 }
 
-// opener serves a page's staged resources to the Notion writer.
-func (a *Activities) opener(k StageKey) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+// opener serves a page's staged resources to the Notion writer; a
+// resource in lost is unavailable (the page is written without it).
+func (a *Activities) opener(k StageKey, lost []LostResource) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
 	return func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+		for _, l := range lost {
+			if l.ID == r.ID {
+				return nil, 0, "", fmt.Errorf("%w: %s", notion.ErrResourceUnavailable, l.Reason)
+			}
+		}
 		p := a.resourcePath(k, r.ID)
 		f, err := os.Open(p)
 		if err != nil {

@@ -20,6 +20,12 @@ const (
 	PropLink         = "OneNote link"
 	PropParent       = "Parent item"
 	PropStatus       = "Migration status"
+	// PropLinkID holds the page-id GUID of the page's OneNote client link:
+	// how internal links name it. The link pass finds link targets by it.
+	PropLinkID = "OneNote link ID"
+	// PropLinksPending is checked while the page's internal links still
+	// point at OneNote: the link pass finds its work by it.
+	PropLinksPending = "Links to rewrite"
 )
 
 // The values of PropStatus.
@@ -39,6 +45,8 @@ func sectionSchema() map[string]any {
 		PropCreated:      map[string]any{"date": empty},
 		PropLastModified: map[string]any{"date": empty},
 		PropLink:         map[string]any{"url": empty},
+		PropLinkID:       map[string]any{"rich_text": empty},
+		PropLinksPending: map[string]any{"checkbox": empty},
 		PropStatus: map[string]any{"select": map[string]any{"options": []map[string]any{
 			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"}}}},
 	}
@@ -85,6 +93,7 @@ type row struct {
 	Status       string
 	LastModified string // as stored, an ISO 8601 date
 	Created      time.Time
+	LinkID       string
 }
 
 // findRows returns the rows of database db whose PropOneNoteID is id.
@@ -116,6 +125,7 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 			if d := p.Properties[PropLastModified].Date; d != nil {
 				r.LastModified = d.Start
 			}
+			r.LinkID = plain(p.Properties[PropLinkID].RichText)
 			rows = append(rows, r)
 		}
 		if !res.HasMore || res.NextCursor == nil {
@@ -135,6 +145,8 @@ func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 		PropStatus:       map[string]any{"select": map[string]any{"name": status}},
 		PropCreated:      dateValue(in.Created),
 		PropLastModified: dateValue(in.LastModified),
+		PropLinkID:       map[string]any{"rich_text": text(in.LinkID)},
+		PropLinksPending: map[string]any{"checkbox": in.HasLinks},
 	}
 	switch {
 	case in.Link == "":

@@ -136,14 +136,30 @@
 // PageInput.LinkTargets, when the targets are known before a page is
 // written; use Client.RewritePageLinks as a second pass over written pages.
 //
+// The second pass needs no list kept elsewhere: each row holds the
+// page-id GUID internal links name it by (OneNote link ID) and is checked
+// "Links to rewrite" while its links still point at OneNote. Client.Rows
+// reads the rows (paced like every request): the done ones give the map of
+// targets, the checked ones the pages to rewrite; MarkLinksRewritten
+// unchecks a row once its links are rewritten, so the pass goes on where
+// it stopped.
+//
+// # Missing resources
+//
+// A ResourceOpener that cannot give a resource at all (gone from OneNote,
+// over a size limit) returns an error wrapping ErrResourceUnavailable: the
+// block becomes a paragraph naming the file and the page gets a Loss, as
+// for a file Notion refuses.
+//
 // # Layout
 //
 // EnsureLayout makes a page per notebook under the operator's parent page,
 // a page per section group (nested as in OneNote) and a database per
 // section, with the properties Name, OneNote page ID, Section path,
-// Created, Last modified in OneNote, OneNote link, Parent item (a relation
-// of the database to itself, so subpages are sub-items) and Migration
-// status. Every container is looked for by title among its parent's
+// Created, Last modified in OneNote, OneNote link, OneNote link ID, Links
+// to rewrite, Parent item (a relation of the database to itself, so
+// subpages are sub-items) and Migration status (a database made before a
+// property existed gets it when EnsureLayout finds it). Every container is looked for by title among its parent's
 // child_page and child_database blocks before it is created.
 //
 // # Why not jomei/notionapi

@@ -31,6 +31,11 @@ var (
 	// ErrUploadRefused means Notion refused a file (type not allowed, or
 	// larger than the workspace allows). Pages record it as a Loss.
 	ErrUploadRefused = errors.New("notion: file upload refused")
+	// ErrResourceUnavailable is what a ResourceOpener returns (wrapped)
+	// for a resource that cannot be had at all (gone from OneNote, over a
+	// size limit): the page is written without it, a paragraph stands in
+	// its place, and a Loss names it.
+	ErrResourceUnavailable = errors.New("notion: resource unavailable")
 	// ErrUnknownOutcome means a write may or may not have happened (it
 	// answered 500 or 504, or the connection failed) and could not be
 	// reconciled. Do not repeat it blindly: look the result up first.

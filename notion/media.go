@@ -71,11 +71,11 @@ func (m *media) attach(ctx context.Context, b blocks.Block, loc string) (blocks.
 	if !ok {
 		var err error
 		up, err = m.upload(ctx, r)
-		if errors.Is(err, ErrUploadRefused) {
+		if errors.Is(err, ErrUploadRefused) || errors.Is(err, ErrResourceUnavailable) {
 			name := resourceName(r)
 			m.losses = append(m.losses, Loss{Kind: LossAttachment, Location: fmt.Sprintf("block %s (%s)", loc, b.Type),
 				Detail: fmt.Sprintf("%q could not be carried over: %v", name, err)})
-			return lostAttachment(name), nil
+			return lostAttachment(name, b.Type), nil
 		}
 		if err != nil {
 			return blocks.Block{}, err
@@ -182,10 +182,20 @@ func resourceName(r blocks.Resource) string {
 	return r.ID
 }
 
-// lostAttachment is the paragraph that stands where a refused file was.
-func lostAttachment(name string) blocks.Block {
+// lostAttachment is the paragraph that stands where a refused or
+// unavailable file (an image, a PDF, an attachment) was.
+func lostAttachment(name string, t blocks.Type) blocks.Block {
+	what := "Attachment"
+	switch t {
+	case blocks.Image:
+		what = "Image"
+	case blocks.PDF:
+		what = "PDF"
+	case blocks.Video:
+		what = "Video"
+	}
 	return blocks.Block{Type: blocks.Paragraph, RichText: []blocks.RichText{{
-		Text:        fmt.Sprintf("[Attachment %q could not be carried over from OneNote.]", name),
+		Text:        fmt.Sprintf("[%s %q could not be carried over from OneNote.]", what, name),
 		Annotations: blocks.Annotations{Italic: true, Color: "gray"},
 	}}}
 }

@@ -58,6 +58,7 @@ type propertyValue struct {
 	Relation []struct {
 		ID string `json:"id"`
 	} `json:"relation,omitempty"`
+	Checkbox *bool `json:"checkbox,omitempty"`
 }
 
 // databaseObject is a database as Notion returns it.

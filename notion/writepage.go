@@ -31,6 +31,12 @@ type PageInput struct {
 	Blocks []blocks.Block
 	// Resources fetches the bytes of media blocks that carry a Resource.
 	Resources ResourceOpener
+	// LinkID is the page-id GUID of the page's OneNote client link (how
+	// internal links name it), stored on the row for the link pass.
+	LinkID string
+	// HasLinks marks the row as holding internal links still to rewrite
+	// (PropLinksPending), for the link pass to find.
+	HasLinks bool
 	// LinkTargets, if not nil, maps OneNote page IDs to Notion page IDs:
 	// internal links are rewritten (see RewriteLinks) before writing.
 	// Leave it nil in the first pass and use RewritePageLinks later.
@@ -93,7 +99,12 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	}
 	if r != nil && r.Status == StatusDone && sameTime(r.LastModified, in.LastModified) {
 		res.PageID, res.Unchanged = r.ID, true
-		return res, nil
+		if r.LinkID == "" && in.LinkID != "" {
+			// Written before rows held their link ID: add it, so links
+			// to the page can be rewritten.
+			err = c.setLinkID(ctx, r.ID, in.LinkID)
+		}
+		return res, err
 	}
 
 	w := &pageWriter{c: c, media: newMedia(c, in.Resources), counts: map[string]int{}}
@@ -194,6 +205,10 @@ func (w *pageWriter) replace(ctx context.Context, pageID string, props map[strin
 	return w.appendBatches(ctx, pageID, batches)
 }
 
+// maxUploadRenewals bounds how often a request refused because an upload
+// expired gets fresh uploads and is sent again.
+const maxUploadRenewals = 3
+
 // pageWriter is the state of one page write.
 type pageWriter struct {
 	c       *Client
@@ -229,7 +244,7 @@ func (w *pageWriter) createRow(ctx context.Context, db, oneNoteID string, props 
 			}})
 	}
 	err := send()
-	if isExpiredUpload(err) && w.media.hasUploads(first) {
+	for i := 0; i < maxUploadRenewals && isExpiredUpload(err) && w.media.hasUploads(first); i++ {
 		if err = w.media.refresh(ctx, &first, true); err == nil {
 			err = send()
 		}
@@ -322,7 +337,7 @@ func (w *pageWriter) appendBatch(ctx context.Context, parent string, b batch) ([
 			}})
 	}
 	err := send()
-	if isExpiredUpload(err) && w.media.hasUploads(b) {
+	for i := 0; i < maxUploadRenewals && isExpiredUpload(err) && w.media.hasUploads(b); i++ {
 		if err = w.media.refresh(ctx, &b, true); err == nil {
 			err = send()
 		}

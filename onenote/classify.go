@@ -8,6 +8,7 @@ const (
 	CodeUnexpected          = "10001" // unexpected error: transient
 	CodeServiceUnavailable  = "10002" // service unavailable: transient
 	CodeTooManyActive       = "10003" // too many active requests: concurrency
+	CodePasswordProtected   = "10004" // section protected by a password: permission
 	CodeServerBusy          = "10007" // server too busy: transient
 	CodeLibraryItemLimit    = "10008" // >5,000 OneNote items in a library: configuration
 	CodeLibraryLimit20k     = "10013" // >20,000 items in a library: configuration
@@ -46,6 +47,8 @@ const (
 		"move items out of it so the OneNote API can read it, then run the scan again"
 	hintMissingScope = "the access token lacks the OneNote permission; sign in again and grant Notes.Read " +
 		"(Notes.Read.All for notebooks shared with you in an organisation)"
+	hintPasswordProtected = "the section is protected by a password, which the OneNote API cannot open; " +
+		"remove its password in OneNote and migrate it again, or leave it out"
 	hintForbidden = "the signed-in account may not read this notebook; check it is shared with the account, " +
 		"or sign in again with Notes.Read.All for shared notebooks"
 	hintMaxSections = "the account-wide pages listing is not usable for accounts with many sections; " +
@@ -90,6 +93,8 @@ func classify(status int, code string, rc requestClass) (Kind, string) {
 		return KindAuth, hintAuth
 	case CodeMissingScope:
 		return KindPermission, hintMissingScope
+	case CodePasswordProtected:
+		return KindPermission, hintPasswordProtected
 	case CodeLibraryItemLimit:
 		return KindConfiguration, hintLibraryLimit
 	case CodeLibraryLimit20k:

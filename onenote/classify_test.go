@@ -43,6 +43,7 @@ func TestClassify(t *testing.T) {
 		{"401 InvalidAuthenticationToken", 401, "InvalidAuthenticationToken", other, KindAuth, true, "refresh"},
 		{"40001", 401, "40001", other, KindAuth, true, "refresh"},
 		{"40004 missing scope", 403, "40004", other, KindPermission, false, "Notes.Read"},
+		{"10004 password-protected section", 403, "10004", page, KindPermission, false, "password"},
 		{"403 bare", 403, "", other, KindPermission, false, "shared"},
 		{"403 10008 library limit", 403, "10008", other, KindConfiguration, false, "5,000"},
 		{"10013", 403, "10013", other, KindConfiguration, false, "20,000"},

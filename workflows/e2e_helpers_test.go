@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -18,8 +16,6 @@ import (
 	"github.com/notebridge/notebridge/notion/blocks"
 	"github.com/notebridge/notebridge/onenote"
 )
-
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // emuSections lists a generated notebook's sections in the order the
 // migration flattens them: the notebook's own, then each group's.
@@ -66,8 +62,15 @@ func expectedPages(t *testing.T, sections []*graph.Section) map[string]string {
 	ref.AddNotebooks(e2eUser, graph.Generate(genSpec())...)
 	ts := httptest.NewServer(ref)
 	defer ts.Close()
-	tok := ref.IssueToken(e2eUser, []string{"Notes.Read"}, time.Hour)
-	c, err := onenote.New(onenote.Config{BaseURL: ts.URL + "/v1.0",
+	return expectedFrom(t, ts.URL+"/v1.0", ref.IssueToken(e2eUser, []string{"Notes.Read"}, time.Hour), sections, nil)
+}
+
+// expectedFrom converts every page of sections (but those in gone), read
+// from the reference Graph emulator at graphURL with tok, into its
+// content signature.
+func expectedFrom(t *testing.T, graphURL, tok string, sections []*graph.Section, gone map[string]bool) map[string]string {
+	t.Helper()
+	c, err := onenote.New(onenote.Config{BaseURL: graphURL,
 		Tokens: onenote.TokenSourceFunc(func(context.Context) (string, error) { return tok, nil })})
 	if err != nil {
 		t.Fatal(err)
@@ -76,11 +79,16 @@ func expectedPages(t *testing.T, sections []*graph.Section) map[string]string {
 	guids := map[string]bool{}
 	for _, s := range sections {
 		for _, p := range s.Pages {
-			guids[strings.ToLower(strings.Trim(p.GUID, "{}"))] = true
+			if !gone[p.ID] {
+				guids[strings.ToLower(strings.Trim(p.GUID, "{}"))] = true
+			}
 		}
 	}
 	for _, s := range sections {
 		for _, p := range s.Pages {
+			if gone[p.ID] {
+				continue
+			}
 			pc, _, err := c.GetPageContent(context.Background(), p.ID, onenote.ContentOptions{})
 			if err != nil {
 				t.Fatalf("reference content of %s: %v", p.ID, err)
@@ -141,6 +149,34 @@ type exportedRow struct {
 // notebook's page, keyed by OneNote page ID; dup lists IDs seen twice.
 func exportedRows(t *testing.T, ws notionemu.Workspace, notebook string) (rows map[string]exportedRow, dup []string) {
 	t.Helper()
+	return exportedRowsIn(t, ws.Pages, notebook)
+}
+
+// exportedRowsUnder is exportedRows for the notebook migrated under the
+// Notion page parent.
+func exportedRowsUnder(t *testing.T, ws notionemu.Workspace, parent, notebook string) (rows map[string]exportedRow, dup []string) {
+	t.Helper()
+	var find func(ps []notionemu.Page) *notionemu.Page
+	find = func(ps []notionemu.Page) *notionemu.Page {
+		for i := range ps {
+			if strings.ReplaceAll(ps[i].ID, "-", "") == strings.ReplaceAll(parent, "-", "") {
+				return &ps[i]
+			}
+			if p := find(ps[i].Pages); p != nil {
+				return p
+			}
+		}
+		return nil
+	}
+	p := find(ws.Pages)
+	if p == nil {
+		t.Fatalf("no Notion page %s", parent)
+	}
+	return exportedRowsIn(t, p.Pages, notebook)
+}
+
+func exportedRowsIn(t *testing.T, pages []notionemu.Page, notebook string) (rows map[string]exportedRow, dup []string) {
+	t.Helper()
 	rows = map[string]exportedRow{}
 	var walkPage func(p notionemu.Page)
 	walkPage = func(p notionemu.Page) {
@@ -189,7 +225,7 @@ func exportedRows(t *testing.T, ws notionemu.Workspace, notebook string) (rows m
 		}
 		return false
 	}
-	if !find(ws.Pages) {
+	if !find(pages) {
 		t.Fatalf("no Notion page titled %q", notebook)
 	}
 	return rows, dup

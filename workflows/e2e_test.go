@@ -10,10 +10,12 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -222,35 +224,59 @@ func clipSig(s string) string {
 // and searches it for the tokens. With NOTEBRIDGE_SAVE_HISTORY set it also
 // saves a small migration's histories for the replay test.
 func (h *harness) checkHistories(t *testing.T) {
+	n := 0
+	save := os.Getenv("NOTEBRIDGE_SAVE_HISTORY") != ""
+	forEachExecution(t, h, func(e *workflowpb.WorkflowExecutionInfo, js []byte) {
+		n++
+		for _, secret := range []string{h.graphTok, h.notionTok} {
+			if strings.Contains(string(js), secret) {
+				t.Errorf("history of %s holds a token", e.Execution.WorkflowId)
+			}
+		}
+		if save {
+			h.maybeSave(t, e.Type.Name, e.Execution.WorkflowId, e.Status, js)
+		}
+	})
+	if n < 10 {
+		t.Errorf("searched only %d histories", n)
+	}
+	logs := h.logs.String()
+	for _, secret := range []string{h.graphTok, h.notionTok} {
+		if strings.Contains(logs, secret) {
+			t.Error("a token appears in the worker's logs")
+		}
+	}
+	if len(logs) == 0 {
+		t.Error("no worker logs were captured")
+	}
+	t.Logf("searched %d histories and %d bytes of worker logs for tokens", n, len(logs))
+}
+
+// forEachExecution calls fn with every workflow execution of the
+// namespace and its history as JSON.
+func forEachExecution(t *testing.T, h *harness, fn func(e *workflowpb.WorkflowExecutionInfo, js []byte)) {
+	t.Helper()
 	ctx := context.Background()
 	var token []byte
-	n := 0
 	for {
 		resp, err := h.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 200, NextPageToken: token})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range resp.Executions {
-			js := h.historyJSON(t, e.Execution.WorkflowId, e.Execution.RunId)
-			n++
-			for _, secret := range []string{h.graphTok, h.notionTok} {
-				if strings.Contains(string(js), secret) {
-					t.Errorf("history of %s holds a token", e.Execution.WorkflowId)
-				}
-			}
-			if os.Getenv("NOTEBRIDGE_SAVE_HISTORY") != "" {
-				h.maybeSave(t, e.Type.Name, e.Execution.WorkflowId, e.Status, js)
-			}
+			fn(e, h.historyJSON(t, e.Execution.WorkflowId, e.Execution.RunId))
 		}
 		token = resp.NextPageToken
 		if len(token) == 0 {
-			break
+			return
 		}
 	}
-	if n < 10 {
-		t.Errorf("searched only %d histories", n)
-	}
-	t.Logf("searched %d histories for tokens", n)
+}
+
+// forEachHistory calls fn with every workflow history of the namespace.
+func forEachHistory(t *testing.T, h *harness, fn func(id string, js []byte)) {
+	t.Helper()
+	forEachExecution(t, h, func(e *workflowpb.WorkflowExecutionInfo, js []byte) { fn(e.Execution.WorkflowId, js) })
 }
 
 func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
@@ -270,22 +296,31 @@ func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
 	return js
 }
 
+// savedGeneration names the histories this code saves. The histories of
+// earlier generations stay in testdata: replaying them checks that
+// workflows started by earlier code still run (workflow.GetVersion).
+const savedGeneration = "-2"
+
 // maybeSave keeps, for the replay test, the smallest completed notebook
-// history that handled a retry-section signal and the smallest completed
-// section history that wrote a page.
+// history that handled a retry-section signal, the smallest that ran the
+// link pass, and the smallest completed section history that wrote a
+// page.
 func (h *harness) maybeSave(t *testing.T, typ, id string, st enums.WorkflowExecutionStatus, js []byte) {
 	if st != enums.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		return
 	}
-	var name, marker string
 	switch typ {
 	case workflows.MigrateNotebookName:
-		name, marker = "migrate-notebook.json", workflows.SignalRetrySection
+		h.saveSmallest(t, "migrate-notebook"+savedGeneration+".json", workflows.SignalRetrySection, id, js)
+		h.saveSmallest(t, "migrate-notebook-links"+savedGeneration+".json", activities.StageLinkTargetsName, id, js)
 	case workflows.MigrateSectionName:
-		name, marker = "migrate-section.json", "WritePage"
-	default:
-		return
+		h.saveSmallest(t, "migrate-section"+savedGeneration+".json", "WritePage", id, js)
 	}
+}
+
+// saveSmallest saves js as testdata/name if it holds marker and is
+// smaller than what this run saved there before.
+func (h *harness) saveSmallest(t *testing.T, name, marker, id string, js []byte) {
 	if !strings.Contains(string(js), marker) {
 		return
 	}

@@ -3,9 +3,7 @@ package workflows_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http/httptest"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -57,6 +55,7 @@ type harness struct {
 	notebooks  []*graph.Notebook
 	graphURL   string
 	profile    string
+	logs       *logBuffer
 	mu         sync.Mutex
 	failListed map[string]bool // sections whose listing is made to fail
 }
@@ -86,7 +85,9 @@ func genSpec() graph.GenSpec {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
-	h := &harness{srv: srv, c: srv.Client(), failListed: map[string]bool{}, profile: fmt.Sprintf("onenote-x%d", e2eScale)}
+	h := &harness{srv: srv, c: srv.Client(), failListed: map[string]bool{}, profile: fmt.Sprintf("onenote-x%d", e2eScale),
+		logs: &logBuffer{}}
+	logger := capturingLogger(h.logs)
 
 	h.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: e2eScale, AppID: e2eApp,
 		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true})
@@ -105,7 +106,7 @@ func newHarness(t *testing.T) *harness {
 
 	tok := notion.StaticToken(h.notionTok)
 	nc, err := notion.NewClient(notion.Config{BaseURL: nts.URL, Token: tok,
-		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: quietLog()})
+		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +119,10 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h.startLimiter(t)
-	// The worker logs warnings and errors (the dev server's client is
-	// silent).
+	// The worker's logs are captured (to search them for tokens);
+	// warnings and errors also go to stderr.
 	wc, err := client.Dial(client.Options{HostPort: srv.HostPort(), Namespace: "default",
-		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))})
+		Logger: tlog.NewStructuredLogger(logger)})
 	if err != nil {
 		t.Fatal(err)
 	}

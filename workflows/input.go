@@ -1,7 +1,11 @@
 package workflows
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode"
@@ -54,6 +58,83 @@ type MigrateInput struct {
 	// PagesPerRun is how many pages a section handles before it
 	// continues as new (200).
 	PagesPerRun int `json:"pagesPerRun,omitempty"`
+	// SectionsPerRun is how many section runs the notebook starts before
+	// it continues as new (0: only when Temporal suggests it).
+	SectionsPerRun int `json:"sectionsPerRun,omitempty"`
+	// State is the notebook's progress carried across continue-as-new.
+	// The workflow sets it; leave it out.
+	State *NotebookState `json:"state,omitempty"`
+
+	// decodeErr is what was wrong with the JSON this input was decoded
+	// from (see UnmarshalJSON); Validate reports it.
+	decodeErr error
+}
+
+// migrateInputFields lists MigrateInput's JSON fields, for error messages.
+const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun"
+
+// UnmarshalJSON decodes an input strictly (an unknown field is an error,
+// so a misspelt option is not silently ignored). It never fails: what is
+// wrong is kept and Validate reports it, naming the field, so a malformed
+// `temporal workflow start --input` ends the workflow with an error that
+// says what to fix instead of failing its task over and over.
+func (in *MigrateInput) UnmarshalJSON(b []byte) error {
+	type plain MigrateInput
+	var v plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data after the JSON object")
+	}
+	*in = MigrateInput(v)
+	in.decodeErr = describeDecodeError(err)
+	return nil
+}
+
+// describeDecodeError turns a JSON decoding error into an invalid-input
+// error naming the field.
+func describeDecodeError(err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typ) && typ.Field != "":
+		return invalid(typ.Field, "is a JSON %s; it must be %s", typ.Value, jsonKind(typ.Type.Kind()))
+	case errors.As(err, &typ):
+		return invalid("input", "is a JSON %s; it must be an object such as "+
+			`{"user":"alice","notebook":"Work notes","notionParent":"<page id>"}`, typ.Value)
+	case errors.As(err, &syn):
+		return invalid("input", "is not valid JSON (at byte %d: %v)", syn.Offset, syn)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		hint := ""
+		bare := strings.NewReplacer("_", "", "-", "", " ", "").Replace(name)
+		for _, f := range strings.Split(migrateInputFields, ", ") {
+			if strings.EqualFold(f, bare) {
+				hint = fmt.Sprintf(" (did you mean %q?)", f)
+			}
+		}
+		return invalid("input", "has a field %q, which the input does not have%s; the fields are %s", name, hint, migrateInputFields)
+	}
+	return invalid("input", "does not decode: %v", err)
+}
+
+// jsonKind names what a Go kind looks like in JSON.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
 }
 
 // invalid is the non-retryable error naming a bad field.
@@ -64,6 +145,9 @@ func invalid(field, format string, args ...any) error {
 
 // Validate checks the input and fills defaults. Its error names the field.
 func (in *MigrateInput) Validate() error {
+	if in.decodeErr != nil {
+		return in.decodeErr
+	}
 	in.User = strings.TrimSpace(in.User)
 	in.Notebook = strings.TrimSpace(in.Notebook)
 	in.NotionParent = strings.TrimSpace(in.NotionParent)
@@ -106,6 +190,7 @@ func (in *MigrateInput) Validate() error {
 		{"sectionParallelism", &in.SectionParallelism, DefaultSectionParallelism, maxParallelism},
 		{"pageParallelism", &in.PageParallelism, DefaultPageParallelism, maxParallelism},
 		{"pagesPerRun", &in.PagesPerRun, DefaultPagesPerRun, 5000},
+		{"sectionsPerRun", &in.SectionsPerRun, 0, 10000},
 	} {
 		switch {
 		case *f.v < 0 || *f.v > f.max:

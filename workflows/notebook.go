@@ -18,8 +18,19 @@ import (
 
 // ErrTypeConfig is the type of the error a migration ends with when a
 // person must fix something first (sign-in, notebook name, Notion
-// sharing, library limit).
+// sharing, library limit, the Notion block limit). When sections had
+// already run, its details hold the NotebookReport of what was migrated.
 const ErrTypeConfig = "MigrationConfigError"
+
+// ErrTypeSectionProtected is the type of a section's error when the
+// section is password-protected: the notebook skips it and reports it.
+const ErrTypeSectionProtected = "SectionPasswordProtected"
+
+// notebookChange names the change of the notebook's command sequence:
+// version 1 reads the link pass's inputs from Notion through a staged
+// map, continues as new when its history grows, skips password-protected
+// sections and stops when a section meets a fatal condition.
+const notebookChange = "notebridge-notebook-staged-links"
 
 // phaseWaiting is the notebook's phase while failed sections wait for an
 // operator.
@@ -31,6 +42,9 @@ const (
 	SectionRunning = "running"
 	SectionDone    = "done"
 	SectionFailed  = "failed"
+	// SectionSkipped is a section that cannot be migrated as it is (it
+	// is password-protected): it is reported, and the others migrate.
+	SectionSkipped = "skipped"
 )
 
 // SectionSummary is a section's line in the notebook's report and
@@ -46,15 +60,19 @@ type SectionSummary struct {
 	Skipped     int           `json:"skipped"`
 	Failed      int           `json:"failed"`
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
+	// Relisted is set when Graph ignored $skip and the pages were listed
+	// again following @odata.nextLink.
+	Relisted bool `json:"relisted,omitempty"`
 	// result is the full result (link targets), kept for the link pass.
 	result *SectionResult
 }
 
 func (s *SectionSummary) setResult(r *SectionResult) {
 	s.result = r
-	s.Pages, s.Written, s.Skipped, s.Failed, s.FailedPages = 0, 0, 0, 0, nil
+	s.Pages, s.Written, s.Skipped, s.Failed, s.FailedPages, s.Relisted = 0, 0, 0, 0, nil, false
 	if r != nil {
 		s.Pages, s.Written, s.Skipped, s.Failed, s.FailedPages = r.Pages, r.Written, r.Skipped, r.Failed, r.FailedPages
+		s.Relisted = r.Relisted
 	}
 }
 
@@ -71,10 +89,46 @@ type NotebookReport struct {
 	FailedPages  int              `json:"failedPages"`
 	// FailedSections counts sections that did not complete cleanly.
 	FailedSections int `json:"failedSections"`
-	// LinkPages and LinkBlocks count the link pass.
-	LinkPages  int    `json:"linkPages"`
-	LinkBlocks int    `json:"linkBlocks"`
-	Message    string `json:"message"`
+	// SkippedSections counts sections left out because they cannot be
+	// read (password-protected).
+	SkippedSections int `json:"skippedSections,omitempty"`
+	// Losses counts what could not be carried over (over every page),
+	// on PagesWithLosses pages; LossPages names up to 20 of them.
+	Losses          int        `json:"losses,omitempty"`
+	PagesWithLosses int        `json:"pagesWithLosses,omitempty"`
+	LossPages       []PageLoss `json:"lossPages,omitempty"`
+	// LinkPages and LinkBlocks count the link pass; LinkFailed counts
+	// pages whose links Notion refused to change.
+	LinkPages  int `json:"linkPages"`
+	LinkBlocks int `json:"linkBlocks"`
+	LinkFailed int `json:"linkFailed,omitempty"`
+	// UnsentUnits counts Graph permit units granted but not used
+	// (resource downloads that stopped early).
+	UnsentUnits int `json:"unsentUnits,omitempty"`
+	// Reruns counts pages run again because the worker holding them was
+	// lost.
+	Reruns  int    `json:"reruns,omitempty"`
+	Message string `json:"message"`
+}
+
+// NotebookState is a notebook migration's progress, carried across
+// continue-as-new in MigrateInput.State. Only the workflow sets it.
+type NotebookState struct {
+	NotebookID   string           `json:"notebookID"`
+	NotebookName string           `json:"notebookName"`
+	Sections     []CarriedSection `json:"sections"`
+	Queue        []int            `json:"queue,omitempty"`
+	Finish       bool             `json:"finish,omitempty"`
+	// Databases maps section IDs to their Notion databases.
+	Databases map[string]string `json:"databases,omitempty"`
+	Started   time.Time         `json:"started"`
+	Runs      int               `json:"runs"`
+}
+
+// CarriedSection is a section's line with its last result.
+type CarriedSection struct {
+	SectionSummary
+	Result *SectionResult `json:"result,omitempty"`
 }
 
 // NotebookProgress answers the progress query of a notebook.
@@ -112,6 +166,16 @@ type notebook struct {
 	// changes counts section completions and signals, to wake the loop.
 	changes int
 	message string
+	// version is the notebook's code version (see notebookChange).
+	version workflow.Version
+	// dbs maps section IDs to their Notion databases.
+	dbs map[string]string
+	// startedRuns counts the section runs this run started.
+	startedRuns int
+	runs        int
+	// stop, when set, is why the migration must end once the running
+	// sections are done: no new section starts.
+	stop error
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -127,6 +191,7 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 	}
 	spec, _ := limiter.Profile(in.Limits)
 	nb := &notebook{w: w, in: in, phase: "reading", started: workflow.Now(ctx)}
+	nb.version = workflow.GetVersion(ctx, notebookChange, workflow.DefaultVersion, 1)
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (NotebookProgress, error) {
 		nb.now = workflow.Now(ctx)
 		return nb.progress(), nil
@@ -141,9 +206,15 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		err = ferr
 	}
 	switch {
+	case workflow.IsContinueAsNewError(err):
+		return rep, err
 	case err != nil:
 		nb.phase, nb.message = "failed", err.Error()
-		nb.upsert(ctx, "failed")
+		status := "failed"
+		if nb.stop != nil {
+			nb.phase, status = "stopped", "stopped"
+		}
+		nb.upsert(ctx, status)
 	case rep.FailedSections > 0:
 		nb.upsert(ctx, "done-with-failures")
 	default:
@@ -154,6 +225,10 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 }
 
 func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error) {
+	if st := nb.in.State; st != nil && nb.version >= 1 {
+		nb.restore(ctx, st)
+		return nb.migrate(ctx)
+	}
 	tree, err := nb.readTree(ctx, lim)
 	if err != nil {
 		return NotebookReport{}, err
@@ -181,21 +256,90 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 			return NotebookReport{}, nb.notionFatal(err)
 		}
 	}
-	nb.phase = "migrating"
-	nb.upsert(ctx, "migrating")
+	nb.dbs = layout.SectionDatabaseIDs
 	for i := range nb.sections {
 		nb.queue = append(nb.queue, i)
 	}
+	return nb.migrate(ctx)
+}
+
+// restore takes up the state a previous run carried over.
+func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
+	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
+	nb.queue = append([]int(nil), st.Queue...)
+	if !st.Started.IsZero() {
+		nb.started = st.Started
+	}
+	for _, cs := range st.Sections {
+		s := cs.SectionSummary
+		s.result = cs.Result
+		nb.sections = append(nb.sections, &s)
+	}
+	nb.upsert(ctx, "migrating")
+}
+
+// state is what a continue-as-new carries.
+func (nb *notebook) state() *NotebookState {
+	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
+		Finish: nb.finish, Databases: nb.dbs, Started: nb.started, Runs: nb.runs + 1}
+	// Keep the carried input small: a few failures and losses per
+	// section are enough for the report.
+	const keep = 5
+	for _, s := range nb.sections {
+		cs := CarriedSection{SectionSummary: *s}
+		cs.FailedPages = cs.FailedPages[:min(len(cs.FailedPages), keep)]
+		if r := s.result; r != nil {
+			rc := *r
+			rc.FailedPages = rc.FailedPages[:min(len(rc.FailedPages), keep)]
+			rc.LossPages = rc.LossPages[:min(len(rc.LossPages), keep)]
+			rc.Targets, rc.LinkPages = nil, nil
+			cs.Result = &rc
+		}
+		st.Sections = append(st.Sections, cs)
+	}
+	return st
+}
+
+// continueNow reports whether this run has grown enough to hand over to
+// a new one (Temporal suggests it, or SectionsPerRun section runs were
+// started).
+func (nb *notebook) continueNow(ctx workflow.Context) bool {
+	if nb.version < 1 {
+		return false
+	}
+	return workflow.GetInfo(ctx).GetContinueAsNewSuggested() ||
+		(nb.in.SectionsPerRun > 0 && nb.startedRuns >= nb.in.SectionsPerRun)
+}
+
+// migrate runs the sections, a few at a time, waits for operator signals
+// while sections have failed, then rewrites internal links.
+func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
+	nb.phase = "migrating"
+	nb.upsert(ctx, "migrating")
 	nb.listen(ctx)
 	for {
-		for len(nb.queue) > 0 && nb.running < nb.in.SectionParallelism {
+		canStart := func() bool {
+			return len(nb.queue) > 0 && nb.running < nb.in.SectionParallelism && nb.stop == nil && !nb.continueNow(ctx)
+		}
+		for canStart() {
 			i := nb.queue[0]
 			nb.queue = nb.queue[1:]
-			nb.start(ctx, i, layout.SectionDatabaseIDs[nb.sections[i].ID])
+			nb.start(ctx, i, nb.dbs[nb.sections[i].ID])
 		}
 		settled := func() bool { return nb.running == 0 && len(nb.queue) == 0 }
+		if nb.stop != nil && nb.running == 0 {
+			return nb.stopped()
+		}
 		if settled() && (nb.failed() == 0 || nb.finish) {
 			break
+		}
+		if nb.running == 0 && nb.continueNow(ctx) {
+			// Nothing runs: hand the state (and any signal not yet
+			// handled) to a new run, so history stays bounded.
+			nb.drainSignals(ctx)
+			next := nb.in
+			next.State = nb.state()
+			return NotebookReport{}, workflow.NewContinueAsNewError(ctx, MigrateNotebookName, next)
 		}
 		if settled() && nb.phase != phaseWaiting {
 			nb.phase = phaseWaiting
@@ -204,8 +348,8 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		nb.details(ctx)
 		seen := nb.changes
 		if err := workflow.Await(ctx, func() bool {
-			return nb.changes != seen || (len(nb.queue) > 0 && nb.running < nb.in.SectionParallelism) ||
-				(settled() && (nb.failed() == 0 || nb.finish))
+			return nb.changes != seen || canStart() ||
+				(settled() && (nb.failed() == 0 || nb.finish)) || (nb.running == 0 && (nb.stop != nil || nb.continueNow(ctx)))
 		}); err != nil {
 			return NotebookReport{}, err
 		}
@@ -219,13 +363,40 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		nb.phase = "rewriting links"
 		nb.upsert(ctx, "linking")
 		nb.details(ctx)
-		if err := nb.linkPass(ctx, &rep); err != nil {
+		link := nb.linkPass
+		if nb.version >= 1 {
+			link = nb.linkPassStaged
+		}
+		if err := link(ctx, &rep); err != nil {
 			return rep, err
 		}
 	}
 	nb.phase = "done"
 	rep.Message = nb.summary(rep)
 	return rep, nil
+}
+
+// stopped ends a migration a section stopped (a fatal condition met on
+// the way): the error says what to do, and its details hold the report of
+// what was migrated.
+func (nb *notebook) stopped() (NotebookReport, error) {
+	rep := nb.report()
+	nb.phase = "stopped"
+	var app *temporal.ApplicationError
+	msg := nb.stop.Error()
+	if errors.As(nb.stop, &app) {
+		msg = app.Message()
+	}
+	done := 0
+	for _, s := range rep.Sections {
+		if s.Status == SectionDone {
+			done++
+		}
+	}
+	rep.Message = fmt.Sprintf("%s. Migrated before it stopped: %d pages written, %d unchanged, %d of %d sections complete; "+
+		"nothing already in Notion is lost, and starting the migration again skips what is there and goes on where it stopped",
+		strings.TrimSuffix(msg, "."), rep.Written, rep.Skipped, done, len(rep.Sections))
+	return NotebookReport{}, temporal.NewNonRetryableApplicationError(rep.Message, ErrTypeConfig, nil, rep)
 }
 
 // readTree lists the user's notebooks (with their trees, one Graph request
@@ -242,7 +413,7 @@ func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.Note
 			Options:  workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: "Read the notebook tree of " + nb.in.User},
 		}, &r)
 		if err != nil {
-			return nil, nb.graphFatal(err)
+			return nil, nb.graphFatal(err, append(fatalGraphTypes, activities.ErrTypeGraphPermission)...)
 		}
 		if r.Match != nil {
 			return r.Match, nil
@@ -264,27 +435,54 @@ func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.Note
 		nb.in.Notebook, nb.in.User, avail), ErrTypeConfig, nil)
 }
 
-// graphFatal turns a fatal Graph error into a message saying what to do.
-func (nb *notebook) graphFatal(err error) error {
-	var app *temporal.ApplicationError
-	if !errors.As(err, &app) {
+// fatalGraphTypes are the Graph error types that end a migration early:
+// no section can go on until a person acts.
+var fatalGraphTypes = []string{activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit, activities.ErrTypeGraphAuth}
+
+// graphFatal turns a fatal Graph error (of one of types, anywhere in
+// err's chain) into a message saying what to do; other errors are
+// returned as they are.
+func (nb *notebook) graphFatal(err error, types ...string) error {
+	app := findApp(err, types...)
+	if app == nil {
 		return err
 	}
 	var msg string
 	switch app.Type() {
 	case activities.ErrTypeNotSignedIn:
-		msg = fmt.Sprintf("user %q is not signed in to Microsoft: sign in (notebridge login --user %s), then start the migration again", nb.in.User, nb.in.User)
+		msg = strings.TrimSuffix(app.Message(), ".")
+		if !strings.Contains(msg, "starter login") {
+			msg = fmt.Sprintf("user %q is not signed in to Microsoft (%s): run \"starter login --user %s\"", nb.in.User, msg, nb.in.User)
+		}
+		if !strings.Contains(msg, "start the migration again") {
+			msg += ", then start the migration again"
+		}
 	case activities.ErrTypeGraphLibraryLimit:
 		msg = "OneNote refuses to list this account's notebooks (error 10008: the document library holds more than 5,000 items). " +
 			"Move files out of the OneDrive/SharePoint library that holds the notebooks, or migrate from a library with fewer items, then start again"
 	case activities.ErrTypeGraphPermission:
 		msg = fmt.Sprintf("user %q may not read these notebooks (403): check the app's Notes.Read permission and consent, then start again", nb.in.User)
 	case activities.ErrTypeGraphAuth:
-		msg = fmt.Sprintf("Microsoft rejected the sign-in of user %q: sign in again, then start the migration again", nb.in.User)
+		msg = fmt.Sprintf("Microsoft rejected the sign-in of user %q: sign in again (starter login --user %s), then start the migration again",
+			nb.in.User, nb.in.User)
 	default:
 		return err
 	}
 	return temporal.NewNonRetryableApplicationError(msg, ErrTypeConfig, err)
+}
+
+// stopError is the error a migration ends with after section s stopped.
+func (nb *notebook) stopError(s *SectionSummary, res SectionResult) error {
+	if res.StoppedType == activities.ErrTypeNotionBlockLimit {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"%s while section %q was migrating: upgrade the Notion workspace (or free some of its blocks), then start the migration again",
+			StopBlockLimit, s.Path), ErrTypeConfig, nil)
+	}
+	cause := temporal.NewNonRetryableApplicationError(res.Stopped, res.StoppedType, nil)
+	if fatal := nb.graphFatal(cause, fatalGraphTypes...); fatal != cause {
+		return fatal
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("section %q stopped: %s", s.Path, res.Stopped), ErrTypeConfig, nil)
 }
 
 // notionFatal turns a Notion error of EnsureLayout into a message saying
@@ -302,7 +500,7 @@ func (nb *notebook) notionFatal(err error) error {
 	case activities.ErrTypeNotionAuth:
 		msg = "Notion rejected the integration token: check the worker's Notion token, then start again"
 	case activities.ErrTypeNotionBlockLimit:
-		msg = "the Notion workspace reached its block limit: upgrade the workspace, then start again"
+		msg = "the Notion workspace reached its block limit (Free plan): upgrade the workspace, then start the migration again"
 	default:
 		return err
 	}
@@ -322,13 +520,30 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
 		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun}
+	nb.startedRuns++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult
 		err := workflow.ExecuteChildWorkflow(cctx, MigrateSectionName, in).Get(ctx, &res)
 		switch {
+		case err != nil && nb.version >= 1 && findApp(err, ErrTypeSectionProtected) != nil:
+			s.Status, s.Error = SectionSkipped, findApp(err, ErrTypeSectionProtected).Message()
+			s.setResult(nil)
 		case err != nil:
 			s.Status, s.Error = SectionFailed, errorText(err)
 			s.setResult(nil)
+			if nb.version >= 1 && nb.stop == nil {
+				if fatal := nb.graphFatal(err, fatalGraphTypes...); fatal != err {
+					// No section can go on (the sign-in is gone, the
+					// library is over its limit): stop.
+					nb.stop = fatal
+				}
+			}
+		case res.Stopped != "":
+			s.Status, s.Error = SectionFailed, "stopped: "+res.Stopped
+			s.setResult(&res)
+			if nb.stop == nil {
+				nb.stop = nb.stopError(s, res)
+			}
 		case res.Failed > 0:
 			s.Status, s.Error = SectionFailed, fmt.Sprintf("%d pages failed", res.Failed)
 			s.setResult(&res)
@@ -353,28 +568,11 @@ func (nb *notebook) listen(ctx workflow.Context) {
 			sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) {
 				var id string
 				c.Receive(ctx, &id)
-				id = strings.TrimSpace(id)
-				for i, s := range nb.sections {
-					if s.ID == id || s.Name == id || s.Path == id {
-						if s.Status == SectionFailed {
-							s.Status = SectionPending
-							nb.queue = append(nb.queue, i)
-						} else {
-							log.Info("retry-section ignored: section has not failed", "section", id, "status", s.Status)
-						}
-						return
-					}
-				}
-				log.Warn("retry-section ignored: no such section", "section", id)
+				nb.retrySection(log, id)
 			})
 			sel.AddReceive(retryAll, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
-				for i, s := range nb.sections {
-					if s.Status == SectionFailed {
-						s.Status = SectionPending
-						nb.queue = append(nb.queue, i)
-					}
-				}
+				nb.retryFailed()
 			})
 			sel.AddReceive(finish, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, nil)
@@ -384,6 +582,52 @@ func (nb *notebook) listen(ctx workflow.Context) {
 			nb.changes++
 		}
 	})
+}
+
+// retrySection queues failed section id (an ID, name or path) again.
+func (nb *notebook) retrySection(log interface {
+	Info(string, ...any)
+	Warn(string, ...any)
+}, id string) {
+	id = strings.TrimSpace(id)
+	for i, s := range nb.sections {
+		if s.ID == id || s.Name == id || s.Path == id {
+			if s.Status == SectionFailed {
+				s.Status = SectionPending
+				nb.queue = append(nb.queue, i)
+			} else {
+				log.Info("retry-section ignored: section has not failed", "section", id, "status", s.Status)
+			}
+			return
+		}
+	}
+	log.Warn("retry-section ignored: no such section", "section", id)
+}
+
+// retryFailed queues every failed section again.
+func (nb *notebook) retryFailed() {
+	for i, s := range nb.sections {
+		if s.Status == SectionFailed {
+			s.Status = SectionPending
+			nb.queue = append(nb.queue, i)
+		}
+	}
+}
+
+// drainSignals handles the signals delivered but not yet received, before
+// the run continues as new.
+func (nb *notebook) drainSignals(ctx workflow.Context) {
+	log := workflow.GetLogger(ctx)
+	var id string
+	for workflow.GetSignalChannel(ctx, SignalRetrySection).ReceiveAsync(&id) {
+		nb.retrySection(log, id)
+	}
+	for workflow.GetSignalChannel(ctx, SignalRetryFailed).ReceiveAsync(nil) {
+		nb.retryFailed()
+	}
+	for workflow.GetSignalChannel(ctx, SignalFinish).ReceiveAsync(nil) {
+		nb.finish = true
+	}
 }
 
 func (nb *notebook) failed() int {
@@ -430,11 +674,93 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 	return nil
 }
 
+// linkPassStaged rewrites the internal links of the migrated pages once
+// every section has finished. Nothing of it travels through history: the
+// link targets are read from the section databases (each row holds its
+// OneNote link ID) and staged on one worker, and the pages to rewrite are
+// the rows marked as holding links not yet rewritten. A worker lost on the
+// way means the pass runs again on a new session; it goes on where it
+// stopped, since rewritten rows are unmarked.
+func (nb *notebook) linkPassStaged(ctx workflow.Context, rep *NotebookReport) error {
+	pending := false
+	var dbs []string
+	for _, s := range nb.sections {
+		if db := nb.dbs[s.ID]; db != "" {
+			dbs = append(dbs, db)
+		}
+		if r := s.result; r != nil && (r.Linked > 0 || r.LinksPending > 0) {
+			pending = true
+		}
+	}
+	if !pending || len(dbs) == 0 {
+		return nil
+	}
+	key := activities.StageKey("links/" + workflow.GetInfo(ctx).WorkflowExecution.RunID)
+	sess := &sessions{}
+	for run := 1; ; run++ {
+		sctx, err := sess.get(ctx)
+		if err != nil {
+			return fmt.Errorf("link pass: no worker session: %w", err)
+		}
+		err = nb.linkSteps(sctx, key, dbs, rep)
+		cctx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged link targets"})
+		if cerr := workflow.ExecuteActivity(cctx, activities.CleanPageName, key).Get(cctx, nil); cerr != nil {
+			workflow.GetLogger(ctx).Warn("Staged link targets not cleaned", "error", cerr)
+		}
+		if !workerLost(sctx, err) || run == maxPageRuns {
+			sess.complete(ctx)
+			if err != nil {
+				return fmt.Errorf("link pass: %w", err)
+			}
+			return nil
+		}
+		workflow.GetLogger(ctx).Warn("Worker lost during the link pass; running it again on a new session", "error", err)
+	}
+}
+
+// linkSteps stages the link targets on the session's worker, then
+// rewrites the pages with links left, database by database, a chunk of
+// pages per activity.
+func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, dbs []string, rep *NotebookReport) error {
+	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
+		HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute,
+			NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
+		Summary: fmt.Sprintf("Read the link targets of %d sections from Notion", len(dbs))})
+	var st activities.StageLinkTargetsResult
+	if err := workflow.ExecuteActivity(actx, activities.StageLinkTargetsName,
+		activities.StageLinkTargetsInput{Key: key, DatabaseIDs: dbs}).Get(sctx, &st); err != nil {
+		return err
+	}
+	for _, db := range dbs {
+		for more := true; more; {
+			ractx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
+				HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute,
+					NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
+				Summary: "Rewrite internal links (" + clip(db) + ")"})
+			var r activities.RewriteLinksResult
+			if err := workflow.ExecuteActivity(ractx, activities.RewriteLinksName,
+				activities.RewriteLinksInput{DatabaseID: db, TargetsKey: key}).Get(sctx, &r); err != nil {
+				return err
+			}
+			rep.LinkPages += r.Pages
+			rep.LinkBlocks += r.BlocksWritten
+			rep.LinkFailed += r.Failed
+			more = r.More
+		}
+	}
+	return nil
+}
+
 func (nb *notebook) report() NotebookReport {
 	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, DryRun: nb.in.DryRun}
 	for _, s := range nb.sections {
 		rep.Sections = append(rep.Sections, *s)
-		if s.Status != SectionDone {
+		switch s.Status {
+		case SectionDone:
+		case SectionSkipped:
+			rep.SkippedSections++
+		default:
 			rep.FailedSections++
 		}
 		if r := s.result; r != nil {
@@ -442,6 +768,15 @@ func (nb *notebook) report() NotebookReport {
 			rep.Written += r.Written
 			rep.Skipped += r.Skipped
 			rep.FailedPages += r.Failed
+			rep.Losses += r.Losses
+			rep.PagesWithLosses += r.LossPageCount
+			rep.UnsentUnits += r.UnsentUnits
+			rep.Reruns += r.Reruns
+			for _, l := range r.LossPages {
+				if len(rep.LossPages) < 20 {
+					rep.LossPages = append(rep.LossPages, l)
+				}
+			}
 		}
 	}
 	return rep
@@ -453,14 +788,30 @@ func (nb *notebook) summary(rep NotebookReport) string {
 	if rep.DryRun {
 		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
 	}
+	if rep.Losses > 0 {
+		msg += fmt.Sprintf("; %d things could not be carried over, on %d pages (the first %d in lossPages)",
+			rep.Losses, rep.PagesWithLosses, len(rep.LossPages))
+	}
+	if rep.SkippedSections > 0 {
+		var skipped []string
+		for _, s := range rep.Sections {
+			if s.Status == SectionSkipped {
+				skipped = append(skipped, s.Error)
+			}
+		}
+		msg += fmt.Sprintf("; %d sections skipped: %s", rep.SkippedSections, strings.Join(skipped, "; "))
+	}
 	if rep.FailedSections > 0 {
 		var failed []string
 		for _, s := range rep.Sections {
-			if s.Status != SectionDone {
+			if s.Status != SectionDone && s.Status != SectionSkipped {
 				failed = append(failed, fmt.Sprintf("%s (%s)", s.Path, s.Error))
 			}
 		}
 		msg += fmt.Sprintf("; %d sections failed: %s", rep.FailedSections, strings.Join(failed, "; "))
+	}
+	if rep.LinkFailed > 0 {
+		msg += fmt.Sprintf("; the links of %d pages could not be rewritten", rep.LinkFailed)
 	}
 	return msg
 }

@@ -1,7 +1,9 @@
 package workflows
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +73,13 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
 	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
 		SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
+	env.OnActivity(activities.StageLinkTargetsName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.StageLinkTargetsInput) (activities.StageLinkTargetsResult, error) {
+			if len(in.DatabaseIDs) != 3 {
+				return activities.StageLinkTargetsResult{}, fmt.Errorf("staged targets of %v, want all 3 databases", in.DatabaseIDs)
+			}
+			return activities.StageLinkTargetsResult{Targets: 6}, nil
+		})
 	env.OnActivity(activities.RewriteLinksName, mock.Anything, mock.Anything).Return(activities.RewriteLinksResult{Pages: 1}, nil)
 	runs := map[string]int{}
 	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
@@ -82,8 +91,7 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 			if in.Section.ID == "s2" && runs["s2"] == 1 {
 				return SectionResult{}, temporal.NewNonRetryableApplicationError("listing failed", "GraphNotFound", nil)
 			}
-			return SectionResult{SectionID: in.Section.ID, Pages: 2, Done: 2, Written: 2,
-				Targets: []LinkTarget{{LinkID: in.Section.ID + "-p", NotionID: "n-" + in.Section.ID}}, LinkPages: []string{"n-" + in.Section.ID}}, nil
+			return SectionResult{SectionID: in.Section.ID, Pages: 2, Done: 2, Written: 2, Linked: 1}, nil
 		})
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(QueryProgress)
@@ -107,7 +115,7 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 	if err := env.GetWorkflowResult(&rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.FailedSections != 0 || rep.Written != 6 || rep.LinkPages != 1 {
+	if rep.FailedSections != 0 || rep.Written != 6 || rep.LinkPages != 3 {
 		t.Errorf("report: %+v", rep)
 	}
 	if runs["s1"] != 1 || runs["s2"] != 2 || runs["s3"] != 1 {

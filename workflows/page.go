@@ -20,35 +20,63 @@ const maxResourceCost = 10
 // maxResourceAttempts bounds the permits spent on one group of resources.
 const maxResourceAttempts = 20
 
+// maxPageRuns bounds how often one page is run again, each time on a new
+// session, because the worker holding its staged data was lost. It only
+// guards against a page that kills every worker it runs on.
+const maxPageRuns = 8
+
+// maxLossNotes is how many losses a ledger entry names.
+const maxLossNotes = 3
+
 // page runs the pipeline of one page and records the outcome in the
 // ledger: content (one permit), resources (one permit of cost k per group
-// of k), convert and write to Notion, clean the staging directory.
-func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent string) {
+// of k), convert and write to Notion, clean the staging directory. sctx
+// is the session context of a section run started before sessions were
+// renewed (sectionV0); nil means the page gets its session itself and
+// runs again on a new one if its worker is lost.
+func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent string, sctx workflow.Context) {
 	e := &LedgerEntry{LastModified: p.LastModified}
 	parentID := ""
 	if parent != "" {
-		// Subpages are written after their parent, to nest under it.
-		_ = workflow.Await(ctx, func() bool {
-			pe := s.st.Ledger[parent]
-			return pe != nil && (pe.Status == PageDone || pe.Status == PageFailed)
-		})
+		// Subpages are written after their parent, to nest under it (a
+		// parent deleted in OneNote since the listing leaves them at the
+		// top).
+		_ = workflow.Await(ctx, func() bool { return s.st.Ledger[parent] != nil })
 		if pe := s.st.Ledger[parent]; pe != nil {
 			parentID = pe.NotionID
 		}
 	}
-	res, err := s.pipeline(ctx, p, parentID)
+	var res activities.WritePageResult
+	var err error
+	if sctx != nil {
+		res, err = s.pipeline(sctx, p, parentID)
+	} else {
+		res, err = s.renewing(ctx, p, parentID, e)
+	}
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == activities.ErrTypeGraphNotFound {
+	switch {
+	case errors.As(err, &app) && app.Type() == activities.ErrTypeGraphNotFound:
 		// Deleted in OneNote since it was listed: nothing to migrate.
 		e.Status, e.Error = PageGone, errorText(err)
 		s.st.Ledger[p.ID] = e
 		return
-	}
-	if err != nil {
+	case err != nil:
 		e.Status, e.Error = PageFailed, errorText(err)
 		workflow.GetLogger(ctx).Warn("Page failed", "page", p.ID, "error", err)
-	} else {
+		if a := findApp(err, stopTypes...); a != nil && s.version >= 1 && s.stop == "" {
+			// No page can be written until a person acts: stop
+			// starting pages.
+			s.stop, s.stopType = a.Message(), a.Type()
+			if a.Type() == activities.ErrTypeNotionBlockLimit {
+				s.stop = StopBlockLimit
+			}
+		}
+	default:
 		e.Status, e.NotionID, e.Written, e.Links = PageDone, res.NotionPageID, !res.Unchanged, res.Links
+		e.Losses, e.LossNotes = res.Losses, res.LossSamples
+		if len(e.LossNotes) > maxLossNotes {
+			e.LossNotes = e.LossNotes[:maxLossNotes]
+		}
 		if res.Unchanged {
 			s.st.Skipped++
 		}
@@ -56,20 +84,55 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 	s.st.Ledger[p.ID] = e
 }
 
-func (s *section) pipeline(ctx workflow.Context, p activities.PageMeta, parentNotionID string) (activities.WritePageResult, error) {
-	sctx := ctx // started from the session's context
-	key := activities.StageKey(workflow.GetInfo(ctx).WorkflowExecution.RunID + "/" + p.ID)
-	res, err := s.steps(ctx, sctx, key, p, parentNotionID)
+// renewing runs the pipeline on the section's session; when the worker
+// holding the page is lost (the session failed, or the staged data is
+// gone), it runs the whole page again on a new session. The Notion write
+// is idempotent (the row is found by OneNote page ID, a half-written one
+// is completed), so a page that was being written when its worker died
+// still lands exactly once.
+func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID string, e *LedgerEntry) (activities.WritePageResult, error) {
+	for run := 1; ; run++ {
+		sctx, err := s.sess.get(ctx)
+		if err != nil {
+			return activities.WritePageResult{}, fmt.Errorf("no worker session: %w", err)
+		}
+		// Only a goroutine started from the session context may block
+		// on it.
+		var res activities.WritePageResult
+		finished := false
+		workflow.Go(sctx, func(gctx workflow.Context) {
+			res, err = s.pipeline(gctx, p, parentID)
+			finished = true
+		})
+		if aerr := workflow.Await(ctx, func() bool { return finished }); aerr != nil {
+			return res, aerr
+		}
+		if !workerLost(sctx, err) || ctx.Err() != nil {
+			return res, err
+		}
+		e.Reruns++
+		s.st.Reruns++
+		if run == maxPageRuns {
+			return res, fmt.Errorf("the worker running this page was lost %d times in a row (last: %w); "+
+				"check the workers, then retry the section", run, err)
+		}
+		workflow.GetLogger(ctx).Warn("Worker lost mid-page; running the page again on a new session", "page", p.ID, "run", run, "error", err)
+	}
+}
+
+func (s *section) pipeline(sctx workflow.Context, p activities.PageMeta, parentNotionID string) (activities.WritePageResult, error) {
+	key := activities.StageKey(workflow.GetInfo(sctx).WorkflowExecution.RunID + "/" + p.ID)
+	res, err := s.steps(sctx, key, p, parentNotionID)
 	// Clean up whatever happened (no defer: see section.run).
 	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged page"})
 	if cerr := workflow.ExecuteActivity(actx, activities.CleanPageName, key).Get(actx, nil); cerr != nil {
-		workflow.GetLogger(ctx).Warn("Staging not cleaned", "page", p.ID, "error", cerr)
+		workflow.GetLogger(sctx).Warn("Staging not cleaned", "page", p.ID, "error", cerr)
 	}
 	return res, err
 }
 
-func (s *section) steps(ctx, sctx workflow.Context, key activities.StageKey, p activities.PageMeta, parentNotionID string) (activities.WritePageResult, error) {
+func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activities.PageMeta, parentNotionID string) (activities.WritePageResult, error) {
 	title := p.Title
 	if title == "" {
 		title = p.ID
@@ -85,10 +148,13 @@ func (s *section) steps(ctx, sctx workflow.Context, key activities.StageKey, p a
 	if err != nil {
 		return activities.WritePageResult{}, fmt.Errorf("content: %w", err)
 	}
+	var lost []activities.LostResource
 	for group := range slices.Chunk(meta.Resources, maxResourceCost) {
-		if err := s.resources(sctx, key, title, group); err != nil {
+		l, err := s.resources(sctx, key, title, group)
+		if err != nil {
 			return activities.WritePageResult{}, err
 		}
+		lost = append(lost, l...)
 	}
 	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: time.Minute,
@@ -99,7 +165,8 @@ func (s *section) steps(ctx, sctx workflow.Context, key activities.StageKey, p a
 	var res activities.WritePageResult
 	err = workflow.ExecuteActivity(actx, activities.WritePageName, activities.WritePageInput{
 		Key: key, DatabaseID: s.in.DatabaseID, Page: p, SectionPath: s.in.Section.Path, ParentNotionID: parentNotionID,
-	}).Get(ctx, &res)
+		Lost: lost,
+	}).Get(sctx, &res)
 	if err != nil {
 		return res, fmt.Errorf("write: %w", err)
 	}
@@ -108,12 +175,15 @@ func (s *section) steps(ctx, sctx workflow.Context, key activities.StageKey, p a
 
 // resources fetches a group of resources under one permit of cost k; when
 // a download fails mid-way, the next permit covers only the missing ones.
-func (s *section) resources(sctx workflow.Context, key activities.StageKey, title string, group []activities.ResourceRef) error {
+// Resources that can never be had are returned as lost: the page is
+// written without them.
+func (s *section) resources(sctx workflow.Context, key activities.StageKey, title string, group []activities.ResourceRef) ([]activities.LostResource, error) {
 	missing := slices.Clone(group)
+	var lost []activities.LostResource
 	backoff := time.Second
 	for attempt := 0; len(missing) > 0; attempt++ {
 		if attempt == maxResourceAttempts {
-			return fmt.Errorf("resources: gave up after %d attempts, %d missing", attempt, len(missing))
+			return lost, fmt.Errorf("resources: gave up after %d attempts, %d missing", attempt, len(missing))
 		}
 		var r activities.FetchResourcesResult
 		st, err := s.lim.Call(sctx, entity.Call{
@@ -127,29 +197,35 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 		if err != nil {
 			var app *temporal.ApplicationError
 			if errors.As(err, &app) && app.NonRetryable() {
-				return fmt.Errorf("resources: %w", err)
+				return lost, fmt.Errorf("resources: %w", err)
 			}
 			if err := workflow.Sleep(sctx, backoff); err != nil {
-				return err
+				return lost, err
 			}
 			backoff = min(2*backoff, time.Minute)
 			continue
 		}
-		missing = slices.DeleteFunc(missing, func(ref activities.ResourceRef) bool { return slices.Contains(r.Fetched, ref.ID) })
+		// The permit covered len(missing) requests; fewer left when an
+		// error stopped the sequence.
+		s.st.Unsent += max(0, len(missing)-r.Requests)
+		lost = append(lost, r.Lost...)
+		missing = slices.DeleteFunc(missing, func(ref activities.ResourceRef) bool {
+			return slices.Contains(r.Fetched, ref.ID) || slices.ContainsFunc(r.Lost, func(l activities.LostResource) bool { return l.ID == ref.ID })
+		})
 		switch {
 		case r.Error == "":
 		case r.Fatal:
-			return fmt.Errorf("resources: %s", r.Error)
+			return lost, fmt.Errorf("resources: %s", r.Error)
 		case r.ErrorType == activities.ErrTypeGraphThrottled:
 			// The limiter's breaker holds the next permit back.
 		default:
 			if err := workflow.Sleep(sctx, backoff); err != nil {
-				return err
+				return lost, err
 			}
 			backoff = min(2*backoff, time.Minute)
 		}
 	}
-	return nil
+	return lost, nil
 }
 
 // clip shortens a title for a summary.
@@ -159,6 +235,24 @@ func clip(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
+}
+
+// stopTypes are the error types of a page that stop its section: no
+// other page can be migrated until a person acts.
+var stopTypes = []string{activities.ErrTypeNotionBlockLimit, activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit}
+
+// findApp returns the first ApplicationError in err's chain whose type is
+// one of types (any type if none is given), or nil. errors.As stops at
+// the first ApplicationError, which for an error that crossed a workflow
+// boundary wrapped is a generic one.
+func findApp(err error, types ...string) *temporal.ApplicationError {
+	for err != nil {
+		if app, ok := err.(*temporal.ApplicationError); ok && (len(types) == 0 || slices.Contains(types, app.Type())) {
+			return app
+		}
+		err = errors.Unwrap(err)
+	}
+	return nil
 }
 
 // errorText is an error's message for a report.

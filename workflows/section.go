@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -54,6 +55,13 @@ type LedgerEntry struct {
 	// Written is set when this migration wrote the page (not skipped).
 	Written bool `json:"written,omitempty"`
 	Links   int  `json:"links,omitempty"`
+	// Losses counts what could not be carried over (the page's loss
+	// report); LossNotes names the first few.
+	Losses    int      `json:"losses,omitempty"`
+	LossNotes []string `json:"lossNotes,omitempty"`
+	// Reruns counts the times the page ran again because the worker
+	// holding it was lost.
+	Reruns int `json:"reruns,omitempty"`
 }
 
 // SectionState is a section's progress: the listing, and the ledger of
@@ -68,6 +76,16 @@ type SectionState struct {
 	Waited    time.Duration           `json:"waited"`
 	Started   time.Time               `json:"started"`
 	Runs      int                     `json:"runs"`
+	// Relisted is set when the listing was read again following
+	// @odata.nextLink because Graph ignored $skip.
+	Relisted bool `json:"relisted,omitempty"`
+	// Reruns counts page runs repeated because a worker was lost.
+	Reruns int `json:"reruns,omitempty"`
+	// Unsent counts permit units granted for resource requests that were
+	// never sent (a download sequence stopped early).
+	Unsent int `json:"unsent,omitempty"`
+	// LinksPending: see SectionResult.
+	LinksPending int `json:"linksPending,omitempty"`
 }
 
 // PageFailure names a page that failed and why.
@@ -76,6 +94,18 @@ type PageFailure struct {
 	Title string `json:"title,omitempty"`
 	Error string `json:"error"`
 }
+
+// PageLoss names a page written without some of its content, and what.
+type PageLoss struct {
+	ID     string   `json:"id"`
+	Title  string   `json:"title,omitempty"`
+	Losses int      `json:"losses"`
+	Notes  []string `json:"notes,omitempty"`
+}
+
+// StopBlockLimit is why a section stops before its last page when the
+// Notion workspace reached its block limit.
+const StopBlockLimit = "the Notion workspace reached its block limit (Free plan)"
 
 // LinkTarget maps a OneNote page-id GUID to its Notion page.
 type LinkTarget struct {
@@ -93,14 +123,34 @@ type SectionResult struct {
 	Failed    int    `json:"failed"`
 	// FailedPages lists up to 20 failures.
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
-	// Targets are the section's migrated pages, for the link pass.
-	Targets []LinkTarget `json:"targets,omitempty"`
-	// LinkPages are the Notion pages written now that hold internal
-	// links.
-	LinkPages []string      `json:"linkPages,omitempty"`
-	ListCalls int           `json:"listCalls"`
-	Permits   int           `json:"permits"`
-	Waited    time.Duration `json:"waited"`
+	// Targets and LinkPages fed the link pass of notebook runs started
+	// before the link pass read its inputs from Notion; sections no
+	// longer fill them.
+	Targets   []LinkTarget `json:"targets,omitempty"`
+	LinkPages []string     `json:"linkPages,omitempty"`
+	// Linked counts the pages written now that hold internal links.
+	Linked int `json:"linked,omitempty"`
+	// Losses counts everything not carried over, over all pages, and
+	// LossPageCount the pages written with losses; LossPages names up to
+	// 20 of them.
+	Losses        int        `json:"losses,omitempty"`
+	LossPageCount int        `json:"lossPageCount,omitempty"`
+	LossPages     []PageLoss `json:"lossPages,omitempty"`
+	// Stopped says why the section stopped before its last page ("" if
+	// it did not), and StoppedType is the error type that stopped it:
+	// the pages not handled are left for a later run.
+	Stopped     string `json:"stopped,omitempty"`
+	StoppedType string `json:"stoppedType,omitempty"`
+	// LinksPending counts pages found already migrated whose internal
+	// links were never rewritten (an earlier link pass did not finish).
+	LinksPending int           `json:"linksPending,omitempty"`
+	ListCalls    int           `json:"listCalls"`
+	Permits      int           `json:"permits"`
+	Waited       time.Duration `json:"waited"`
+	// Relisted, Reruns and UnsentUnits: see SectionState.
+	Relisted    bool `json:"relisted,omitempty"`
+	Reruns      int  `json:"reruns,omitempty"`
+	UnsentUnits int  `json:"unsentUnits,omitempty"`
 }
 
 // SectionProgress answers the progress query of a section.
@@ -127,7 +177,18 @@ type section struct {
 	inflight int
 	handled  int // pages started in this run
 	sess     *sessions
+	// version is the section's code version (see sectionChange).
+	version workflow.Version
+	// stop, when set, stops the section before its next page; stopType
+	// is the error type that stopped it.
+	stop, stopType string
 }
+
+// sectionChange names the change of the section's command sequence:
+// version 1 re-runs pages whose worker was lost on a new session, lists
+// again following @odata.nextLink when Graph ignores $skip, skips a
+// password-protected section, and stops at the Notion block limit.
+const sectionChange = "notebridge-section-renew-sessions"
 
 // MigrateSection migrates one section: it lists the section's pages (one
 // permit per 100), then runs the page pipeline for each page, a few at a
@@ -153,6 +214,7 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil }); err != nil {
 		return SectionResult{}, err
 	}
+	s.version = workflow.GetVersion(ctx, sectionChange, workflow.DefaultVersion, 1)
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
 	res, err := s.run(ctx)
@@ -162,7 +224,10 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	switch {
 	case err == nil:
 		status := "done"
-		if res.Failed > 0 {
+		switch {
+		case res.Stopped != "":
+			status = "stopped"
+		case res.Failed > 0:
 			status = "failed"
 		}
 		s.upsertStatus(ctx, status)
@@ -184,6 +249,9 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 	}
 	s.phase = "migrating"
 	s.sess = &sessions{}
+	if s.version >= 1 {
+		s.sess = newSessions(ctx)
+	}
 	parents := parentsOf(s.st.Pages)
 	stopped := false
 	for _, p := range s.st.Pages {
@@ -192,6 +260,9 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 			// (a retry-section runs it again).
 			continue
 		}
+		if s.stop != "" {
+			break
+		}
 		if s.handled >= s.in.PagesPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			stopped = true
 			break
@@ -199,17 +270,32 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		if err := workflow.Await(ctx, func() bool { return s.inflight < s.in.PageParallelism }); err != nil {
 			return SectionResult{}, err
 		}
-		sctx, err := s.sess.get(ctx)
-		if err != nil {
-			return SectionResult{}, fmt.Errorf("no worker session: %w", err)
+		if s.stop != "" {
+			break
+		}
+		p := p
+		if s.version < 1 {
+			// Runs started before sessions were renewed: the main
+			// goroutine opens the session and the page runs on it.
+			sctx, err := s.sess.get(ctx)
+			if err != nil {
+				return SectionResult{}, fmt.Errorf("no worker session: %w", err)
+			}
+			s.inflight++
+			s.handled++
+			workflow.Go(sctx, func(ctx workflow.Context) {
+				s.page(ctx, p, parents[p.ID], ctx)
+				s.details(ctx)
+				s.inflight--
+			})
+			continue
 		}
 		s.inflight++
 		s.handled++
-		p := p
-		workflow.Go(sctx, func(ctx workflow.Context) {
+		workflow.Go(ctx, func(ctx workflow.Context) {
 			// No defer: deferred code also runs when the SDK evicts the
 			// workflow from its cache, outside the workflow's control.
-			s.page(ctx, p, parents[p.ID])
+			s.page(ctx, p, parents[p.ID], nil)
 			s.details(ctx)
 			s.inflight--
 		})
@@ -217,7 +303,13 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 	if err := workflow.Await(ctx, func() bool { return s.inflight == 0 }); err != nil {
 		return SectionResult{}, err
 	}
-	s.sess.complete()
+	s.sess.complete(ctx)
+	if s.stop != "" {
+		s.phase = "stopped: " + s.stop
+		res := s.result()
+		res.Stopped, res.StoppedType = s.stop, s.stopType
+		return res, nil
+	}
 	if stopped {
 		if err := s.lim.Flush(ctx); err != nil {
 			return SectionResult{}, err
@@ -246,6 +338,13 @@ func (s *section) list(ctx workflow.Context) error {
 		}, &r)
 		s.count(st)
 		if err != nil {
+			var app *temporal.ApplicationError
+			if s.version >= 1 && errors.As(err, &app) && app.Type() == activities.ErrTypeGraphProtected {
+				return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+					"section %q is protected by a password, which the OneNote API cannot open: "+
+						"remove its password in OneNote and run the migration again to include it", s.in.Section.Path),
+					ErrTypeSectionProtected, err)
+			}
 			return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
 		}
 		s.st.ListCalls++
@@ -254,6 +353,16 @@ func (s *section) list(ctx workflow.Context) error {
 				seen[p.ID] = true
 				s.st.Pages = append(s.st.Pages, p)
 			}
+		}
+		if r.Repeated && !cur.UseNextLink && s.version >= 1 {
+			// Graph ignored $skip and sent a batch again: pages after
+			// the first batches may be missing. List again from the
+			// start without $top, following @odata.nextLink; pages
+			// already seen are not added twice.
+			workflow.GetLogger(ctx).Warn("Graph ignored $skip; listing the section again with nextLink", "section", s.in.Section.ID)
+			s.st.Relisted = true
+			cur = onenote.PageCursor{SectionID: s.in.Section.ID, UseNextLink: true}
+			continue
 		}
 		if r.Done {
 			break
@@ -276,6 +385,7 @@ func (s *section) list(ctx workflow.Context) error {
 		activities.ExistingRowsInput{DatabaseID: s.in.DatabaseID, Pages: want}).Get(ctx, &ex); err != nil {
 		return fmt.Errorf("reading section %q in Notion: %w", s.in.Section.Path, err)
 	}
+	s.st.LinksPending = ex.LinksPending
 	for _, p := range s.st.Pages {
 		if id, ok := ex.Done[p.ID]; ok {
 			s.st.Ledger[p.ID] = &LedgerEntry{Status: PageDone, NotionID: id, LastModified: p.LastModified}
@@ -325,7 +435,8 @@ func (s *section) counts() (done, failed, gone int) {
 
 func (s *section) result() SectionResult {
 	r := SectionResult{SectionID: s.in.Section.ID, Pages: len(s.st.Pages), Skipped: s.st.Skipped,
-		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited}
+		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited,
+		Relisted: s.st.Relisted, Reruns: s.st.Reruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending}
 	for _, p := range s.st.Pages {
 		e := s.st.Ledger[p.ID]
 		switch {
@@ -335,10 +446,20 @@ func (s *section) result() SectionResult {
 			if e.Written {
 				r.Written++
 				if e.Links > 0 {
-					r.LinkPages = append(r.LinkPages, e.NotionID)
+					r.Linked++
+					if s.version < 1 {
+						r.LinkPages = append(r.LinkPages, e.NotionID)
+					}
+				}
+				if e.Losses > 0 {
+					r.Losses += e.Losses
+					r.LossPageCount++
+					if len(r.LossPages) < 20 {
+						r.LossPages = append(r.LossPages, PageLoss{ID: p.ID, Title: p.Title, Losses: e.Losses, Notes: e.LossNotes})
+					}
 				}
 			}
-			if p.LinkID != "" {
+			if p.LinkID != "" && s.version < 1 {
 				r.Targets = append(r.Targets, LinkTarget{LinkID: p.LinkID, NotionID: e.NotionID})
 			}
 		case e.Status == PageGone:

@@ -57,6 +57,14 @@ func TestSectionPipelineLedgerAndContinueAsNew(t *testing.T) {
 	if len(f.writes) != 2 || f.writes[0].Page.ID != "p1" || f.writes[1].Page.ID != "p2" {
 		t.Fatalf("first run wrote %v", f.writes)
 	}
+	var first SectionInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &first); err != nil {
+		t.Fatal(err)
+	}
+	// The throttled permit covered 3 requests, of which 2 were sent.
+	if first.State.Unsent != 1 {
+		t.Errorf("unsent permit units %d, want 1", first.State.Unsent)
+	}
 	if f.writes[1].ParentNotionID != "n-p1" {
 		t.Errorf("subpage p2 written under %q, want n-p1", f.writes[1].ParentNotionID)
 	}
@@ -92,7 +100,7 @@ func TestSectionPipelineLedgerAndContinueAsNew(t *testing.T) {
 	if !slices.Equal(ids, []string{"p3", "p4"}) {
 		t.Errorf("second run wrote %v, want p3 and p4", ids)
 	}
-	if res.Pages != 5 || res.Done != 5 || res.Written != 4 || res.Skipped != 1 || len(res.Targets) != 5 || len(res.LinkPages) != 4 {
+	if res.Pages != 5 || res.Done != 5 || res.Written != 4 || res.Skipped != 1 || res.Linked != 4 || len(res.Targets)+len(res.LinkPages) != 0 {
 		t.Errorf("result: %+v", res)
 	}
 	// Second run: one content and one resource permit per page.
@@ -128,9 +136,9 @@ func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 			f.fetches = append(f.fetches, ids)
 			if f.throttle {
 				f.throttle = false
-				return activities.FetchResourcesResult{Fetched: ids[:1], Error: "throttled", ErrorType: activities.ErrTypeGraphThrottled}, nil
+				return activities.FetchResourcesResult{Fetched: ids[:1], Requests: 2, Error: "throttled", ErrorType: activities.ErrTypeGraphThrottled}, nil
 			}
-			return activities.FetchResourcesResult{Fetched: ids}, nil
+			return activities.FetchResourcesResult{Fetched: ids, Requests: len(ids)}, nil
 		})
 	env.OnActivity(activities.WritePageName, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.WritePageInput) (activities.WritePageResult, error) {

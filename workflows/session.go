@@ -1,18 +1,34 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/activities"
 )
 
 // sessions keeps one Temporal session (one worker) for a section's page
-// steps, and opens a new one when the worker it ran on is gone. Only the
-// section's main goroutine calls it; page goroutines are started from the
-// session's context (workflow.Go), so they inherit the session and block
-// on their own coroutine.
+// steps, and opens a new one when the worker it ran on is gone.
+//
+// A session context can only block the goroutine that created it, so in
+// keeper mode (newSessions) one goroutine owns the sessions: it creates
+// them when a page asks and completes them at the end, and pages run their
+// steps in goroutines started from the session context. Without a keeper
+// (the zero value) the caller's goroutine creates the session itself, as
+// section runs started before sessions were renewed did, and only that
+// goroutine may block on it.
 type sessions struct {
 	ctx workflow.Context
+	// Keeper mode: want asks the keeper for a new session; gen counts the
+	// keeper's attempts and err is the last one's error.
+	keeper          bool
+	want            bool
+	gen             int
+	err             error
+	closing, closed bool
 }
 
 var sessionOptions = workflow.SessionOptions{
@@ -21,26 +37,94 @@ var sessionOptions = workflow.SessionOptions{
 	HeartbeatTimeout: 30 * time.Second,
 }
 
-// get returns a context whose activities run on the session's worker.
-func (s *sessions) get(ctx workflow.Context) (workflow.Context, error) {
-	if s.ctx != nil && workflow.GetSessionInfo(s.ctx).SessionState != workflow.SessionStateFailed {
-		return s.ctx, nil
-	}
-	if s.ctx != nil {
-		workflow.CompleteSession(s.ctx)
-	}
-	sctx, err := workflow.CreateSession(ctx, &sessionOptions)
-	if err != nil {
-		return nil, err
-	}
-	s.ctx = sctx
-	return sctx, nil
+// newSessions starts a keeper goroutine from ctx.
+func newSessions(ctx workflow.Context) *sessions {
+	s := &sessions{keeper: true}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			if err := workflow.Await(ctx, func() bool { return s.want || s.closing }); err != nil {
+				return
+			}
+			if s.closing {
+				if s.ctx != nil {
+					workflow.CompleteSession(s.ctx)
+					s.ctx = nil
+				}
+				s.closed = true
+				return
+			}
+			if s.ctx != nil {
+				workflow.CompleteSession(s.ctx) // failed: releases it at once
+				s.ctx = nil
+			}
+			sctx, err := workflow.CreateSession(ctx, &sessionOptions)
+			s.ctx, s.err, s.want = sctx, err, false
+			s.gen++
+		}
+	})
+	return s
 }
 
-// complete releases the session.
-func (s *sessions) complete() {
-	if s.ctx != nil {
-		workflow.CompleteSession(s.ctx)
-		s.ctx = nil
+// alive reports whether the current session can run activities.
+func (s *sessions) alive() bool {
+	return s.ctx != nil && workflow.GetSessionInfo(s.ctx).SessionState != workflow.SessionStateFailed
+}
+
+// get returns a context whose activities run on the session's worker,
+// opening a session when there is none or the current one failed (its
+// worker died or stopped answering). In keeper mode, block only by
+// starting goroutines from it (workflow.Go).
+func (s *sessions) get(ctx workflow.Context) (workflow.Context, error) {
+	if s.alive() {
+		return s.ctx, nil
 	}
+	if !s.keeper {
+		if s.ctx != nil {
+			workflow.CompleteSession(s.ctx)
+		}
+		sctx, err := workflow.CreateSession(ctx, &sessionOptions)
+		if err != nil {
+			return nil, err
+		}
+		s.ctx = sctx
+		return sctx, nil
+	}
+	gen := s.gen
+	s.want = true
+	if err := workflow.Await(ctx, func() bool { return s.gen != gen }); err != nil {
+		return nil, err
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.ctx, nil
+}
+
+// complete releases the session. ctx is the caller's context.
+func (s *sessions) complete(ctx workflow.Context) {
+	if !s.keeper {
+		if s.ctx != nil {
+			workflow.CompleteSession(s.ctx)
+			s.ctx = nil
+		}
+		return
+	}
+	s.closing = true
+	_ = workflow.Await(ctx, func() bool { return s.closed })
+}
+
+// workerLost reports whether a page step failed because the worker that
+// held the page's staged data is gone (its session failed), or the data
+// is not on the worker any more: running the page again on a (new)
+// session is the remedy, not marking it failed.
+func workerLost(sctx workflow.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	if info := workflow.GetSessionInfo(sctx); (info != nil && info.SessionState == workflow.SessionStateFailed) ||
+		errors.Is(err, workflow.ErrSessionFailed) {
+		return true
+	}
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == activities.ErrTypeStaging
 }

@@ -199,6 +199,23 @@ type Faults struct {
 	// LibraryLimitNotebooks are notebook ids whose notebook, section group,
 	// section and page requests get 403 with code 10008.
 	LibraryLimitNotebooks []string
+	// IgnoreSkip makes page listings with $top ignore $skip: every request
+	// returns the first window again, as Graph has been reported to do.
+	// A client notices the repeated batch and lists again without $top,
+	// following @odata.nextLink (which keeps working).
+	IgnoreSkip bool
+	// ThrottleRate is the probability that a request the limits admit is
+	// answered 429 with code 20166 anyway (an upstream limit the client
+	// cannot see; the request counts as a throttled one).
+	ThrottleRate float64
+	// DeleteAfterListing are page ids deleted (see DeletePage) right after
+	// a listing returned them, each once: a page deleted between its
+	// listing and the fetch of its content.
+	DeleteAfterListing []string
+	// TouchAfterListing are page ids edited (see TouchPage) right after a
+	// listing returned them, each once: a page changed between its listing
+	// and the fetch of its content.
+	TouchAfterListing []string
 }
 
 // LogEntry is one counted request in the server's request log.

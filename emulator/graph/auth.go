@@ -33,6 +33,7 @@ func (s *Server) issueTokenLocked(user string, scopes []string, ttl time.Duratio
 	s.tokenSeq++
 	tok := "nbg." + hexID(40, "token", itoa(s.cfg.Seed), user, itoa(s.tokenSeq))
 	s.tokens[tok] = &accessToken{user: user, scopes: append([]string(nil), scopes...), expires: s.now().Add(ttl)}
+	s.issued = append(s.issued, tok)
 	return tok
 }
 

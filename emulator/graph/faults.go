@@ -18,6 +18,7 @@ const (
 	faultBatchInner  faultKind = "batch-inner"
 	faultBadRequest  faultKind = "bad-request"
 	faultTokenExpiry faultKind = "token-expiry"
+	faultThrottle    faultKind = "throttle"
 )
 
 // SetFaults replaces the injected faults and restarts their sequences, so
@@ -28,6 +29,8 @@ func (s *Server) SetFaults(f Faults) {
 	s.faults = f
 	s.faults.LibraryLimitUsers = slices.Clone(f.LibraryLimitUsers)
 	s.faults.LibraryLimitNotebooks = slices.Clone(f.LibraryLimitNotebooks)
+	s.faults.DeleteAfterListing = slices.Clone(f.DeleteAfterListing)
+	s.faults.TouchAfterListing = slices.Clone(f.TouchAfterListing)
 	s.faultSeq = make(map[faultKind]uint64)
 }
 
@@ -55,6 +58,8 @@ func (f Faults) rate(kind faultKind) float64 {
 		return f.BadRequestRate
 	case faultTokenExpiry:
 		return f.TokenExpiryRate
+	case faultThrottle:
+		return f.ThrottleRate
 	}
 	return 0
 }

@@ -182,6 +182,7 @@ func (s *Server) tokenResponseLocked(user, clientID string, scopes []string) map
 	if slices.Contains(scopes, "offline_access") {
 		s.tokenSeq++
 		rt := "nbr." + hexID(48, "refresh", itoa(s.cfg.Seed), user, itoa(s.tokenSeq))
+		s.issued = append(s.issued, rt)
 		s.refresh[rt] = &refreshGrant{user: user, clientID: clientID, scopes: scopes, expires: s.now().Add(90 * 24 * time.Hour)}
 		body["refresh_token"] = rt
 	}

@@ -32,6 +32,10 @@ type Section struct {
 	// GUID is the section-id used in onenote: client URLs.
 	GUID  string
 	Pages []*Page
+	// PasswordProtected sections cannot be read: listing their pages and
+	// reading their pages answer 403 with code 10004 (see
+	// SetSectionProtected).
+	PasswordProtected bool
 }
 
 // Page is a OneNote page. Its content is HTML if set, otherwise it is

@@ -16,6 +16,9 @@ func (s *Server) listPages(ar *apiRequest, refs []*sectionRef, context string) r
 	if bad.status != 0 {
 		return bad
 	}
+	if hasTop && s.currentFaults().IgnoreSkip {
+		skip = 0
+	}
 	pageLevel := ar.query.Get("pagelevel") == "true"
 	var items []map[string]any
 	for _, sr := range refs {
@@ -42,6 +45,7 @@ func (s *Server) listPages(ar *apiRequest, refs []*sectionRef, context string) r
 	}
 	total := len(items)
 	items = window(items, skip, top)
+	ar.listed = listedIDs(items)
 	selectFields(items, ar.query.Get("$select"))
 	if items == nil {
 		items = []map[string]any{}

@@ -25,6 +25,7 @@ var errorMessages = map[string]string{
 	"10001":                      "An unexpected error occurred and the request failed.",
 	"10002":                      "The service is not currently available.",
 	"10007":                      "The server is too busy to handle the incoming request at this moment. Please try again later.",
+	"10004":                      "The section is protected by a password: it cannot be read until it is unlocked.",
 	"10008":                      "One or more of the document libraries on the user or group's OneDrive contains more than 5,000 OneNote items (notebooks, sections, section groups), and cannot be queried using the API.",
 	"20129":                      "The OData query parameter $top is out of range. The maximum value is 100.",
 	"20266":                      "The number of maximum sections is exceeded for this request. To retrieve pages for accounts with many sections, use the sections/{id}/pages endpoint.",

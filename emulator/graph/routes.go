@@ -16,6 +16,9 @@ type apiRequest struct {
 	root      string // "/v1.0/me/onenote" or "/v1.0/users/{id}/onenote"
 	owner     *userData
 	requestID string
+	// listed are the page ids a page listing returned (for the
+	// after-listing faults).
+	listed []string
 }
 
 func (ar *apiRequest) abs(path string) string { return ar.base + ar.root + path }
@@ -175,6 +178,9 @@ func (s *Server) routeSections(ar *apiRequest, segs []string) response {
 	case len(segs) == 1:
 		return s.entity(ar, "sections/$entity", s.sectionJSON(ar, ref.section))
 	case len(segs) == 2 && segs[1] == "pages":
+		if ref.section.PasswordProtected {
+			return s.passwordProtected(ar)
+		}
 		return s.listPages(ar, []*sectionRef{ref}, "sections('"+ref.section.ID+"')/pages")
 	}
 	return s.notFound(ar)
@@ -194,6 +200,9 @@ func (s *Server) routePages(ar *apiRequest, segs []string) response {
 	}
 	if s.libraryLimited(ud.name, ref.section.notebook.ID) {
 		return s.libraryLimit(ar)
+	}
+	if ref.section.section.PasswordProtected {
+		return s.passwordProtected(ar)
 	}
 	switch {
 	case len(segs) == 1:

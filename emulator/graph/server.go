@@ -43,8 +43,10 @@ type Server struct {
 	tokenSeq uint64
 	tokens   map[string]*accessToken
 	refresh  map[string]*refreshGrant
-	devices  map[string]*deviceGrant // by device_code
-	codes    map[string]*deviceGrant // by user_code
+	// issued lists every token ever issued (for IssuedSecrets).
+	issued  []string
+	devices map[string]*deviceGrant // by device_code
+	codes   map[string]*deviceGrant // by user_code
 
 	faultMu  sync.Mutex
 	faults   Faults
@@ -207,14 +209,23 @@ func (s *Server) answerAdmitted(ctx context.Context, tok *accessToken, adm admis
 	if resp, hit := s.serverErrorFault(requestID); hit {
 		return resp
 	}
-	resp := s.route(&apiRequest{
+	if s.faultHit(faultThrottle) {
+		resp := graphError(http.StatusTooManyRequests, "20166", "", requestID, s.now())
+		s.setScopeHeader(resp.header, scopeUser, tok.user)
+		return resp
+	}
+	ar := &apiRequest{
 		method:    method,
 		url:       u,
 		query:     parseQuery(u.RawQuery),
 		caller:    tok.user,
 		base:      base,
 		requestID: requestID,
-	})
+	}
+	resp := s.route(ar)
+	if len(ar.listed) > 0 {
+		s.afterListing(ar.listed)
+	}
 	if s.cfg.PercentageHeader && resp.status < 300 && adm.usage >= 0.8 {
 		if resp.header == nil {
 			resp.header = http.Header{}

@@ -72,4 +72,8 @@ type upload struct {
 	totalParts  int
 	data        []byte
 	sha256      string
+	// expireEarly makes the upload expire once the answer that says it is
+	// uploaded has been sent (early is then set), while it still reports
+	// its normal expiry_time (InjectUploadExpiry).
+	expireEarly, early bool
 }

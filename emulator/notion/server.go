@@ -48,8 +48,11 @@ type Server struct {
 	wsBucket      bucket
 	faults        Faults
 	forced        []Fault
-	byStatus      map[int]int64
-	requests      int64
+	// expireNext counts the next uploads to expire as soon as they are
+	// uploaded (InjectUploadExpiry).
+	expireNext int
+	byStatus   map[int]int64
+	requests   int64
 }
 
 // NewServer returns a server with an empty workspace holding one root page

@@ -245,3 +245,26 @@ func (s *Server) SetWorkspaceBlockLimit(n int) {
 }
 
 func compactID(id string) string { return strings.ReplaceAll(id, "-", "") }
+
+// SetMaxFileUploadBytes changes the workspace's per-file upload cap at
+// run time (0 means DefaultMaxFileUploadBytes). GET /v1/users/me reports
+// the new cap; clients that read it earlier find out when an upload is
+// refused.
+func (s *Server) SetMaxFileUploadBytes(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n <= 0 {
+		n = DefaultMaxFileUploadBytes
+	}
+	s.cfg.MaxFileUploadBytes = n
+}
+
+// InjectUploadExpiry makes the next n file uploads expire as soon as they
+// are uploaded, while they still report their normal expiry_time: a client
+// that attaches one gets Notion's 400 for an expired upload, as if the
+// hour had passed while it waited (a long throttle, a slow page).
+func (s *Server) InjectUploadExpiry(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireNext += n
+}

@@ -25,7 +25,7 @@ const (
 // statusOf is an upload's status now: unattached uploads past their
 // expiry time are expired.
 func (s *Server) statusOf(u *upload) string {
-	if !u.attached && !s.now().Before(u.expiry) {
+	if !u.attached && (!s.now().Before(u.expiry) || u.early) {
 		return uploadExpired
 	}
 	return u.status
@@ -286,7 +286,9 @@ func (s *Server) sendUpload(c *call) (any, error) {
 		u.filename, u.contentType = filename, ct
 		u.parts[1] = p.data
 		s.complete(u)
-		return s.renderUpload(c.base, u), nil
+		out := s.renderUpload(c.base, u)
+		u.early = u.expireEarly
+		return out, nil
 	}
 	if !p.hasPart {
 		return nil, undefined("body.part_number")
@@ -312,6 +314,10 @@ func (s *Server) complete(u *upload) {
 	}
 	sum := sha256.Sum256(data)
 	u.data, u.sha256, u.status = data, hex.EncodeToString(sum[:]), uploadUploaded
+	if s.expireNext > 0 {
+		s.expireNext--
+		u.expireEarly = true
+	}
 }
 
 func (s *Server) completeUpload(c *call) (any, error) {
@@ -339,7 +345,9 @@ func (s *Server) completeUpload(c *call) (any, error) {
 		return nil, validationError("The file is %d bytes, which exceeds this workspace's limit of %d bytes per file.", total, s.cfg.MaxFileUploadBytes)
 	}
 	s.complete(u)
-	return s.renderUpload(c.base, u), nil
+	out := s.renderUpload(c.base, u)
+	u.early = u.expireEarly
+	return out, nil
 }
 
 // checkAttachable says whether a request may attach the upload ref names:

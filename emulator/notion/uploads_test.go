@@ -256,3 +256,32 @@ func TestFilesPropertyAndIconAttachUploads(t *testing.T) {
 		}
 	}
 }
+
+func TestInjectedUploadExpiryAndRuntimeFileCap(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.srv.InjectUploadExpiry(1)
+	u := e.createUpload(map[string]any{"filename": "a.png"})["id"].(string)
+	r := e.send(u, "a.png", []byte("\x89PNG\r\n\x1a\nx"), 0)
+	if r.status != 200 || r.body["status"] != "uploaded" {
+		t.Fatalf("send of an upload set to expire early: %d %s (it should look uploaded)", r.status, r.raw)
+	}
+	e.clock.Advance(time.Millisecond)
+	page := e.createPage(e.srv.RootPageID(), "Early")
+	if r := e.do("PATCH", "/v1/blocks/"+page+"/children", map[string]any{"children": []any{imageBlock(u)}}); r.status != 400 || !strings.Contains(r.message(), "expired") {
+		t.Errorf("attach of an early-expired upload: %d %s", r.status, r.raw)
+	}
+	ok := e.uploadFile("b.png", []byte("\x89PNG\r\n\x1a\ny"))
+	e.clock.Advance(time.Millisecond)
+	if r := e.do("PATCH", "/v1/blocks/"+page+"/children", map[string]any{"children": []any{imageBlock(ok)}}); r.status != 200 {
+		t.Errorf("only the next upload should expire early: %d %s", r.status, r.raw)
+	}
+	e.srv.SetMaxFileUploadBytes(4)
+	me := e.ok("GET", "/v1/users/me", nil)
+	if got := me["bot"].(map[string]any)["workspace_limits"].(map[string]any)["max_file_upload_size_in_bytes"]; got != float64(4) {
+		t.Errorf("users/me cap after SetMaxFileUploadBytes(4) = %v", got)
+	}
+	big := e.createUpload(map[string]any{"filename": "c.png"})["id"].(string)
+	if r := e.send(big, "c.png", []byte("12345"), 0); r.status != 400 || !strings.Contains(r.message(), "exceeds") {
+		t.Errorf("upload over the cap: %d %s", r.status, r.raw)
+	}
+}

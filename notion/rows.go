@@ -1,0 +1,140 @@
+package notion
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/notebridge/notebridge/notion/blocks"
+)
+
+// Row is a section database row as a migration reads it back.
+type Row struct {
+	// PageID is the row's Notion page ID.
+	PageID string
+	// OneNotePageID is the OneNote page it holds (PropOneNoteID).
+	OneNotePageID string
+	// Status is PropStatus: StatusWriting, StatusDone, or "".
+	Status string
+	// LastModified is PropLastModified as stored (ISO 8601), or "".
+	LastModified string
+	// LinkID is PropLinkID: the page-id GUID internal links name the page
+	// by ("" for rows written before rows held it).
+	LinkID string
+	// LinksPending is PropLinksPending: its internal links still point at
+	// OneNote.
+	LinksPending bool
+}
+
+// RowFilter narrows Rows. The zero value reads every live row.
+type RowFilter struct {
+	// Done keeps only rows marked done.
+	Done bool
+	// LinksPending keeps only rows whose internal links are still to be
+	// rewritten.
+	LinksPending bool
+}
+
+// Rows calls fn for each live (not archived) row of section database db
+// that matches f, 100 rows per request, through the Client's pacing and
+// retries. It stops at fn's first error and returns it.
+func (c *Client) Rows(ctx context.Context, db string, f RowFilter, fn func(Row) error) error {
+	if db == "" {
+		return fmt.Errorf("notion: Rows needs a database ID")
+	}
+	var and []any
+	if f.Done {
+		and = append(and, map[string]any{"property": PropStatus, "select": map[string]any{"equals": StatusDone}})
+	}
+	if f.LinksPending {
+		and = append(and, map[string]any{"property": PropLinksPending, "checkbox": map[string]any{"equals": true}})
+	}
+	q := map[string]any{"page_size": 100}
+	switch len(and) {
+	case 0:
+	case 1:
+		q["filter"] = and[0]
+	default:
+		q["filter"] = map[string]any{"and": and}
+	}
+	for {
+		var res listResponse
+		if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases/" + db + "/query", body: jsonBody(q), out: &res,
+			// A query changes nothing: sending it again is safe.
+			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }}); err != nil {
+			return fmt.Errorf("notion: reading the rows of database %s: %w", db, err)
+		}
+		for _, raw := range res.Results {
+			var p pageObject
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return fmt.Errorf("notion: decoding row: %w", err)
+			}
+			if p.Archived || p.InTrash {
+				continue
+			}
+			r := Row{PageID: p.ID, OneNotePageID: plain(p.Properties[PropOneNoteID].RichText),
+				LinkID: plain(p.Properties[PropLinkID].RichText)}
+			if s := p.Properties[PropStatus].Select; s != nil {
+				r.Status = s.Name
+			}
+			if d := p.Properties[PropLastModified].Date; d != nil {
+				r.LastModified = d.Start
+			}
+			if b := p.Properties[PropLinksPending].Checkbox; b != nil {
+				r.LinksPending = *b
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if !res.HasMore || res.NextCursor == nil {
+			return nil
+		}
+		q["start_cursor"] = *res.NextCursor
+	}
+}
+
+// MarkLinksRewritten clears PropLinksPending on row pageID once its
+// internal links are rewritten. Repeating it is harmless.
+func (c *Client) MarkLinksRewritten(ctx context.Context, pageID string) error {
+	return c.setProps(ctx, pageID, map[string]any{PropLinksPending: map[string]any{"checkbox": false}},
+		func(p pageObject) bool { b := p.Properties[PropLinksPending].Checkbox; return b != nil && !*b })
+}
+
+// setLinkID stores a row's PropLinkID.
+func (c *Client) setLinkID(ctx context.Context, pageID, linkID string) error {
+	return c.setProps(ctx, pageID, map[string]any{PropLinkID: map[string]any{"rich_text": text(linkID)}},
+		func(p pageObject) bool { return plain(p.Properties[PropLinkID].RichText) == linkID })
+}
+
+// setProps sets properties of a row; if the outcome is unknown the row is
+// read back and applied tells whether they took effect.
+func (c *Client) setProps(ctx context.Context, pageID string, props map[string]any, applied func(pageObject) bool) error {
+	path := "/v1/pages/" + pageID
+	return c.do(ctx, call{method: http.MethodPatch, path: path, body: jsonBody(map[string]any{"properties": props}),
+		reconcile: func(ctx context.Context) (json.RawMessage, bool, error) {
+			var p pageObject
+			if err := c.do(ctx, call{method: http.MethodGet, path: path, out: &p}); err != nil {
+				return nil, false, err
+			}
+			return nil, applied(p), nil
+		}})
+}
+
+// MaxUploadBytes returns the workspace's cap on one file upload, as
+// GET /v1/users/me reports it (read once per Client); 0 means no cap was
+// reported.
+func (c *Client) MaxUploadBytes(ctx context.Context) (int64, error) {
+	return c.workspaceMaxFileSize(ctx)
+}
+
+// plain is the text of a rich-text array.
+func plain(rt []blocks.RichText) string {
+	var b strings.Builder
+	for _, r := range rt {
+		b.WriteString(r.Text)
+	}
+	return b.String()
+}

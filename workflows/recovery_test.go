@@ -1,0 +1,426 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/onenote"
+)
+
+// pipelineMocks mocks the page activities of a section of n pages p0..;
+// fail, if set, decides a WritePage's error from the page ID and how
+// often it was written before.
+type pipelineMocks struct {
+	mu       sync.Mutex
+	n        int
+	contents map[string]int
+	writes   map[string]int
+	inputs   []activities.WritePageInput
+	lost     map[string][]activities.LostResource // FetchResources reports these
+	fail     func(page string, before int) error
+}
+
+func (m *pipelineMocks) register(env *testsuite.TestWorkflowEnvironment) {
+	m.contents, m.writes = map[string]int{}, map[string]int{}
+	env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
+			var ps []activities.PageMeta
+			for i := range m.n {
+				ps = append(ps, activities.PageMeta{ID: fmt.Sprintf("p%d", i), Order: i, LastModified: "2024-01-01T00:00:00.000Z"})
+			}
+			return activities.ListPagesResult{Pages: ps, Done: true}, nil
+		})
+	env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(activities.ExistingRowsResult{}, nil)
+	env.OnActivity(activities.FetchContentName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FetchContentInput) (activities.ContentMeta, error) {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.contents[in.PageID]++
+			return activities.ContentMeta{Resources: []activities.ResourceRef{{ID: in.PageID + "-r1"}, {ID: in.PageID + "-r2"}}}, nil
+		})
+	env.OnActivity(activities.FetchResourcesName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FetchResourcesInput) (activities.FetchResourcesResult, error) {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			r := activities.FetchResourcesResult{Requests: len(in.Resources)}
+			for _, ref := range in.Resources {
+				if l := slices.IndexFunc(m.lost[ref.ID], func(l activities.LostResource) bool { return l.ID == ref.ID }); l >= 0 {
+					r.Lost = append(r.Lost, m.lost[ref.ID][l])
+				} else {
+					r.Fetched = append(r.Fetched, ref.ID)
+				}
+			}
+			return r, nil
+		})
+	env.OnActivity(activities.WritePageName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.WritePageInput) (activities.WritePageResult, error) {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			before := m.writes[in.Page.ID]
+			m.writes[in.Page.ID]++
+			m.inputs = append(m.inputs, in)
+			if m.fail != nil {
+				if err := m.fail(in.Page.ID, before); err != nil {
+					return activities.WritePageResult{}, err
+				}
+			}
+			res := activities.WritePageResult{NotionPageID: "n-" + in.Page.ID}
+			for _, l := range in.Lost {
+				res.Losses++
+				res.LossSamples = append(res.LossSamples, "attachment: "+l.Reason)
+			}
+			return res, nil
+		})
+	env.OnActivity(activities.CleanPageName, mock.Anything, mock.Anything).Return(nil)
+}
+
+func sectionInput(n int) SectionInput {
+	return SectionInput{User: "alice", NotebookID: "nb", Section: SectionRef{ID: "s", Name: "S", Path: "NB / S"},
+		DatabaseID: "db", PageParallelism: 2, PagesPerRun: n + 1}
+}
+
+// TestPageWhoseStagedDataIsGoneRunsAgain: the write finds the staged
+// content missing (the worker that staged it is gone): the page is run
+// again from its content fetch, written once, and not marked failed.
+func TestPageWhoseStagedDataIsGoneRunsAgain(t *testing.T) {
+	env, _ := newEnv(t)
+	m := &pipelineMocks{n: 3, fail: func(page string, before int) error {
+		if page == "p1" && before == 0 {
+			return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", activities.ErrTypeStaging, nil)
+		}
+		return nil
+	}}
+	m.register(env)
+	env.ExecuteWorkflow(MigrateSectionName, sectionInput(3))
+	var res SectionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Done != 3 || res.Failed != 0 || res.Reruns != 1 {
+		t.Errorf("result %+v: want 3 done, 0 failed, 1 rerun", res)
+	}
+	if m.contents["p1"] != 2 || m.writes["p1"] != 2 || m.contents["p0"] != 1 {
+		t.Errorf("content fetches %v, writes %v: p1 should run twice, the others once", m.contents, m.writes)
+	}
+}
+
+// TestPageRerunsAreBounded: a page whose worker is lost every time ends
+// failed after maxPageRuns runs, saying so.
+func TestPageRerunsAreBounded(t *testing.T) {
+	env, _ := newEnv(t)
+	m := &pipelineMocks{n: 1, fail: func(string, int) error {
+		return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", activities.ErrTypeStaging, nil)
+	}}
+	m.register(env)
+	env.ExecuteWorkflow(MigrateSectionName, sectionInput(1))
+	var res SectionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, "lost 8 times") {
+		t.Errorf("result %+v after %d writes", res, m.writes["p0"])
+	}
+}
+
+// TestLostResourcesAreWrittenAsLosses: a resource Graph no longer has
+// does not fail the page: the write gets it as lost and the ledger and
+// result report the loss.
+func TestLostResourcesAreWrittenAsLosses(t *testing.T) {
+	env, _ := newEnv(t)
+	m := &pipelineMocks{n: 2, lost: map[string][]activities.LostResource{
+		"p1-r2": {{ID: "p1-r2", Reason: "it is gone from OneNote (HTTP 404)"}}}}
+	m.register(env)
+	env.ExecuteWorkflow(MigrateSectionName, sectionInput(2))
+	var res SectionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Done != 2 || res.Failed != 0 || res.Losses != 1 || len(res.LossPages) != 1 || res.LossPages[0].ID != "p1" ||
+		!strings.Contains(res.LossPages[0].Notes[0], "404") {
+		t.Errorf("result %+v", res)
+	}
+	for _, in := range m.inputs {
+		if (in.Page.ID == "p1") != (len(in.Lost) == 1) {
+			t.Errorf("write of %s got lost resources %v", in.Page.ID, in.Lost)
+		}
+	}
+}
+
+// TestListingFollowsNextLinkWhenSkipIsIgnored: Graph sends the first 100
+// pages again for $skip=100; the section lists again following nextLink
+// and gets every page once.
+func TestListingFollowsNextLinkWhenSkipIsIgnored(t *testing.T) {
+	env, _ := newEnv(t)
+	page := func(i int) activities.PageMeta {
+		return activities.PageMeta{ID: fmt.Sprintf("p%03d", i), Order: i, LastModified: "2024-01-01T00:00:00.000Z"}
+	}
+	var cursors []onenote.PageCursor
+	env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
+			cursors = append(cursors, in.Cursor)
+			c := in.Cursor
+			var r activities.ListPagesResult
+			switch {
+			case !c.UseNextLink && c.Skip == 0:
+				for i := range 100 {
+					r.Pages = append(r.Pages, page(i))
+				}
+				r.Next = onenote.PageCursor{SectionID: c.SectionID, Skip: 100, PrevFingerprint: "x"}
+			case !c.UseNextLink:
+				r.Done, r.Repeated, r.Next = true, true, c
+			default:
+				n := 0
+				fmt.Sscan(c.NextLink, &n)
+				for i := n; i < min(n+40, 130); i++ {
+					r.Pages = append(r.Pages, page(i))
+				}
+				r.Next = c
+				r.Next.NextLink = fmt.Sprint(n + 40)
+				r.Done = n+40 >= 130
+			}
+			return r, nil
+		})
+	env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(activities.ExistingRowsResult{}, nil)
+	in := sectionInput(0)
+	in.DryRun = true
+	env.ExecuteWorkflow(MigrateSectionName, in)
+	var res SectionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages != 130 || !res.Relisted || res.ListCalls != 2+4 {
+		t.Errorf("result %+v after cursors %+v", res, cursors)
+	}
+}
+
+// TestBlockLimitStopsTheSectionAndTheNotebook: the Notion workspace is
+// full after two pages: the section starts no more pages, and the notebook
+// ends with an error that says what to do and what was migrated.
+func TestBlockLimitStopsTheSectionAndTheNotebook(t *testing.T) {
+	env, _ := newEnv(t)
+	m := &pipelineMocks{n: 6, fail: func(page string, _ int) error {
+		if page >= "p2" {
+			return temporal.NewNonRetryableApplicationError("workspace block limit reached", activities.ErrTypeNotionBlockLimit, nil)
+		}
+		return nil
+	}}
+	m.register(env)
+	in := sectionInput(6)
+	in.PageParallelism = 1
+	env.ExecuteWorkflow(MigrateSectionName, in)
+	var res SectionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != StopBlockLimit || res.Done != 2 || res.Failed != 1 || len(m.writes) != 3 {
+		t.Errorf("result %+v, writes %v: want 2 done, stopped at the third", res, m.writes)
+	}
+
+	nenv, _ := newEnv(t)
+	nenv.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	nenv.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
+		SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
+	started := map[string]bool{}
+	nenv.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+			started[in.Section.ID] = true
+			if in.Section.ID == "s2" {
+				return SectionResult{SectionID: "s2", Pages: 5, Done: 2, Written: 2, Failed: 1,
+					Stopped: StopBlockLimit, StoppedType: activities.ErrTypeNotionBlockLimit}, nil
+			}
+			return SectionResult{SectionID: in.Section.ID, Pages: 3, Done: 3, Written: 3}, nil
+		})
+	nenv.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p", SectionParallelism: 1})
+	err := nenv.GetWorkflowError()
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != ErrTypeConfig {
+		t.Fatalf("notebook error %v, want %s", err, ErrTypeConfig)
+	}
+	for _, want := range []string{"block limit", "upgrade the Notion workspace", "5 pages written", "1 of 3 sections complete"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	var rep NotebookReport
+	if err := app.Details(&rep); err != nil || rep.Written != 5 {
+		t.Errorf("report in the error's details: %+v (%v)", rep, err)
+	}
+	if started["s3"] {
+		t.Error("a section started after the block limit was reached")
+	}
+}
+
+// TestPasswordProtectedSectionIsSkipped: one section cannot be read; it
+// is skipped and reported, the others migrate, the notebook completes.
+func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
+		SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
+	env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(activities.ExistingRowsResult{}, nil)
+	env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
+			if in.Cursor.SectionID == "s2" {
+				return activities.ListPagesResult{}, temporal.NewNonRetryableApplicationError(
+					"onenote: list pages: permission: HTTP 403 code 10004", activities.ErrTypeGraphProtected, nil)
+			}
+			return activities.ListPagesResult{Done: true}, nil
+		})
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p"})
+	var rep NotebookReport
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.SkippedSections != 1 || rep.FailedSections != 0 || rep.Sections[1].Status != SectionSkipped ||
+		!strings.Contains(rep.Message, "password") || !strings.Contains(rep.Message, "2023") {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+// TestSignInGoneMidMigrationStops: a section fails because the user's
+// sign-in is gone: the notebook starts no other section and ends saying
+// which command to run.
+func TestSignInGoneMidMigrationStops(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, nil)
+	started := 0
+	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+			started++
+			return SectionResult{}, fmt.Errorf("listing the pages of section: %w", temporal.NewNonRetryableApplicationError(
+				`Microsoft sign-in for user "alice" has expired or was revoked: run "starter login --user alice" to sign in again`,
+				activities.ErrTypeNotSignedIn, nil))
+		})
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p", SectionParallelism: 1})
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), `starter login --user alice`) || started != 1 {
+		t.Errorf("error %v after %d sections, want the login command after 1", err, started)
+	}
+}
+
+// TestNotebookContinuesAsNewKeepingOutcomes: with SectionsPerRun 2 the
+// notebook hands over after two sections, carrying their outcomes and the
+// queue; the next run finishes the rest and reports all.
+func TestNotebookContinuesAsNewKeepingOutcomes(t *testing.T) {
+	section := func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+		if in.Section.ID == "s1" {
+			return SectionResult{SectionID: "s1", Pages: 2, Done: 1, Failed: 1, FailedPages: []PageFailure{{ID: "x", Error: "boom"}}}, nil
+		}
+		return SectionResult{SectionID: in.Section.ID, Pages: 2, Done: 2, Written: 2}, nil
+	}
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
+		SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
+	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(section)
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
+		SectionParallelism: 1, SectionsPerRun: 2})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("want a continue-as-new after 2 sections, got %v", err)
+	}
+	var next MigrateInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	st := next.State
+	if st == nil || len(st.Sections) != 3 || st.Sections[0].Status != SectionFailed || st.Sections[1].Status != SectionDone ||
+		!slices.Equal(st.Queue, []int{2}) || st.Databases["s3"] != "db3" || st.Runs != 1 {
+		t.Fatalf("carried state %+v", st)
+	}
+
+	env2, calls := newEnv(t)
+	env2.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(section)
+	env2.RegisterDelayedCallback(func() { env2.SignalWorkflow(SignalFinish, nil) }, time.Hour)
+	env2.ExecuteWorkflow(MigrateNotebookName, next)
+	var rep NotebookReport
+	if err := env2.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	if *calls != 0 {
+		t.Errorf("the continued run made %d Graph calls, want 0 (the tree is carried)", *calls)
+	}
+	if rep.Pages != 6 || rep.Written != 4 || rep.FailedPages != 1 || rep.FailedSections != 1 || rep.NotebookName != "Work notes" {
+		t.Errorf("report after continue-as-new: %+v", rep)
+	}
+}
+
+// TestMalformedInputNamesTheField starts the notebook with JSON an
+// operator got wrong: it fails at once, non-retryably, naming the field.
+func TestMalformedInputNamesTheField(t *testing.T) {
+	for _, tc := range []struct{ input, want string }{
+		{`{"user":"alice","notebook":5,"notionParent":"p"}`, `field "notebook": is a JSON number; it must be a string`},
+		{`{"user":"alice","notebook":"n","notionParent":"p","dry_run":true}`, `has a field "dry_run", which the input does not have (did you mean "dryRun"?)`},
+		{`{"user":"alice","notebook":"n","notionParent":"p","include":"A"}`, `field "include": is a JSON string; it must be a list`},
+		{`["alice"]`, `it must be an object`},
+	} {
+		env, _ := newEnv(t)
+		env.ExecuteWorkflow(MigrateNotebookName, json.RawMessage(tc.input))
+		err := env.GetWorkflowError()
+		var app *temporal.ApplicationError
+		if !errors.As(err, &app) || app.Type() != ErrTypeInvalidInput || !app.NonRetryable() || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want a non-retryable %s saying %s", tc.input, err, ErrTypeInvalidInput, tc.want)
+		}
+	}
+}
+
+// TestNoStoredSignInEndsEarly runs the notebook with the real activities
+// over a real token store on an empty directory: it ends at once, before
+// any Graph request, saying which command signs the user in.
+func TestNoStoredSignInEndsEarly(t *testing.T) {
+	key, err := auth.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := auth.Open(auth.Config{Dir: filepath.Join(t.TempDir(), "tokens"), Key: key,
+		Microsoft: auth.Microsoft{ClientID: "app", Authority: "http://127.0.0.1:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts, err := activities.New(activities.Config{GraphBaseURL: "http://127.0.0.1:1/v1.0", Tokens: storeTokens{store},
+		StagingDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	calls := new(int)
+	w := &Workflows{App: "test", newCaller: func(workflow.Context, limiter.Spec) caller { return directCaller{calls} }}
+	w.Register(env)
+	acts.Register(env)
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "dana", Notebook: "Work notes", NotionParent: "p"})
+	err = env.GetWorkflowError()
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != ErrTypeConfig || *calls != 1 {
+		t.Fatalf("error %v after %d Graph calls, want %s after 1", err, *calls, ErrTypeConfig)
+	}
+	if !strings.Contains(err.Error(), `run "starter login --user dana"`) || !strings.Contains(err.Error(), "start the migration again") {
+		t.Errorf("error %q does not say to run starter login --user dana", err)
+	}
+}
+
+// storeTokens hands out the auth store's token sources as they are.
+type storeTokens struct{ s *auth.Store }
+
+func (s storeTokens) TokenSource(user string) (onenote.TokenSource, error) {
+	return s.s.TokenSource(user), nil
+}

@@ -80,3 +80,8 @@ codec-server: ## Run the codec server for the Web UI and CLI on 127.0.0.1:8234 (
 vulncheck: ## govulncheck against a local vulnerability database built from golang.org/x/vulndb (no vuln.go.dev needed).
 	cd tools/vuln && $(GO) test ./...
 	@scripts/govulncheck.sh $(ARGS)
+
+.PHONY: fault-matrix
+
+fault-matrix: temporal ## The fault matrix and bad-input cases alone (they also run in make test).
+	$(GO) test -count=1 -timeout 15m -run TestFaultsAndBadInput -v ./workflows/

@@ -85,3 +85,8 @@ vulncheck: ## govulncheck against a local vulnerability database built from gola
 
 fault-matrix: temporal ## The fault matrix and bad-input cases alone (they also run in make test).
 	$(GO) test -count=1 -timeout 15m -run TestFaultsAndBadInput -v ./workflows/
+
+.PHONY: chaos
+
+chaos: temporal ## The chaos run: a 200-page migration while the worker is killed 20 times (SIGKILL) and Temporal restarted twice, checked block for block against the source; report in bench/results/chaos.md (ARGS="...").
+	$(GO) run ./cmd/chaos -out bench/results/chaos.md $(ARGS)

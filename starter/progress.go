@@ -41,7 +41,7 @@ func (s *snapshot) running() bool { return s.status == enumspb.WORKFLOW_EXECUTIO
 
 // waiting reports whether the notebook waits for an operator's signal.
 func (s *snapshot) waiting() bool {
-	return s.running() && s.progressOK && strings.HasPrefix(s.progress.Phase, "waiting")
+	return s.running() && s.progressOK && s.progress.Phase == workflows.PhaseWaiting
 }
 
 // sectionList is the sections the snapshot knows: from the progress

@@ -32,9 +32,9 @@ const ErrTypeSectionProtected = "SectionPasswordProtected"
 // sections and stops when a section meets a fatal condition.
 const notebookChange = "notebridge-notebook-staged-links"
 
-// phaseWaiting is the notebook's phase while failed sections wait for an
+// PhaseWaiting is the notebook's phase while failed sections wait for an
 // operator.
-const phaseWaiting = "waiting for retry-section, retry-failed or finish"
+const PhaseWaiting = "waiting for retry-section, retry-failed or finish"
 
 // Section statuses in a notebook.
 const (
@@ -341,8 +341,8 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 			next.State = nb.state()
 			return NotebookReport{}, workflow.NewContinueAsNewError(ctx, MigrateNotebookName, next)
 		}
-		if settled() && nb.phase != phaseWaiting {
-			nb.phase = phaseWaiting
+		if settled() && nb.phase != PhaseWaiting {
+			nb.phase = PhaseWaiting
 			nb.upsert(ctx, "waiting")
 		}
 		nb.details(ctx)
@@ -353,7 +353,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		}); err != nil {
 			return NotebookReport{}, err
 		}
-		if len(nb.queue) > 0 && nb.phase == phaseWaiting {
+		if len(nb.queue) > 0 && nb.phase == PhaseWaiting {
 			nb.phase = "migrating"
 			nb.upsert(ctx, "migrating")
 		}

@@ -42,8 +42,17 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 		// parent deleted in OneNote since the listing leaves them at the
 		// top).
 		_ = workflow.Await(ctx, func() bool { return s.st.Ledger[parent] != nil })
-		if pe := s.st.Ledger[parent]; pe != nil {
+		pe := s.st.Ledger[parent]
+		if pe != nil {
 			parentID = pe.NotionID
+		}
+		if pe != nil && pe.Status == PageFailed && s.version >= 2 {
+			// Written now, it would land outside its parent for good: a
+			// retry of the section skips pages already done. Fail with
+			// the parent; the retry writes both, nested.
+			e.Status, e.Error = PageFailed, "its parent page failed: "+pe.Error
+			s.st.Ledger[p.ID] = e
+			return
 		}
 	}
 	var res activities.WritePageResult
@@ -100,6 +109,7 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 		// on it.
 		var res activities.WritePageResult
 		finished := false
+		s.staged[p.ID] = false
 		workflow.Go(sctx, func(gctx workflow.Context) {
 			res, err = s.pipeline(gctx, p, parentID)
 			finished = true
@@ -112,7 +122,17 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 		}
 		e.Reruns++
 		s.st.Reruns++
-		if run == maxPageRuns {
+		if s.version >= 2 && !s.staged[p.ID] {
+			// Lost while it waited for a permit, before its worker held
+			// anything of it: another page's worker died, not this one's
+			// doing. Only losses that cost it staged data count.
+			run--
+			if e.Reruns < maxPageRuns*4 {
+				workflow.GetLogger(ctx).Warn("Worker lost before the page was staged; running it again", "page", p.ID, "error", err)
+				continue
+			}
+		}
+		if run == maxPageRuns || e.Reruns >= maxPageRuns*4 {
 			return res, fmt.Errorf("the worker running this page was lost %d times in a row (last: %w); "+
 				"check the workers, then retry the section", run, err)
 		}
@@ -147,6 +167,9 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	s.count(st)
 	if err != nil {
 		return activities.WritePageResult{}, fmt.Errorf("content: %w", err)
+	}
+	if s.staged != nil {
+		s.staged[p.ID] = true
 	}
 	var lost []activities.LostResource
 	for group := range slices.Chunk(meta.Resources, maxResourceCost) {

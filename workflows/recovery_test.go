@@ -36,6 +36,7 @@ type pipelineMocks struct {
 	inputs   []activities.WritePageInput
 	lost     map[string][]activities.LostResource // FetchResources reports these
 	fail     func(page string, before int) error
+	levels   map[string]int // page levels (subpages), 0 if absent
 }
 
 func (m *pipelineMocks) register(env *testsuite.TestWorkflowEnvironment) {
@@ -44,7 +45,8 @@ func (m *pipelineMocks) register(env *testsuite.TestWorkflowEnvironment) {
 		func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
 			var ps []activities.PageMeta
 			for i := range m.n {
-				ps = append(ps, activities.PageMeta{ID: fmt.Sprintf("p%d", i), Order: i, LastModified: "2024-01-01T00:00:00.000Z"})
+				id := fmt.Sprintf("p%d", i)
+				ps = append(ps, activities.PageMeta{ID: id, Order: i, Level: m.levels[id], LastModified: "2024-01-01T00:00:00.000Z"})
 			}
 			return activities.ListPagesResult{Pages: ps, Done: true}, nil
 		})
@@ -137,6 +139,36 @@ func TestPageRerunsAreBounded(t *testing.T) {
 	}
 	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, "lost 8 times") {
 		t.Errorf("result %+v after %d writes", res, m.writes["p0"])
+	}
+}
+
+// TestSubpagesFailWithTheirParent: a subpage whose parent failed is not
+// written outside it (a retry would then skip it as done and never nest
+// it): it fails too, naming the cause, and the other pages migrate.
+func TestSubpagesFailWithTheirParent(t *testing.T) {
+	env, _ := newEnv(t)
+	m := &pipelineMocks{n: 4, levels: map[string]int{"p2": 1, "p3": 2}, fail: func(page string, _ int) error {
+		if page == "p1" {
+			return temporal.NewNonRetryableApplicationError("notion refused the page", "NotionValidation", nil)
+		}
+		return nil
+	}}
+	m.register(env)
+	env.ExecuteWorkflow(MigrateSectionName, sectionInput(4))
+	var res SectionResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Done != 1 || res.Failed != 3 {
+		t.Fatalf("result %+v: want p0 done, p1 and its subpages p2, p3 failed", res)
+	}
+	if m.writes["p2"] != 0 || m.writes["p3"] != 0 {
+		t.Errorf("writes %v: the subpages of a failed page must not be written", m.writes)
+	}
+	for _, fp := range res.FailedPages {
+		if fp.ID != "p1" && !strings.Contains(fp.Error, "its parent page failed") {
+			t.Errorf("failed page %s: error %q, want it to name its failed parent", fp.ID, fp.Error)
+		}
 	}
 }
 

@@ -177,6 +177,9 @@ type section struct {
 	inflight int
 	handled  int // pages started in this run
 	sess     *sessions
+	// staged says, per page running in this run, whether its content is
+	// staged on its session's worker (so losing that worker cost it work).
+	staged map[string]bool
 	// version is the section's code version (see sectionChange).
 	version workflow.Version
 	// stop, when set, stops the section before its next page; stopType
@@ -187,7 +190,10 @@ type section struct {
 // sectionChange names the change of the section's command sequence:
 // version 1 re-runs pages whose worker was lost on a new session, lists
 // again following @odata.nextLink when Graph ignores $skip, skips a
-// password-protected section, and stops at the Notion block limit.
+// password-protected section, and stops at the Notion block limit;
+// version 2 retries session creation, counts against maxPageRuns only the
+// losses that cost a page its staged data, and fails a subpage with its
+// failed parent.
 const sectionChange = "notebridge-section-renew-sessions"
 
 // MigrateSection migrates one section: it lists the section's pages (one
@@ -203,7 +209,7 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	if in.PagesPerRun <= 0 {
 		in.PagesPerRun = DefaultPagesPerRun
 	}
-	s := &section{w: w, in: in, st: in.State, phase: "listing"}
+	s := &section{w: w, in: in, st: in.State, phase: "listing", staged: map[string]bool{}}
 	if s.st == nil {
 		s.st = &SectionState{Ledger: map[string]*LedgerEntry{}, Started: workflow.Now(ctx)}
 	}
@@ -214,7 +220,11 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil }); err != nil {
 		return SectionResult{}, err
 	}
-	s.version = workflow.GetVersion(ctx, sectionChange, workflow.DefaultVersion, 1)
+	// Version 1: renewed sessions, losses, stops, nextLink re-listing.
+	// Version 2: session creation retried, only worker losses that cost a
+	// page its staged data count against maxPageRuns, and a subpage whose
+	// parent failed fails with it (so a retry writes both, nested).
+	s.version = workflow.GetVersion(ctx, sectionChange, workflow.DefaultVersion, 2)
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
 	res, err := s.run(ctx)
@@ -250,7 +260,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 	s.phase = "migrating"
 	s.sess = &sessions{}
 	if s.version >= 1 {
-		s.sess = newSessions(ctx)
+		s.sess = newSessions(ctx, s.version >= 2)
 	}
 	parents := parentsOf(s.st.Pages)
 	stopped := false

@@ -37,8 +37,15 @@ var sessionOptions = workflow.SessionOptions{
 	HeartbeatTimeout: 30 * time.Second,
 }
 
-// newSessions starts a keeper goroutine from ctx.
-func newSessions(ctx workflow.Context) *sessions {
+// maxSessionAttempts bounds the tries to create one session when retry
+// is on; a worker killed just after it took the creation task fails it,
+// and so does a deploy that leaves no worker for a while.
+const maxSessionAttempts = 10
+
+// newSessions starts a keeper goroutine from ctx. With retry, a failed
+// session creation is tried again (backing off from 1 s to 1 min) before
+// its error reaches the pages waiting for it.
+func newSessions(ctx workflow.Context, retry bool) *sessions {
 	s := &sessions{keeper: true}
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
@@ -58,6 +65,14 @@ func newSessions(ctx workflow.Context) *sessions {
 				s.ctx = nil
 			}
 			sctx, err := workflow.CreateSession(ctx, &sessionOptions)
+			for attempt, backoff := 1, time.Second; err != nil && retry && attempt < maxSessionAttempts && ctx.Err() == nil; attempt++ {
+				workflow.GetLogger(ctx).Warn("Session not created; trying again", "attempt", attempt, "error", err)
+				if workflow.Sleep(ctx, backoff) != nil {
+					break
+				}
+				backoff = min(2*backoff, time.Minute)
+				sctx, err = workflow.CreateSession(ctx, &sessionOptions)
+			}
 			s.ctx, s.err, s.want = sctx, err, false
 			s.gen++
 		}

@@ -1,0 +1,88 @@
+// Command chaos runs a migration under fire (`make chaos`): a 200-page
+// notebook migrates while the worker, a separate process, is killed with
+// SIGKILL 20 times at random moments (some while a Graph request or a
+// Notion write is in flight) and restarted each time, and the Temporal dev
+// server is restarted twice on the same database file. Then the Notion
+// emulator's export is compared with the source block for block, the Graph
+// emulator's referee is asked for windows over a limit, and every workflow
+// history is searched for the Graph and Notion tokens. It prints a report,
+// writes it as Markdown with -out, and exits 1 if anything was wrong.
+//
+//	go run ./cmd/chaos                                  # the full run
+//	go run ./cmd/chaos -pages 40 -kills 3 -server-restarts 1 -seed 7
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/notebridge/notebridge/internal/chaos"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run parses args, runs the chaos and returns the exit code: 0 passed, 1
+// failed, 2 bad usage or the harness could not run.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o chaos.Options
+	var out string
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: chaos [flags]\n\nMigrates a generated notebook while killing the worker and restarting Temporal, then checks the result.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.IntVar(&o.Pages, "pages", 200, "pages in the notebook (4 sections; rounded up to a multiple of 4)")
+	fs.IntVar(&o.Kills, "kills", 20, "how many times the worker is killed with SIGKILL (and restarted)")
+	fs.IntVar(&o.ServerRestarts, "server-restarts", 2, "how many times the Temporal dev server is restarted")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the moments and kinds of kills and restarts")
+	fs.Float64Var(&o.TimeScale, "scale", 60, "time scale of the Graph limits (60: an hour lasts a minute)")
+	fs.Float64Var(&o.NotionRate, "notion-rate", 30, "Notion requests per second (emulator limit and worker pace)")
+	fs.IntVar(&o.PagesPerRun, "pages-per-run", 25, "pages a section handles before it continues as new")
+	fs.DurationVar(&o.Timeout, "timeout", 60*time.Minute, "how long the migration may take")
+	fs.StringVar(&o.Dir, "dir", "", "work directory, kept afterwards (logs, Temporal database, histories); default a temporary one, removed")
+	fs.StringVar(&out, "out", "", "write the report as Markdown to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "chaos: unexpected arguments %v: every setting is a flag (see -help)\n", fs.Args())
+		return 2
+	}
+	o.Log = stdout
+	res, err := chaos.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "chaos:", err)
+		if res == nil || ctx.Err() != nil {
+			return 2
+		}
+	}
+	res.WriteText(stdout)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(res.Markdown()), 0o644); err != nil {
+			fmt.Fprintln(stderr, "chaos: -out:", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "  report:                  %s\n", out)
+	}
+	if err != nil || !res.OK() {
+		return 1
+	}
+	return 0
+}

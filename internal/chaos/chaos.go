@@ -1,0 +1,666 @@
+// Package chaos runs a migration under fire: the Graph and Notion
+// emulators in-process, a real Temporal dev server on a database file, and
+// the worker as a separate OS process that is killed with SIGKILL at
+// random moments (some while a Graph request or a Notion write of it is in
+// flight) and restarted each time, while the dev server is restarted too.
+// Then it judges the result: the Notion emulator's export must equal the
+// source block for block (internal/verify), the Graph emulator's referee
+// must have found no window over any limit, no Graph request may have left
+// without a permit, and no history in the namespace may hold a secret.
+//
+// cmd/chaos runs it from the command line (`make chaos`); a short run is
+// part of the default tests.
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/verify"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// The run's fixed names.
+const (
+	user      = "alice"
+	app       = "chaos-app"
+	taskQueue = "notebridge"
+	sections  = 4 // the generated notebook: 2 sections, and a group of 2
+)
+
+// Options configure a chaos run. Zero values take the defaults noted.
+type Options struct {
+	// Pages is the notebook's page count (200), spread over 4 sections
+	// (two of them in a section group) and rounded up to a multiple of 4.
+	Pages int
+	// Kills is how many times the worker is killed (20); ServerRestarts
+	// how many times the dev server is restarted (2).
+	Kills, ServerRestarts int
+	// Seed draws the notebook-independent chaos: the moments and kinds
+	// of kills and restarts (1).
+	Seed uint64
+	// TimeScale shortens the Graph limits' windows, in the emulator and
+	// in the worker's limiter alike (60: an hour lasts a minute).
+	TimeScale float64
+	// NotionRate is Notion's requests per second, in the emulator and
+	// the worker's pace (30).
+	NotionRate float64
+	// PagesPerRun makes each section continue as new after that many
+	// pages (25), so that continue-as-new happens under fire too.
+	PagesPerRun int
+	// MinUptime is how long a restarted worker runs before the next kill
+	// (2 s).
+	MinUptime time.Duration
+	// Timeout bounds the migration (60 min).
+	Timeout time.Duration
+	// Dir is the work directory (logs, database, histories). Empty means
+	// a temporary directory, removed afterwards unless Keep is set.
+	Dir  string
+	Keep bool
+	// Root is the module root (found above the working directory if
+	// empty); WorkerBin a worker binary to use instead of building
+	// ./worker.
+	Root, WorkerBin string
+	// Log receives progress lines (discarded if nil).
+	Log io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&o.Pages, 200)
+	def(&o.PagesPerRun, 25)
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.TimeScale == 0 {
+		o.TimeScale = 60
+	}
+	if o.NotionRate == 0 {
+		o.NotionRate = 30
+	}
+	if o.MinUptime == 0 {
+		o.MinUptime = 2 * time.Second
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return o
+}
+
+// validate names the first bad option and what to do.
+func (o Options) validate() error {
+	switch {
+	case o.Pages < 4 || o.Pages > 20000:
+		return fmt.Errorf("chaos: -pages %d: give 4 to 20000 pages", o.Pages)
+	case o.Kills < 0 || o.ServerRestarts < 0:
+		return errors.New("chaos: -kills and -server-restarts cannot be negative")
+	case o.TimeScale < 1:
+		return fmt.Errorf("chaos: time scale %g: give 1 (real time) or more", o.TimeScale)
+	case o.NotionRate <= 0:
+		return fmt.Errorf("chaos: Notion rate %g: give a positive rate", o.NotionRate)
+	case o.PagesPerRun < 1 || o.PagesPerRun > 5000:
+		return fmt.Errorf("chaos: pages per run %d: give 1 to 5000", o.PagesPerRun)
+	}
+	return nil
+}
+
+// Fired is an event carried out.
+type Fired struct {
+	N    int  `json:"n"`
+	Kind Kind `json:"kind"`
+	// At is the time since the migration started; GraphRequests the
+	// run's clock then.
+	At            time.Duration `json:"at"`
+	GraphRequests int64         `json:"graphRequests"`
+	// Detail names the request in flight, or how the event went.
+	Detail string `json:"detail,omitempty"`
+	// Took is how long a server restart took, or how long a killed worker
+	// stayed down.
+	Took time.Duration `json:"took"`
+}
+
+// Result is what a chaos run did and found.
+type Result struct {
+	Options  Options  `json:"-"`
+	Pages    int      `json:"pages"`
+	Planned  []Event  `json:"planned"`
+	Kills    []Fired  `json:"kills"`
+	Restarts []Fired  `json:"restarts"`
+	Duration Duration `json:"duration"`
+	// WorkflowID and Input are the migration's, Report its result.
+	WorkflowID string                   `json:"workflowID"`
+	Input      string                   `json:"input"`
+	Completed  bool                     `json:"completed"`
+	Report     workflows.NotebookReport `json:"report"`
+	// FailedSections are the sections that failed at some point (their
+	// errors), and RetriedFailed whether retry-failed was signalled.
+	FailedSections []string `json:"failedSections,omitempty"`
+	RetriedFailed  bool     `json:"retriedFailed"`
+	// Verify compares the Notion export with the source.
+	Verify *verify.Report `json:"verify"`
+	// Violations are the Graph referee's windows over a limit.
+	Violations []graph.Violation `json:"violations"`
+	// GraphRequests and Graph429s are the Graph emulator's counts for
+	// the user; ExpectedRequests the least the migration needs;
+	// PermitUnits the limiter's granted permit units.
+	GraphRequests, Graph429s, ExpectedRequests int64
+	PermitUnits                                int64
+	NotionRequests                             int64
+	// WorkerStarts counts worker incarnations; SelfExits those that ended
+	// without being killed.
+	WorkerStarts, SelfExits int
+	Histories               HistoryExport
+	// LogLeaks names secrets found in the worker's log.
+	LogLeaks []string
+	// Problems are the reasons the run failed; empty means it passed.
+	Problems []string
+	// Dir is the work directory, if kept.
+	Dir string
+}
+
+// Duration is a time.Duration that marshals as text.
+type Duration time.Duration
+
+// MarshalText writes the duration as time.Duration.String does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// OK reports whether the run passed.
+func (r *Result) OK() bool { return len(r.Problems) == 0 }
+
+// run is one chaos run in progress.
+type run struct {
+	o      Options
+	res    *Result
+	start  time.Time
+	graph  *graph.Server
+	notion *notionemu.Server
+	srv    *devserver.Server
+	worker *workerProc
+	trap   *trap
+
+	mu sync.Mutex
+	c  client.Client // the dev server's client; replaced after a restart
+}
+
+func (r *run) say(format string, args ...any) {
+	el := time.Duration(0)
+	if !r.start.IsZero() {
+		el = time.Since(r.start)
+	}
+	fmt.Fprintf(r.o.Log, "chaos %7.1fs  %s\n", el.Seconds(), fmt.Sprintf(format, args...))
+}
+
+func (r *run) client() client.Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.c
+}
+
+func (r *run) graphRequests() int64 { return r.graph.Stats().Users[user].Requests }
+
+// Run performs a chaos run. Its error means the harness itself could not
+// run (no temporal CLI, build failure, interrupted), and the Result is nil
+// if the migration never started; a migration that went wrong is a Result
+// with Problems.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	r := &run{o: o, res: &Result{Options: o}}
+	if r.o.Root == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return nil, err
+		}
+		r.o.Root = root
+	}
+	if r.o.Dir == "" {
+		dir, err := os.MkdirTemp("", "notebridge-chaos-")
+		if err != nil {
+			return nil, fmt.Errorf("chaos: work directory: %w", err)
+		}
+		r.o.Dir = dir
+		if !o.Keep {
+			defer os.RemoveAll(dir)
+		}
+	} else if err := os.MkdirAll(r.o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("chaos: work directory: %w", err)
+	}
+	if o.Keep || o.Dir != "" {
+		r.res.Dir = r.o.Dir
+	}
+	if err := r.run(ctx); err != nil {
+		if r.start.IsZero() {
+			// Nothing ran: there is nothing to report.
+			return nil, err
+		}
+		return r.res, err
+	}
+	return r.res, nil
+}
+
+// genSpec is the generated notebook: 4 sections (2 in a section group),
+// subpages two levels deep, an image and an attachment on every page, a
+// PDF printout on every tenth and an internal link on each.
+func genSpec(pages int) graph.GenSpec {
+	return graph.GenSpec{Seed: 7, Owner: user, Notebooks: 1, GroupDepth: 1, GroupsPerLevel: 1,
+		SectionsPerContainer: 2, PagesPerSection: (pages + sections - 1) / sections, SubpageLevels: 2,
+		ImagesPerPage: 1, AttachmentsPerPage: 1, PrintoutEvery: 10, LinksPerPage: 1,
+		ImageBytes: 1024, AttachmentBytes: 2048}
+}
+
+func (r *run) run(ctx context.Context) error {
+	o, res := r.o, r.res
+	spec := genSpec(o.Pages)
+	nbs := graph.Generate(spec)
+	nb := nbs[0]
+	exp, err := verify.Expect(ctx, verify.Source{User: user, Notebooks: graph.Generate(spec)})
+	if err != nil {
+		return err
+	}
+	res.Pages = len(exp.Pages)
+	res.ExpectedRequests = expectedRequests(exp, spec)
+	res.Planned = Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests)
+
+	// The emulators, in-process, each behind its trap.
+	r.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
+		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true})
+	r.graph.AddNotebooks(user, nbs...)
+	r.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: o.NotionRate, Burst: max(1, int(o.NotionRate))})
+	notionTok := r.notion.IssueToken()
+	r.worker = &workerProc{log: filepath.Join(o.Dir, "worker.log")}
+	r.trap = newTrap(r.worker)
+	gts := httptest.NewServer(r.trap.wrap(KillDuringGraph, r.graph, graphRequest))
+	defer gts.Close()
+	nts := httptest.NewServer(r.trap.wrap(KillDuringNotionWrite, r.notion, notionWrite))
+	defer nts.Close()
+
+	r.say("building the worker")
+	bin := o.WorkerBin
+	if bin == "" {
+		if bin, err = buildWorker(ctx, o.Root, o.Dir); err != nil {
+			return err
+		}
+	}
+	r.worker.bin = bin
+
+	serverLog, err := os.OpenFile(filepath.Join(o.Dir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("chaos: server log: %w", err)
+	}
+	defer serverLog.Close()
+	r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
+	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	r.srv, err = devserver.Start(sctx, devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db"),
+		SearchAttributes: workflows.SearchAttributes(), Log: serverLog})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.srv.Stop() }()
+	r.c = r.srv.Client()
+
+	tokenArgs, tokenEnv, secrets, err := workerAuth(ctx, r.graph, gts.URL, o.Dir, app, user)
+	if err != nil {
+		return err
+	}
+	secrets = append(secrets, notionTok)
+	limits := "onenote-x" + strconv.FormatFloat(o.TimeScale, 'g', -1, 64)
+	r.worker.args = append([]string{"-temporal-address", r.srv.HostPort(), "-namespace", "default",
+		"-task-queue", taskQueue, "-app-id", app, "-staging-dir", filepath.Join(o.Dir, "staging"),
+		"-graph-url", gts.URL + "/v1.0", "-notion-url", nts.URL, "-limits", limits,
+		"-notion-rate", strconv.FormatFloat(o.NotionRate, 'g', -1, 64)}, tokenArgs...)
+	r.worker.env = append([]string{"NOTION_TOKEN=" + notionTok, "NOTION_TOKEN_FILE="}, tokenEnv...)
+	if err := r.worker.start(); err != nil {
+		return err
+	}
+	defer r.worker.stop(10 * time.Second)
+
+	in := workflows.MigrateInput{User: user, Notebook: nb.ID, NotionParent: r.notion.RootPageID(), Limits: limits,
+		PagesPerRun: o.PagesPerRun}
+	js, _ := json.Marshal(in)
+	res.Input, res.WorkflowID = string(js), workflows.NotebookWorkflowID(user, nb.ID)
+	r.say("%d pages in %d sections, at least %d Graph requests; plan: %d kills, %d server restarts (seed %d)",
+		res.Pages, len(exp.Sections), res.ExpectedRequests, o.Kills, o.ServerRestarts, o.Seed)
+	r.start = time.Now()
+	if _, err := r.client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: res.WorkflowID, TaskQueue: taskQueue,
+		StaticSummary: "Chaos: migrate " + nb.DisplayName}, workflows.MigrateNotebookName, in); err != nil {
+		return fmt.Errorf("chaos: start MigrateNotebook: %w", err)
+	}
+	r.say("started %s with %s", res.WorkflowID, res.Input)
+
+	mctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	err = r.fire(mctx)
+	cancel()
+	res.Duration = Duration(time.Since(r.start))
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("chaos: interrupted: %w", ctx.Err())
+	}
+	if err != nil {
+		res.Problems = append(res.Problems, err.Error())
+	}
+	// Every access and refresh token the emulator issued, refreshes
+	// during the run included.
+	r.judge(ctx, exp, append(secrets, r.graph.IssuedSecrets()...))
+	return nil
+}
+
+// expectedRequests is the least number of Graph requests the migration
+// makes: the notebook tree, a listing per 100 pages of each section, each
+// page's content and each resource.
+func expectedRequests(exp *verify.Expected, spec graph.GenSpec) int64 {
+	n := int64(1 + sections*((spec.PagesPerSection+99)/100))
+	for _, p := range exp.Pages {
+		n++
+		for _, l := range p.Blocks {
+			n += int64(strings.Count(l, "<file sha256:"))
+		}
+	}
+	return n
+}
+
+// fire carries out the plan while the migration runs, and returns when
+// the migration has ended (or ctx has).
+func (r *run) fire(ctx context.Context) error {
+	res := r.res
+	events := res.Planned
+	next := 0
+	var armed *Event
+	var armedAt time.Time
+	lastCheck, lastKey, lastSaid := time.Time{}, "", time.Time{}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	restartWorker := func(pause time.Duration) {
+		if err := sleep(ctx, pause); err != nil {
+			return
+		}
+		if err := r.worker.start(); err != nil {
+			res.Problems = append(res.Problems, err.Error())
+		}
+	}
+	recordKill := func(k Kind, detail string, pause time.Duration) {
+		f := Fired{N: len(res.Kills) + 1, Kind: k, At: time.Since(r.start), GraphRequests: r.graphRequests(), Detail: detail, Took: pause}
+		res.Kills = append(res.Kills, f)
+		r.say("kill %d/%d: %s (%s) at %d Graph requests; restarting the worker in %s", f.N, r.o.Kills, k, detail, f.GraphRequests, pause)
+		restartWorker(pause)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the migration did not end within %s", r.o.Timeout)
+		case s := <-r.trap.sprung:
+			recordKill(s.kind, s.detail, armed.Pause)
+			armed = nil
+			next++
+		case <-tick.C:
+		}
+		if !r.worker.running() && armed == nil {
+			res.SelfExits++
+			if res.SelfExits > maxSelfExits {
+				return fmt.Errorf("the worker exited by itself %d times; the end of its log:\n%s", res.SelfExits, tail(r.worker.logText(), 10))
+			}
+			r.say("the worker exited by itself (see worker.log); restarting it")
+			restartWorker(time.Second)
+		}
+		if time.Since(lastCheck) >= time.Second {
+			lastCheck = time.Now()
+			done, line, key := r.check(ctx)
+			if done {
+				r.trap.disarm()
+				return nil
+			}
+			// A line when the phase or the sections change, else every
+			// 15 s.
+			if key != lastKey || time.Since(lastSaid) >= 15*time.Second {
+				r.say("%s", line)
+				lastKey, lastSaid = key, time.Now()
+			}
+		}
+		if armed != nil {
+			if time.Since(armedAt) > trapPatience && r.trap.disarm() {
+				r.worker.kill()
+				recordKill(armed.Kind, fmt.Sprintf("%s: no such request in %s; killed at once", fallback, trapPatience), armed.Pause)
+				armed = nil
+				next++
+			}
+			continue
+		}
+		if next == len(events) || r.graphRequests() < events[next].At || r.worker.upFor() < r.o.MinUptime {
+			continue
+		}
+		e := events[next]
+		switch e.Kind {
+		case ServerRestart:
+			r.restartServer(ctx)
+			next++
+		case KillAnytime:
+			if err := sleep(ctx, e.Delay); err != nil {
+				continue
+			}
+			detail := fmt.Sprintf("%s after the mark", e.Delay)
+			if !r.worker.kill() {
+				detail += " (the worker was not running)"
+			}
+			recordKill(e.Kind, detail, e.Pause)
+			next++
+		default:
+			armed, armedAt = &e, time.Now()
+			r.trap.arm(e.Kind, e.Skip)
+		}
+	}
+}
+
+// restartServer restarts the dev server on its database file.
+func (r *run) restartServer(ctx context.Context) {
+	res := r.res
+	f := Fired{N: len(res.Restarts) + 1, Kind: ServerRestart, At: time.Since(r.start), GraphRequests: r.graphRequests()}
+	r.say("server restart %d/%d at %d Graph requests", f.N, r.o.ServerRestarts, f.GraphRequests)
+	t0 := time.Now()
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	err := r.srv.Restart(rctx)
+	cancel()
+	f.Took = time.Since(t0)
+	if err != nil {
+		f.Detail = "failed: " + err.Error()
+		res.Problems = append(res.Problems, fmt.Sprintf("server restart %d failed: %v", f.N, err))
+	} else {
+		r.mu.Lock()
+		r.c = r.srv.Client()
+		r.mu.Unlock()
+		f.Detail = "same port and database file"
+	}
+	res.Restarts = append(res.Restarts, f)
+	r.say("server restart %d done in %s", f.N, f.Took.Round(time.Millisecond))
+}
+
+// check looks at the migration: it reports whether it has ended (and
+// then fills the report), and a progress line. A notebook waiting with
+// failed sections gets retry-failed once, then finish.
+func (r *run) check(ctx context.Context) (done bool, line, key string) {
+	res := r.res
+	c := r.client()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	desc, err := c.DescribeWorkflowExecution(cctx, res.WorkflowID, "")
+	if err != nil {
+		line = "describe: " + firstLine(err.Error())
+		return false, line, line
+	}
+	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if err := c.GetWorkflow(cctx, res.WorkflowID, "").Get(cctx, &res.Report); err != nil {
+			res.Problems = append(res.Problems, fmt.Sprintf("the migration ended %s: %v", st, err))
+		} else {
+			res.Completed = true
+		}
+		return true, "", ""
+	}
+	var p workflows.NotebookProgress
+	v, err := c.QueryWorkflow(cctx, res.WorkflowID, "", workflows.QueryProgress)
+	if err == nil {
+		err = v.Get(&p)
+	}
+	if err != nil {
+		line = "progress query: " + firstLine(err.Error())
+		return false, line, line
+	}
+	if p.Failed > 0 && p.Running == 0 && p.Pending == 0 && strings.HasPrefix(p.Phase, "waiting") {
+		for _, s := range p.Sections {
+			if s.Status == workflows.SectionFailed {
+				res.FailedSections = append(res.FailedSections, fmt.Sprintf("%s (attempt %d): %s", s.Path, s.Attempts, s.Error))
+			}
+		}
+		signal := workflows.SignalRetryFailed
+		if res.RetriedFailed {
+			signal = workflows.SignalFinish
+		}
+		r.say("%d sections failed; signalling %s", p.Failed, signal)
+		if err := c.SignalWorkflow(cctx, res.WorkflowID, "", signal, nil); err != nil {
+			r.say("signal %s: %v", signal, err)
+		} else if signal == workflows.SignalRetryFailed {
+			res.RetriedFailed = true
+		}
+	}
+	line = fmt.Sprintf("%s: sections %d done, %d running, %d failed; %d/%d Graph requests; kills %d/%d, server restarts %d/%d",
+		p.Phase, p.Done, p.Running, p.Failed, r.graphRequests(), res.ExpectedRequests, len(res.Kills), r.o.Kills, len(res.Restarts), r.o.ServerRestarts)
+	return false, line, fmt.Sprintf("%s/%d/%d/%d", p.Phase, p.Done, p.Running, p.Failed)
+}
+
+// judge gathers the figures and the verdict once the migration ended.
+func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string) {
+	res := r.res
+	add := func(format string, args ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, args...)) }
+	us := r.graph.Stats().Users[user]
+	res.GraphRequests, res.Graph429s = us.Requests, us.Throttled
+	res.Violations = r.graph.Violations()
+	res.NotionRequests = r.notion.Stats().Requests
+	res.Verify = verify.Compare(exp, r.notion.Export(), r.notion.RootPageID())
+	res.WorkerStarts = r.worker.starts
+
+	// The limiter answers queries only while a worker runs.
+	if !r.worker.running() {
+		_ = r.worker.start()
+	}
+	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	var st entity.State
+	v, err := r.client().QueryWorkflow(qctx, entity.WorkflowID(workflows.LimiterResource, app), "", entity.QueryState)
+	if err == nil {
+		err = v.Get(&st)
+	}
+	cancel()
+	if err != nil {
+		add("query the limiter: %v", err)
+	} else {
+		res.PermitUnits = int64(st.Stats.Units[user])
+	}
+
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	hdir := ""
+	if res.Dir != "" {
+		hdir = filepath.Join(res.Dir, "histories")
+	}
+	res.Histories, err = exportHistories(hctx, r.client(), hdir, secrets)
+	cancel()
+	if err != nil {
+		add("export the histories: %v", err)
+	}
+	logText := r.worker.logText()
+	for i, s := range secrets {
+		if strings.Contains(logText, s) {
+			res.LogLeaks = append(res.LogLeaks, fmt.Sprintf("the worker log holds secret %d", i+1))
+		}
+	}
+
+	if got := len(res.Kills); got != r.o.Kills {
+		add("%d of %d kills happened during the migration", got, r.o.Kills)
+	}
+	if got := len(res.Restarts); got != r.o.ServerRestarts {
+		add("%d of %d server restarts happened during the migration", got, r.o.ServerRestarts)
+	}
+	if res.SelfExits > 0 {
+		add("the worker exited by itself %d times (see worker.log)", res.SelfExits)
+	}
+	if len(res.FailedSections) > 0 {
+		add("sections failed and waited for an operator: %s", strings.Join(res.FailedSections, "; "))
+	}
+	if res.Completed && (res.Report.FailedPages > 0 || res.Report.FailedSections > 0) {
+		add("the migration reports %d failed pages and %d failed sections: %s", res.Report.FailedPages, res.Report.FailedSections, res.Report.Message)
+	}
+	if !res.Verify.OK() {
+		add("the Notion export differs from the source: %s", res.Verify.Summary())
+	}
+	if n := len(res.Violations); n > 0 {
+		add("the Graph referee found %d windows over a limit, first: %+v", n, res.Violations[0])
+	}
+	if res.PermitUnits > 0 && res.GraphRequests > res.PermitUnits {
+		add("%d Graph requests reached the emulator but the limiter granted only %d permit units", res.GraphRequests, res.PermitUnits)
+	}
+	if n := len(res.Histories.Leaks); n > 0 {
+		add("%d histories hold a secret: %s", n, strings.Join(res.Histories.Leaks, "; "))
+	}
+	if len(res.LogLeaks) > 0 {
+		add("%s", strings.Join(res.LogLeaks, "; "))
+	}
+	if res.Histories.Runs == 0 && err == nil {
+		add("no history was exported")
+	}
+}
+
+// trapPatience is how long an armed trap waits for its kind of request
+// before the worker is killed anyway.
+const trapPatience = 90 * time.Second
+
+// fallback starts the detail of a kill whose trap waited in vain.
+const fallback = "fallback"
+
+// maxSelfExits is how many times the worker may exit without a kill
+// before the run gives up: it cannot start.
+const maxSelfExits = 5
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

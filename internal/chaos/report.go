@@ -1,0 +1,146 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// verdict is "PASS" or "FAIL".
+func (r *Result) verdict() string {
+	if r.OK() {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// figures are the report's lines, shared by the text and the Markdown.
+func (r *Result) figures() [][2]string {
+	o := r.Options
+	v := r.Verify
+	rows := [][2]string{
+		{"result", r.verdict()},
+		{"notebook", fmt.Sprintf("%d pages in 4 sections (2 in a section group), subpages, images, attachments, printouts, internal links", r.Pages)},
+		{"chaos", fmt.Sprintf("seed %d; %d of %d worker kills (SIGKILL), %d of %d Temporal server restarts", o.Seed, len(r.Kills), o.Kills, len(r.Restarts), o.ServerRestarts)},
+		{"kill kinds", r.killKinds()},
+		{"worker incarnations", fmt.Sprintf("%d (%d exits without a kill)", r.WorkerStarts, r.SelfExits)},
+		{"duration", time.Duration(r.Duration).Round(time.Second).String()},
+		{"limits", fmt.Sprintf("OneNote limits time-scaled x%g (an hour lasts %s); Notion %g requests/s", o.TimeScale, time.Duration(float64(time.Hour)/o.TimeScale).Round(time.Second), o.NotionRate)},
+		{"migration", r.migrationLine()},
+	}
+	if v != nil {
+		rows = append(rows,
+			[2]string{"Notion export vs source", fmt.Sprintf("%d of %d pages equal block for block; %d missing, %d duplicated, %d unexpected, %d property mismatches, %d pages with %d differing blocks, %d container problems; %d blocks compared", v.Matched, v.ExpectedPages, len(v.Missing), len(v.Duplicates), len(v.Unexpected), len(v.Mismatches), len(v.Different), v.BlockDiffs, len(v.Containers), v.BlocksExpected)},
+			[2]string{"repaired leftovers", fmt.Sprintf("%d archived rows, %d unattached file uploads", v.ArchivedRows, v.UnattachedUploads)})
+	}
+	rows = append(rows,
+		[2]string{"Graph", fmt.Sprintf("%d requests (at least %d needed), %d throttled; %d permit units granted; %d windows over a limit", r.GraphRequests, r.ExpectedRequests, r.Graph429s, r.PermitUnits, len(r.Violations))},
+		[2]string{"Notion", fmt.Sprintf("%d requests", r.NotionRequests)},
+		[2]string{"histories", fmt.Sprintf("%d runs, %d events, %.1f MB of JSON searched for the Graph and Notion tokens: %d hold one", r.Histories.Runs, r.Histories.Events, float64(r.Histories.Bytes)/1e6, len(r.Histories.Leaks))},
+		[2]string{"worker log", fmt.Sprintf("%d secrets found", len(r.LogLeaks))},
+	)
+	return rows
+}
+
+func (r *Result) migrationLine() string {
+	if !r.Completed {
+		return "did not complete"
+	}
+	s := fmt.Sprintf("completed: %d written, %d skipped, %d failed pages, %d failed sections", r.Report.Written, r.Report.Skipped, r.Report.FailedPages, r.Report.FailedSections)
+	if r.RetriedFailed {
+		s += "; retry-failed was signalled once"
+	}
+	return s
+}
+
+func (r *Result) killKinds() string {
+	n := map[Kind]int{}
+	fallbacks := 0
+	for _, k := range r.Kills {
+		if strings.HasPrefix(k.Detail, fallback) {
+			fallbacks++
+			n[KillAnytime]++
+			continue
+		}
+		n[k.Kind]++
+	}
+	s := fmt.Sprintf("%d during a Graph request, %d during a Notion write, %d at a random moment",
+		n[KillDuringGraph], n[KillDuringNotionWrite], n[KillAnytime])
+	if fallbacks > 0 {
+		s += fmt.Sprintf(" (%d of them planned during a request that did not come within %s)", fallbacks, trapPatience)
+	}
+	return s
+}
+
+// WriteText writes the report for a terminal.
+func (r *Result) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "\nChaos run: %s\n", r.verdict())
+	for _, f := range r.figures()[1:] {
+		fmt.Fprintf(w, "  %-24s %s\n", f[0]+":", f[1])
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  PROBLEM: %s\n", p)
+	}
+	if r.Verify != nil && !r.Verify.OK() {
+		fmt.Fprintf(w, "\n%s", r.Verify.Diff(3))
+	}
+	if r.Dir != "" {
+		fmt.Fprintf(w, "  work directory:          %s (worker.log, temporal.log, histories/)\n", r.Dir)
+	}
+}
+
+// Markdown is the report as a Markdown document.
+func (r *Result) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Chaos run: %s\n\n", r.verdict())
+	fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal dev server restarted %s; the result compared with the source through the Notion emulator's export.\n\n",
+		r.Pages, r.WorkflowID, times(len(r.Kills)), times(len(r.Restarts)))
+	b.WriteString("| | |\n|---|---|\n")
+	for _, f := range r.figures() {
+		fmt.Fprintf(&b, "| %s | %s |\n", f[0], strings.ReplaceAll(f[1], "|", "\\|"))
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\n## Problems\n\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", p)
+		}
+	}
+	b.WriteString("\n## Events\n\n| # | at | Graph requests | event | detail | took |\n|---|---|---|---|---|---|\n")
+	type row struct {
+		f Fired
+		n string
+	}
+	var all []row
+	for _, k := range r.Kills {
+		all = append(all, row{k, fmt.Sprintf("kill %d", k.N)})
+	}
+	for _, s := range r.Restarts {
+		all = append(all, row{s, fmt.Sprintf("restart %d", s.N)})
+	}
+	for i := 1; i < len(all); i++ {
+		for j := i; j > 0 && all[j].f.At < all[j-1].f.At; j-- {
+			all[j], all[j-1] = all[j-1], all[j]
+		}
+	}
+	for _, x := range all {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", x.n, x.f.At.Round(100*time.Millisecond), x.f.GraphRequests,
+			x.f.Kind, strings.ReplaceAll(x.f.Detail, "|", "\\|"), x.f.Took.Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "\nThe migration's input (`MigrateNotebook`):\n\n```json\n%s\n```\n", r.Input)
+	if r.Verify != nil && !r.Verify.OK() {
+		fmt.Fprintf(&b, "\n## Differences\n\n```\n%s```\n", r.Verify.Diff(10))
+	}
+	return b.String()
+}
+
+// times says n times in words.
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}

@@ -101,7 +101,15 @@ func describeDecodeError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &typ) && typ.Field != "":
-		return invalid(typ.Field, "is a JSON %s; it must be %s", typ.Value, jsonKind(typ.Type.Kind()))
+		// encoding/json matches keys case-insensitively and reports the
+		// key as written ("noteBook"): name the field as documented.
+		field := typ.Field
+		for _, f := range strings.Split(migrateInputFields, ", ") {
+			if strings.EqualFold(f, field) {
+				field = f
+			}
+		}
+		return invalid(field, "is a JSON %s; it must be %s", typ.Value, jsonKind(typ.Type.Kind()))
 	case errors.As(err, &typ):
 		return invalid("input", "is a JSON %s; it must be an object such as "+
 			`{"user":"alice","notebook":"Work notes","notionParent":"<page id>"}`, typ.Value)

@@ -31,7 +31,7 @@ func (r *Result) figures() [][2]string {
 	}
 	if v != nil {
 		rows = append(rows,
-			[2]string{"Notion export vs source", fmt.Sprintf("%d of %d pages equal block for block; %d missing, %d duplicated, %d unexpected, %d property mismatches, %d pages with %d differing blocks, %d container problems; %d blocks compared", v.Matched, v.ExpectedPages, len(v.Missing), len(v.Duplicates), len(v.Unexpected), len(v.Mismatches), len(v.Different), v.BlockDiffs, len(v.Containers), v.BlocksExpected)},
+			[2]string{"Notion export vs source", fmt.Sprintf("%d of %d pages equal block for block; %d missing, %d duplicated, %d unexpected, %d property mismatches, %d pages with differing blocks (%d blocks), %d container problems; %d blocks compared", v.Matched, v.ExpectedPages, len(v.Missing), len(v.Duplicates), len(v.Unexpected), len(v.Mismatches), len(v.Different), v.BlockDiffs, len(v.Containers), v.BlocksExpected)},
 			[2]string{"repaired leftovers", fmt.Sprintf("%d archived rows, %d unattached file uploads", v.ArchivedRows, v.UnattachedUploads)})
 	}
 	rows = append(rows,

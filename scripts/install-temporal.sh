@@ -14,7 +14,11 @@ fi
 
 echo "Building the temporal CLI v$want into $bin (about 5 minutes the first time)..." >&2
 mkdir -p bin
-(cd tools && go build -trimpath \
+# The machine's own Go builds it (GOTOOLCHAIN=local, even where the
+# Makefile exports a newer toolchain for our code): the dev server is a
+# local development tool, and this is the build that is known to work and
+# whose compiled packages the build cache already holds.
+(cd tools && GOTOOLCHAIN=local go build -trimpath \
   -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=$want" \
   -o ../"$bin" github.com/temporalio/cli/cmd/temporal)
 "$bin" --version >&2

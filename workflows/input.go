@@ -103,11 +103,15 @@ func describeDecodeError(err error) error {
 	case errors.As(err, &typ) && typ.Field != "":
 		// encoding/json matches keys case-insensitively and reports the
 		// key as written ("noteBook"): name the field as documented.
-		field := typ.Field
-		for _, f := range strings.Split(migrateInputFields, ", ") {
-			if strings.EqualFold(f, field) {
-				field = f
+		top, rest, nested := strings.Cut(typ.Field, ".")
+		for _, f := range append(strings.Split(migrateInputFields, ", "), "state") {
+			if strings.EqualFold(f, top) {
+				top = f
 			}
+		}
+		field := top
+		if nested {
+			field += "." + rest
 		}
 		return invalid(field, "is a JSON %s; it must be %s", typ.Value, jsonKind(typ.Type.Kind()))
 	case errors.As(err, &typ):

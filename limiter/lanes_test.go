@@ -266,3 +266,51 @@ func TestInvalidRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestSingleLane(t *testing.T) {
+	tests := []struct {
+		name   string
+		single bool
+		// background granted from a full queue while a person is around,
+		// and the order after the one concurrency slot frees.
+		wantBackground int
+		wantOrder      []string
+	}{
+		{"lanes on: reserve held, foreground jumps the queue", false, 35, []string{"r3"}},
+		{"single lane: no reserve, one queue in arrival order", true, 39, []string{"r2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := laneSpec()
+			sp.Tuning.SingleLane = tc.single
+			l := mustNew(t, sp)
+			var s seq
+			drain(t, l, at(-time.Second), s.req("u", Foreground, 1)) // a person is around
+			var bg []Request
+			for range 50 {
+				bg = append(bg, s.req("u", Background, 1))
+			}
+			if got := drain(t, l, at(0), bg...); len(got) != tc.wantBackground {
+				t.Fatalf("background granted %d, want %d", len(got), tc.wantBackground)
+			}
+			fg, bgWait := l.RetryAfter("u", Foreground, 1, at(0)), l.RetryAfter("u", Background, 1, at(0))
+			if tc.single && (fg != bgWait || fg == 0) {
+				t.Fatalf("single lane: RetryAfter foreground %v, background %v; want the same wait for the full window", fg, bgWait)
+			}
+			if !tc.single && (fg != 0 || bgWait == 0) {
+				t.Fatalf("lanes on: RetryAfter foreground %v, background %v; want 0 for foreground (reserve) only", fg, bgWait)
+			}
+
+			sp.User.Concurrency = 1
+			l = mustNew(t, sp)
+			var q seq
+			grantAll(t, l, at(0), q.req("u", Background, 1)) // holds the only slot
+			l.Enqueue(q.req("u", Background, 1), at(0))
+			l.Enqueue(q.req("u", Foreground, 1), at(0))
+			releaseAll(l, ok200, at(time.Second))
+			if got := grantAll(t, l, at(time.Second)); !slices.Equal(got, tc.wantOrder) {
+				t.Fatalf("granted %v, want %v", got, tc.wantOrder)
+			}
+		})
+	}
+}

@@ -198,6 +198,7 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	if l.queued[req.ID] != nil || l.byReq[req.ID] != nil || l.seen[req.ID] {
 		return nil
 	}
+	req.Lane = l.lane(req.Lane)
 	u := l.user(req.User)
 	u.Last = n
 	if req.Lane == Foreground {
@@ -212,6 +213,15 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	l.queued[req.ID] = u
 	l.activate(u, req.Lane)
 	return nil
+}
+
+// lane is the lane a request of lane waits in: Foreground for every
+// request when lanes are switched off (Tuning.SingleLane).
+func (l *Limiter) lane(lane Lane) Lane {
+	if l.st.Spec.Tuning.SingleLane {
+		return Foreground
+	}
+	return lane
 }
 
 func (l *Limiter) check(req Request) error {

@@ -70,6 +70,11 @@ type Tuning struct {
 	RetryProbeEvery Duration `json:"retryProbeEvery"`
 	// DedupeTTL is how long a finished request ID is remembered.
 	DedupeTTL Duration `json:"dedupeTTL"`
+	// SingleLane switches lanes off: every request is queued and granted
+	// as foreground, so scans and migrations wait in one queue (fairness
+	// between users still applies) and no reserve is held. It exists so
+	// benchmarks can show what lanes are for; production keeps it false.
+	SingleLane bool `json:"singleLane,omitempty"`
 }
 
 // Spec is the full limit table the model enforces.
@@ -128,11 +133,15 @@ func Profile(name string) (Spec, error) {
 		return OneNote(), nil
 	case strings.HasPrefix(name, "onenote-x"):
 		f, err := strconv.ParseFloat(strings.TrimPrefix(name, "onenote-x"), 64)
-		if err != nil || f <= 0 || math.IsInf(f, 0) {
+		if err != nil || !(f > 0) || math.IsInf(f, 0) { // !(f > 0) also refuses NaN
 			return Spec{}, fmt.Errorf("limiter: profile %q: want onenote-x<factor> with a positive factor", name)
 		}
 		s := OneNote().Scale(f)
 		s.Name = name
+		if err := s.Validate(); err != nil {
+			// A factor so large that windows collapse to a nanosecond.
+			return Spec{}, fmt.Errorf("limiter: profile %q: the factor is too large: %w", name, err)
+		}
 		return s, nil
 	}
 	return Spec{}, fmt.Errorf("limiter: unknown profile %q (want onenote or onenote-x<factor>)", name)

@@ -54,6 +54,11 @@ func TestProfiles(t *testing.T) {
 		{"onenote-x60", time.Minute, 400, false},
 		{"onenote-x3600", time.Second, 400, false},
 		{"onenote-x0", 0, 0, true},
+		{"onenote-x-2", 0, 0, true},
+		{"onenote-xNaN", 0, 0, true},
+		{"onenote-xInf", 0, 0, true},
+		{"onenote-x1e-300", 0, 0, true},
+		{"onenote-x1e15", 0, 0, true},
 		{"fast", 0, 0, true},
 	}
 	for _, tc := range tests {

@@ -72,7 +72,7 @@ func (l *Limiter) leaseExpiry(user string, now int64) int64 {
 // Requests already queued ahead of it are not counted.
 func (l *Limiter) RetryAfter(user string, lane Lane, cost int, now time.Time) time.Duration {
 	n := l.clock(now)
-	at := l.freeAt(l.users[user], lane, max(1, cost), 1, 0, n)
+	at := l.freeAt(l.users[user], l.lane(lane), max(1, cost), 1, 0, n)
 	return time.Duration(at - n)
 }
 

@@ -90,9 +90,16 @@ const (
 // New returns the workflows for app.
 func New(app string) *Workflows { return &Workflows{App: app} }
 
+// caller returns what runs this workflow run's Graph calls: the limiter's
+// client, or the baseline w.Throttle names. A value ParseThrottle would
+// refuse means the limiter, the only pacing that respects the budget.
 func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec) caller {
 	if w.newCaller != nil {
 		return w.newCaller(ctx, spec)
+	}
+	switch w.Throttle {
+	case ThrottleBackoff, ThrottleQueueRetry:
+		return newBaselineCaller(ctx, w.Throttle, spec)
 	}
 	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec})
 }

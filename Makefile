@@ -90,3 +90,8 @@ fault-matrix: temporal ## The fault matrix and bad-input cases alone (they also 
 
 chaos: temporal ## The chaos run: a 200-page migration while the worker is killed 20 times (SIGKILL) and Temporal restarted twice, checked block for block against the source; report in bench/results/chaos.md (ARGS="...").
 	$(GO) run ./cmd/chaos -out bench/results/chaos.md $(ARGS)
+
+.PHONY: bench-e2e
+
+bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server, both emulators and a worker process; table in bench/results/e2e.md, PNG plots beside it (ARGS="-scenarios 1,3").
+	$(GO) run ./bench/cmd/e2ebench -out bench/results $(ARGS)

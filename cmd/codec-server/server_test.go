@@ -70,6 +70,10 @@ func jsonPayloads(t *testing.T, ps ...*commonpb.Payload) []byte {
 
 // post sends body to url with headers, returning the status, the headers
 // and the body.
+// noKeepAlive is the tests' client: a connection the transport dials
+// ahead and leaves unused would hold the server's graceful shutdown.
+var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 func post(t *testing.T, method, url string, body []byte, headers map[string]string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
@@ -84,7 +88,7 @@ func post(t *testing.T, method, url string, body []byte, headers map[string]stri
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noKeepAlive.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

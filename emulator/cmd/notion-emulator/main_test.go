@@ -48,11 +48,14 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	if base == "" {
 		t.Fatalf("no listening line in %q", out.String())
 	}
+	// No keep-alive: a connection the transport dials ahead and leaves
+	// unused would hold the server's graceful shutdown for 5 s.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, tok := range []string{"secret_a", "secret_b"} {
 		req, _ := http.NewRequest("GET", base+"/v1/users/me", nil)
 		req.Header.Set("Authorization", "Bearer "+tok)
 		req.Header.Set("Notion-Version", "2022-06-28")
-		res, err := http.DefaultClient.Do(req)
+		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -226,3 +226,52 @@ func TestRetryBudget(t *testing.T) {
 		t.Errorf("tokens after 10 successes = %g, want 1", got)
 	}
 }
+
+// TestThrottleBlameNearProvenCount: a throttle without headers is blamed
+// on the fullest window. A window that recently proved a higher count is
+// let off, and so is one under the adaptation floor; when that leaves no
+// window, the fullest one at or above its floor is blamed after all.
+func TestThrottleBlameNearProvenCount(t *testing.T) {
+	tests := []struct {
+		name       string
+		legacy     bool
+		throttleAt time.Duration // after 283 successes, one every 10 s
+		burst      int           // successes sent just before the throttle
+		wantMinute int
+		wantHour   int
+	}{
+		// The hour window proved 283 and holds 276 (the first seven
+		// expired), the minute holds nothing: a count a few units under
+		// the proven one is no proof of room, so the hour is to blame.
+		{"just below the proven count: the hour", false, 61 * time.Minute, 0, 100, 276},
+		// The model before: the idle minute window was lowered to its
+		// floor, and the hour went on creeping back into the throttle.
+		{"legacy: the idle minute window", true, 61 * time.Minute, 0, 25, 400},
+		{"far below the proven count: the minute", false, 80 * time.Minute, 60, 60, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, bigSpec())
+			l.SetLegacyBlame(tc.legacy)
+			var q seq
+			for i := range 283 {
+				if !sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*10*time.Second), 0) {
+					t.Fatalf("request %d refused", i)
+				}
+			}
+			for i := range tc.burst {
+				if !sendOne(t, l, &q, "a", ok200, at(tc.throttleAt-time.Second+time.Duration(i)*time.Millisecond), 0) {
+					t.Fatalf("burst request %d refused", i)
+				}
+			}
+			sendOne(t, l, &q, "a", Outcome{Status: 429}, at(tc.throttleAt), 0)
+			st := l.State(at(tc.throttleAt))
+			if got := st.Users[0].Windows[0].Effective; got != tc.wantMinute {
+				t.Errorf("effective minute limit = %d, want %d", got, tc.wantMinute)
+			}
+			if got := st.Users[0].Windows[1].Effective; got != tc.wantHour {
+				t.Errorf("effective hour limit = %d, want %d", got, tc.wantHour)
+			}
+		})
+	}
+}

@@ -63,6 +63,29 @@ func TestLanes(t *testing.T) {
 			t.Fatalf("after the reserve lapsed granted %d, want 40", len(got))
 		}
 	})
+	t.Run("by default the reserve outlasts a long migration", func(t *testing.T) {
+		l := mustNew(t, laneSpec()) // ReserveIdle left to the default, a day
+		var s seq
+		drain(t, l, at(0), s.req("u", Foreground, 1)) // the scan that found the notebook
+		// The migration keeps work queued throughout (a user with nothing
+		// queued and nothing in its windows is forgotten, reserve and all).
+		for h := 0; h <= 26; h++ {
+			var bg []Request
+			for range 50 {
+				bg = append(bg, s.req("u", Background, 1))
+			}
+			want := 36 // the reserve held
+			if h == 0 {
+				want = 35 // and the scan's unit in the window
+			}
+			if h >= 24 {
+				want = 40 // a day without a scan: background may use it all
+			}
+			if got := drain(t, l, at(time.Duration(h)*time.Hour), bg...); len(got) != want {
+				t.Fatalf("%d hours after the last scan background granted %d, want %d", h, len(got), want)
+			}
+		}
+	})
 	t.Run("background concurrency keeps a slot for foreground", func(t *testing.T) {
 		l := mustNew(t, laneSpec())
 		var s seq

@@ -86,7 +86,18 @@ type Limiter struct {
 	seen   map[string]bool
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
+
+	legacyBlame bool // see SetLegacyBlame
 }
+
+// SetLegacyBlame makes a throttle without a scope header blame windows as
+// the model did before it allowed for the blur between its counts and
+// upstream's: a window that recently let a request through at any higher
+// count is let off even when that leaves only idle windows to blame. It
+// exists so a limiter entity run recorded under the old behaviour replays
+// as it ran; nothing else should call it. It is not part of the saved
+// state.
+func (l *Limiter) SetLegacyBlame(on bool) { l.legacyBlame = on }
 
 // New returns a Limiter enforcing spec, with no history, at time now.
 func New(spec Spec, now time.Time) (*Limiter, error) {

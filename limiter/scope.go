@@ -103,21 +103,39 @@ func (v scopeView) counts(out []int) []int {
 // lowerBusiest lowers the effective limit of the window(s) that were
 // fullest when a request was granted to the count they held then. It
 // reports whether anything changed.
-func (v scopeView) lowerBusiest(before []int, now int64) bool {
+//
+// A window that has recently let a request through at a higher count is
+// not to blame, and neither is one holding less than the adaptation
+// floor of its limit (no real limit is believed to be that low). When
+// that leaves no window, the fullest window at or above its floor is
+// blamed after all: the model counts a request from its release and
+// upstream from its arrival, so a count a unit or two under the proven
+// one is no proof of room. (With legacy set, as the model did before:
+// the floor is not considered and no window is blamed then.)
+func (v scopeView) lowerBusiest(before []int, legacy bool, now int64) bool {
 	if len(before) != len(v.pers) {
 		return false
 	}
-	// A window that has already let a request through at this count or
-	// more is not to blame; of the others, the fullest is.
-	best := -1.0
-	ratios := make([]float64, len(before))
-	for w, c := range before {
-		ratios[w] = -1
-		if c < v.st.Limits[w].proven(v.pers[w], now) {
-			continue
+	pick := func(useProven bool) ([]float64, float64) {
+		best := -1.0
+		ratios := make([]float64, len(before))
+		for w, c := range before {
+			ratios[w] = -1
+			spec := v.spec.Windows[w].Limit
+			if !legacy && float64(c) < v.t.AdaptFloor*float64(spec) {
+				continue
+			}
+			if useProven && c < v.st.Limits[w].proven(v.pers[w], now) {
+				continue
+			}
+			ratios[w] = float64(c) / float64(v.st.Limits[w].limit(spec, v.t, now))
+			best = max(best, ratios[w])
 		}
-		ratios[w] = float64(c) / float64(v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now))
-		best = max(best, ratios[w])
+		return ratios, best
+	}
+	ratios, best := pick(true)
+	if best < 0 && !legacy {
+		ratios, best = pick(false)
 	}
 	changed := false
 	for w, c := range before {

@@ -36,7 +36,10 @@ type Tuning struct {
 	Reserve float64 `json:"reserve"`
 	// ReserveIdle is how long after the last foreground request the
 	// window reserve is kept; after that background may use the whole
-	// budget.
+	// budget. The default, a day, keeps scans quick for the whole of a
+	// migration that began with a scan (the usual way to find what to
+	// migrate), at the cost of the reserve's share of the budget; a
+	// scope that never saw foreground work holds no window reserve.
 	ReserveIdle Duration `json:"reserveIdle"`
 	// LeaseTTL is how long a grant holds its concurrency slots if it is
 	// never released.
@@ -89,7 +92,7 @@ type Spec struct {
 func DefaultTuning() Tuning {
 	return Tuning{
 		Reserve:         0.025,
-		ReserveIdle:     Duration(time.Hour),
+		ReserveIdle:     Duration(24 * time.Hour),
 		LeaseTTL:        Duration(2 * time.Minute),
 		Cooldown:        Duration(10 * time.Second),
 		MaxCooldown:     Duration(10 * time.Minute),

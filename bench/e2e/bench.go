@@ -90,14 +90,26 @@ func (b *Bench) plot(name string, panels []Panel) {
 	}
 }
 
-// Scenario names, by number.
-var Scenarios = map[int]string{
-	1: "one user, 1,300 pages",
-	2: "the baselines on the same notebook",
-	3: "foreground scans during a saturating migration",
-	4: "five users sharing the app budget",
-	5: "hidden limits 30% stricter, no headers",
-	6: "cost at scale",
+// NumScenarios is the number of scenarios, numbered from 1.
+const NumScenarios = 6
+
+// ScenarioName names scenario n, or returns "" for no such scenario.
+func ScenarioName(n int) string {
+	switch n {
+	case 1:
+		return "one user, 1,300 pages"
+	case 2:
+		return "the baselines on the same notebook"
+	case 3:
+		return "foreground scans during a saturating migration"
+	case 4:
+		return "five users sharing the app budget"
+	case 5:
+		return "hidden limits 30% stricter, no headers"
+	case 6:
+		return "cost at scale"
+	}
+	return ""
 }
 
 // Result is what one scenario produced: its section of the report and
@@ -126,7 +138,7 @@ func (b *Bench) Run(ctx context.Context, which []int) ([]Check, error) {
 	var failed []Check
 	slices.Sort(which)
 	for _, n := range which {
-		b.Log.Info("scenario", "n", n, "name", Scenarios[n])
+		b.Log.Info("scenario", "n", n, "name", ScenarioName(n))
 		t := time.Now()
 		b.checks, b.sections = nil, nil
 		b.scale = b.Opts.Scale
@@ -158,7 +170,7 @@ func (b *Bench) Run(ctx context.Context, which []int) ([]Check, error) {
 			// others' figures.
 			b.checks, b.sections = nil, nil
 			b.check(itoa(n), "the scenario ran", false, "%v", err)
-			b.sections = append(b.sections, fmt.Sprintf("## %d. %s\n\nDid not run to the end: %v\n", n, Scenarios[n], err))
+			b.sections = append(b.sections, fmt.Sprintf("## %d. %s\n\nDid not run to the end: %v\n", n, ScenarioName(n), err))
 		} else {
 			b.Log.Info("scenario done", "n", n, "took", time.Since(t).Round(time.Second))
 		}
@@ -204,7 +216,7 @@ func loadResults(path string) (map[int]*Result, error) {
 // write saves the results and regenerates e2e.md from them.
 func (b *Bench) write(saved map[int]*Result) error {
 	var rs []*Result
-	for n := 1; n <= len(Scenarios); n++ {
+	for n := 1; n <= NumScenarios; n++ {
 		if r := saved[n]; r != nil {
 			rs = append(rs, r)
 		}

@@ -2,14 +2,17 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/workflows"
 )
 
 func TestDiag(t *testing.T) {
@@ -22,25 +25,28 @@ func TestDiag(t *testing.T) {
 	if err := h.Build(ctx); err != nil {
 		t.Fatal(err)
 	}
-	secs, _ := strconv.Atoi(os.Getenv("E2E_SP"))
-	pp, _ := strconv.Atoi(os.Getenv("E2E_PP"))
-	u := User{Name: "bulk", Spec: graph.GenSpec{Seed: 1, Owner: "bulk", Notebooks: 1, SectionsPerContainer: 10, PagesPerSection: 30, ImagesPerPage: 1, AttachmentsPerPage: 1}}
-	unlimited := graph.UnlimitedLimits()
-	spec := raisedSpec()
-	st, err := h.Start(ctx, StackConfig{Name: "diag", Profile: "onenote", Scale: 1, GraphLimits: &unlimited, LimiterSpec: &spec, Users: []User{u}})
+	u := User{Name: "seed", Spec: graph.GenSpec{Seed: 1, Owner: "seed", Notebooks: 1, SectionsPerContainer: 3, PagesPerSection: 100, ImagesPerPage: 1, AttachmentsPerPage: 1}}
+	st, err := h.Start(ctx, StackConfig{Name: "diag", Profile: "onenote-x30", Scale: 30, Users: []User{u}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Stop()
-	m, err := st.StartMigration(ctx, u.Name, MigrateOptions{SectionParallelism: secs, PageParallelism: pp})
+	m, err := st.StartMigration(ctx, u.Name, MigrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Await(ctx, []*Migration{m}, AwaitOptions{Horizon: 5 * time.Minute}); err != nil {
-		t.Fatal(err)
+	for i := 0; i < 10; i++ {
+		time.Sleep(10 * time.Second)
+		log := st.GraphLog(m.Started)
+		v, err := st.C.QueryWorkflow(ctx, entity.WorkflowID(workflows.LimiterResource, st.App), "", entity.QueryState)
+		var state json.RawMessage
+		if err == nil {
+			_ = v.Get(&state)
+		}
+		s := string(state)
+		if len(s) > 1500 {
+			s = s[:1500]
+		}
+		fmt.Printf("t=%ds emulator requests=%d pages=%d\nlimiter=%s\n\n", (i+1)*10, len(log), len(st.PagesDone(m.Started)), s)
 	}
-	log := st.GraphLog(m.Started)
-	ts := Times(log, nil)
-	t.Logf("sp=%d pp=%d took %v, pages %d, requests %d, first %v last %v rate %.1f/s", secs, pp, m.Ended.Sub(m.Started), len(st.PagesDone(m.Started)), len(ts),
-		ts[0], ts[len(ts)-1], float64(len(ts))/(ts[len(ts)-1]-ts[0]).Seconds())
 }

@@ -47,6 +47,9 @@ func (b *Bench) scenarioFairness(ctx context.Context) error {
 		return err
 	}
 	log, done := st.GraphLog(t0), st.PagesDone(t0)
+	if err := st.SaveData(t0); err != nil {
+		b.Log.Warn("raw data not saved", "error", err)
+	}
 	if _, err := st.Stop(); err != nil {
 		b.Log.Warn("stopping the stack", "error", err)
 	}

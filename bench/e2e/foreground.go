@@ -51,9 +51,8 @@ func (r *scanRun) scanRequests() int {
 // scans every ScanEvery from 30 scaled minutes in for ScanHours. With
 // firstOnly it makes only the scan at 30 minutes, the first foreground
 // request of the run, and stops.
-func (b *Bench) runScans(ctx context.Context, name string, limiterSpec *limiter.Spec, firstOnly bool) (*scanRun, error) {
+func (b *Bench) runScans(ctx context.Context, name string, u User, limiterSpec *limiter.Spec, firstOnly bool) (*scanRun, error) {
 	profile, _ := b.profile()
-	u := b.users(scanUser())[0]
 	st, err := b.H.Start(ctx, StackConfig{Name: name, Profile: profile, Scale: b.scale, LimiterSpec: limiterSpec, Users: []User{u}})
 	if err != nil {
 		return nil, err
@@ -98,6 +97,9 @@ func (b *Bench) runScans(ctx context.Context, name string, limiterSpec *limiter.
 		return nil, err
 	}
 	r.log, r.done = st.GraphLog(m.Started), st.PagesDone(m.Started)
+	if err := st.SaveData(m.Started); err != nil {
+		b.Log.Warn("raw data not saved", "error", err)
+	}
 	if _, err := st.Stop(); err != nil {
 		b.Log.Warn("stopping the stack", "error", err)
 	}
@@ -108,17 +110,22 @@ func (b *Bench) runScans(ctx context.Context, name string, limiterSpec *limiter.
 // migration saturates the budget, with lanes and with lanes off.
 func (b *Bench) scenarioForeground(ctx context.Context) error {
 	_, spec := b.profile()
-	lanes, err := b.runScans(ctx, "s3-lanes", nil, false)
+	u := b.users(scanUser())[0]
+	lanes, err := b.runScans(ctx, "s3-lanes", u, nil, false)
 	if err != nil {
 		return err
 	}
 	off := spec
 	off.Tuning.SingleLane = true
-	single, err := b.runScans(ctx, "s3-one-lane", &off, false)
+	single, err := b.runScans(ctx, "s3-one-lane", u, &off, false)
 	if err != nil {
 		return err
 	}
-	cold, err := b.runScans(ctx, "s3-lanes-first-scan", nil, true)
+	// Pages of cost-1 requests fill the hour window to the last unit (a
+	// cost-10 permit can leave a few units free that a scan slips into).
+	coldUser := b.users(User{Name: "cold", Spec: graph.GenSpec{Seed: 1, Owner: "cold", Notebooks: 1, SectionsPerContainer: 3,
+		PagesPerSection: 99, ImagesPerPage: 1}})[0]
+	cold, err := b.runScans(ctx, "s3-lanes-first-scan", coldUser, nil, true)
 	if err != nil {
 		return err
 	}
@@ -146,26 +153,31 @@ func (b *Bench) scenarioForeground(ctx context.Context) error {
 			fmtDur(Percentile(r.latencies, 0.5)), fmtDur(Percentile(r.latencies, 0.99)), fmtDur(Percentile(r.latencies, 1)),
 			100*bg, 100*all, thr)
 	}
-	coldWait := time.Duration(0)
+	coldWait, coldHeld := time.Duration(0), 0
 	if len(cold.latencies) > 0 {
 		coldWait = cold.latencies[0]
+		at := cold.at[0]
+		coldHeld = CountIn(Times(cold.log, func(q Request) bool { return q.Status < 400 }), at-b.wall(time.Hour), at)
 	}
 	fmt.Fprintf(&w, "\nWith %d scans the p99 is the slowest scan (nearest rank). The scans before the migration took %s (lanes) "+
 		"and %s (one lane).\n\n", len(lanes.latencies), fmtDur(lanes.before), fmtDur(single.before))
-	fmt.Fprintf(&w, "**The first scan after an idle hour is not covered by the reserve.** The limiter holds the foreground reserve "+
-		"only while foreground work was seen within `ReserveIdle` (an hour), so that background can use 100%% of the budget "+
-		"when nobody scans. A third run started the migration without the scan before it and made one scan at 30 scaled "+
-		"minutes: the background had spent the whole hour window, and that scan waited %s (%s wall-clock) for the window to "+
-		"slide. In real time a person would wait up to an hour. Holding a small reserve always (costing background that share "+
-		"when nobody scans) would close this gap.\n\n![scan latency, requests and pages](e2e-foreground.png)\n\n",
-		fmtDur(b.scaled(coldWait)), fmtDur(coldWait))
+	fmt.Fprintf(&w, "**A scan in a migration that never saw one is not covered by the reserve.** The limiter holds the "+
+		"foreground reserve only once foreground work was seen, and for `ReserveIdle` after it (a day by default), so "+
+		"that a migration nobody scans during keeps 100%% of the budget. The usual way in is a scan (it is how a person "+
+		"finds the notebook to migrate), which sets the reserve for the whole migration. A migration started without one "+
+		"(from the temporal CLI with a notebook ID already known) spends the whole hour window, and its first scan waits "+
+		"until the window slides, in real time up to an hour. A third run shows it: a migration of pages whose requests all "+
+		"cost 1 (so they fill the window to the last unit), started without a scan, and one scan at 30 scaled minutes. When "+
+		"the scan was asked, %d of the user's 400 requests of the past hour had been accepted; it waited %s (%s "+
+		"wall-clock). Every later scan finds the reserve held.\n\n"+
+		"![scan latency, requests and pages](e2e-foreground.png)\n\n", coldHeld, fmtDur(b.scaled(coldWait)), fmtDur(coldWait))
 	b.sections = append(b.sections, w.String())
 	p99 := Percentile(lanes.latencies, 0.99)
 	b.check("3", "with lanes: scan p99 <= 2 s", p99 <= 2*time.Second, "%s (one lane: %s)", fmtDur(p99), fmtDur(Percentile(single.latencies, 0.99)))
 	b.check("3", "with lanes: the migration keeps >= 90% of its budget", use[lanes.name] >= 0.9, "%.1f%% (one lane: %.1f%%)",
 		100*use[lanes.name], 100*use[single.name])
-	b.check("3", "the first scan after an idle hour (reported, not bounded)", true, "%s wall-clock (%s scaled)", fmtDur(coldWait),
-		fmtDur(b.scaled(coldWait)))
+	b.check("3", "the first scan of a migration begun without one (reported, not bounded)", true, "%s wall-clock (%s scaled), the window holding %d of 400",
+		fmtDur(coldWait), fmtDur(b.scaled(coldWait)), coldHeld)
 
 	minute := b.wall(time.Minute)
 	n := int(max(lanes.to, single.to)/minute) + 1

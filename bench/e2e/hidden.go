@@ -41,6 +41,9 @@ func (b *Bench) scenarioHidden(ctx context.Context) error {
 		return err
 	}
 	log, done, spans := st.GraphLog(m.Started), st.PagesDone(m.Started), st.GraphSpans(m.Started)
+	if err := st.SaveData(m.Started); err != nil {
+		b.Log.Warn("raw data not saved", "error", err)
+	}
 	enforced := st.Graph.EnforcedLimits()
 	if _, err := st.Stop(); err != nil {
 		b.Log.Warn("stopping the stack", "error", err)

@@ -33,8 +33,8 @@ type Panel struct {
 	Series []Series
 }
 
-// Palette is the colour of the k-th series of a panel.
-var Palette = []color.Color{
+// palette is the colour of the k-th series of a panel.
+var palette = [...]color.Color{
 	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // ours
 	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // backoff
 	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // queue-retry
@@ -79,7 +79,7 @@ func WritePNG(path string, panels []Panel) (err error) {
 				}
 				pts[j] = plotter.XY{X: s.X[j], Y: y}
 			}
-			c := Palette[k%len(Palette)]
+			c := palette[k%len(palette)]
 			if s.Points {
 				sc, err := plotter.NewScatter(pts)
 				if err != nil {

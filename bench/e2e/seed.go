@@ -81,6 +81,9 @@ func (b *Bench) runSeed(ctx context.Context, name string, throttle workflows.Thr
 		return nil, err
 	}
 	r.log, r.done, r.spans = st.GraphLog(m.Started), st.PagesDone(m.Started), st.GraphSpans(m.Started)
+	if err := st.SaveData(m.Started); err != nil {
+		b.Log.Warn("raw data not saved", "error", err)
+	}
 	if m.Completed {
 		r.completion = m.Ended.Sub(m.Started)
 	}
@@ -161,9 +164,9 @@ func (b *Bench) scenarioSeed(ctx context.Context) error {
 	if len(r.done) > 0 {
 		steady = slices.Min(r.done)
 	}
-	stall, _ := Stalls(r.spans, spec.User.Windows, steady, r.end())
-	fmt.Fprintf(&w, "Longest time, once the first page was done, that the windows had room, no Graph request was in flight and none arrived: %s. "+
-		"No throttle happened, so this is the pipeline's own reaction time (see scenario 5).\n\n", b.fmtScaled(stall))
+	stall, stallAt := Stalls(r.spans, spec.User.Windows, steady, r.end())
+	fmt.Fprintf(&w, "Longest time, once the first page was done, that the windows had room, no Graph request was in flight and none "+
+		"arrived: %s, from %s on (see scenario 5).\n\n", b.fmtScaled(stall), b.fmtScaled(stallAt))
 	if r.hist != nil {
 		writeActions(&w, "this run", *r.hist, len(r.done))
 	}

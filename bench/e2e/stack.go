@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -345,3 +346,22 @@ func scaledHour(scale float64) time.Duration {
 
 // itoa is strconv.Itoa, short.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// SaveData writes what the emulators recorded (every Graph request, every
+// Graph request's span, every page done, as offsets from t0) to data.json
+// in the run's directory, for looking into a figure after the run.
+func (s *Stack) SaveData(t0 time.Time) error {
+	data := struct {
+		Requests []Request       `json:"requests"`
+		Spans    []Span          `json:"spans"`
+		Done     []time.Duration `json:"done"`
+	}{s.GraphLog(t0), s.GraphSpans(t0), s.PagesDone(t0)}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("save data: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, "data.json"), raw, 0o644); err != nil {
+		return fmt.Errorf("save data: %w", err)
+	}
+	return nil
+}

@@ -165,6 +165,7 @@ func TestTemporalGetsTheLowLatencyConfig(t *testing.T) {
 	}
 	for _, kv := range devserver.LowLatencyConfig() {
 		key, want, _ := strings.Cut(kv, "=")
+		want = strings.Trim(want, `"`) // a JSON string is a bare scalar in YAML
 		vs := dc[key]
 		if len(vs) != 1 || fmt.Sprint(vs[0].Value) != want {
 			t.Errorf("deploy/temporal/notebridge.yaml: %s = %v, want one value %s", key, vs, want)

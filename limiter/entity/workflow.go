@@ -60,6 +60,23 @@ type entity struct {
 	// grants (the next run makes them), so the wind-down ends even when
 	// asks and releases never stop arriving.
 	closing bool
+	// legacy is set for a run begun before blameChange.
+	legacy bool
+}
+
+// blameChange versions the throttle blame slack and the day-long window
+// reserve (see restore).
+const blameChange = "limiter-blame-slack"
+
+// defaults gives a legacy run the reserve idle time it was begun with
+// where the spec leaves it to the defaults. (Specs made by
+// limiter.Profile spell every tuning value out, so the one recorded in
+// history replays as it was.)
+func (e *entity) defaults(s limiter.Spec, given bool) limiter.Spec {
+	if e.legacy && (!given || s.Tuning.ReserveIdle == 0) {
+		s.Tuning.ReserveIdle = limiter.Duration(time.Hour)
+	}
+	return s
 }
 
 func restore(ctx workflow.Context, in Input) (*entity, error) {
@@ -75,6 +92,13 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		e.stats.Units = make(map[string]int)
 	}
 	e.stats.Runs++
+	// Version 1: a throttle without a scope allows for the blur between
+	// the model's counts and upstream's when it blames a window, and the
+	// window reserve is kept a day after the last foreground request (it
+	// was an hour). A run begun before keeps the old behaviour to its end.
+	if workflow.GetVersion(ctx, blameChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		e.legacy = true
+	}
 	if len(in.State) > 0 {
 		e.model = new(limiter.Limiter)
 		if err := e.model.UnmarshalJSON(in.State); err != nil {
@@ -85,12 +109,13 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		if in.Spec != nil {
 			spec = *in.Spec
 		}
-		m, err := limiter.New(padded(spec, in.Skew), now)
+		m, err := limiter.New(padded(e.defaults(spec, in.Spec != nil), in.Skew), now)
 		if err != nil {
 			return nil, fmt.Errorf("limiter entity: %w", err)
 		}
 		e.model = m
 	}
+	e.model.SetLegacyBlame(e.legacy)
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
 }
@@ -121,7 +146,7 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 		if !specs.ReceiveAsync(&spec) {
 			break
 		}
-		if err := e.model.SetSpec(padded(spec, e.in.Skew), now); err != nil {
+		if err := e.model.SetSpec(padded(e.defaults(spec, true), e.in.Skew), now); err != nil {
 			workflow.GetLogger(ctx).Error("Rejected spec", "error", err)
 		}
 	}

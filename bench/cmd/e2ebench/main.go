@@ -91,8 +91,8 @@ func run(args []string, log *slog.Logger) error {
 
 func scenarioList() string {
 	var parts []string
-	for n := 1; n <= len(e2e.Scenarios); n++ {
-		parts = append(parts, fmt.Sprintf("%d %s", n, e2e.Scenarios[n]))
+	for n := 1; n <= e2e.NumScenarios; n++ {
+		parts = append(parts, fmt.Sprintf("%d %s", n, e2e.ScenarioName(n)))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -102,8 +102,8 @@ func parseScenarios(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || e2e.Scenarios[n] == "" {
-			return nil, fmt.Errorf("-scenarios %q: %q is not a scenario number (1 to %d)", s, f, len(e2e.Scenarios))
+		if err != nil || e2e.ScenarioName(n) == "" {
+			return nil, fmt.Errorf("-scenarios %q: %q is not a scenario number (1 to %d)", s, f, e2e.NumScenarios)
 		}
 		out = append(out, n)
 	}

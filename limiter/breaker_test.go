@@ -252,7 +252,7 @@ func TestThrottleBlameNearProvenCount(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := mustNew(t, bigSpec())
-			l.SetLegacyBlame(tc.legacy)
+			l.SetLegacy(tc.legacy)
 			var q seq
 			for i := range 283 {
 				if !sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*10*time.Second), 0) {

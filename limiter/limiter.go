@@ -87,17 +87,21 @@ type Limiter struct {
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
 
-	legacyBlame bool // see SetLegacyBlame
+	legacy bool // see SetLegacy
 }
 
-// SetLegacyBlame makes a throttle without a scope header blame windows as
-// the model did before it allowed for the blur between its counts and
-// upstream's: a window that recently let a request through at any higher
-// count is let off even when that leaves only idle windows to blame. It
-// exists so a limiter entity run recorded under the old behaviour replays
-// as it ran; nothing else should call it. It is not part of the saved
-// state.
-func (l *Limiter) SetLegacyBlame(on bool) { l.legacyBlame = on }
+// SetLegacy makes the model decide as it did before two corrections, so a
+// limiter entity run recorded under the old behaviour replays as it ran;
+// nothing else should call it. It is not part of the saved state. With it:
+//
+//   - a throttle without a scope header lets off any window that recently
+//     let a request through at a higher count, even when that leaves only
+//     idle windows to blame (the model counts from release, upstream from
+//     arrival, so the full window's count can run a unit ahead);
+//   - a user with nothing queued or counted is forgotten after two longest
+//     windows even while its foreground reserve is held, and the reserve
+//     goes with it.
+func (l *Limiter) SetLegacy(on bool) { l.legacy = on }
 
 // New returns a Limiter enforcing spec, with no history, at time now.
 func New(spec Spec, now time.Time) (*Limiter, error) {

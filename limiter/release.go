@@ -78,7 +78,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope == ScopeApp {
 			v, before = app, ls.AppCount
 		}
-		v.lowerBusiest(before, l.legacyBlame, now)
+		v.lowerBusiest(before, l.legacy, now)
 		l.failProbes(u, ls, now, "throttled")
 		v.st.Breaker.trip(now, t, "throttled (429/"+CodeThrottled+")")
 	case o.serverError():

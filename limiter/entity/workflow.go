@@ -64,8 +64,9 @@ type entity struct {
 	legacy bool
 }
 
-// blameChange versions the throttle blame slack and the day-long window
-// reserve (see restore).
+// blameChange versions the throttle blame, the day-long window reserve
+// and keeping a user while its reserve is held (see restore and
+// limiter.Limiter.SetLegacy).
 const blameChange = "limiter-blame-slack"
 
 // defaults gives a legacy run the reserve idle time it was begun with
@@ -93,9 +94,10 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 	}
 	e.stats.Runs++
 	// Version 1: a throttle without a scope allows for the blur between
-	// the model's counts and upstream's when it blames a window, and the
+	// the model's counts and upstream's when it blames a window, the
 	// window reserve is kept a day after the last foreground request (it
-	// was an hour). A run begun before keeps the old behaviour to its end.
+	// was an hour), and a user is not forgotten while its reserve is held.
+	// A run begun before keeps the old behaviour to its end.
 	if workflow.GetVersion(ctx, blameChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		e.legacy = true
 	}
@@ -115,7 +117,7 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		}
 		e.model = m
 	}
-	e.model.SetLegacyBlame(e.legacy)
+	e.model.SetLegacy(e.legacy)
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
 }

@@ -142,20 +142,9 @@ func (b *baselineCaller) handled(o limiter.Outcome) bool {
 // what is missing. Other failures are retried as entity.Client.Call
 // retries them.
 func (b *baselineCaller) Call(ctx workflow.Context, call entity.Call, result any) (entity.CallStats, error) {
-	opts := call.Options
-	if opts.StartToCloseTimeout == 0 && opts.ScheduleToCloseTimeout == 0 {
-		opts.StartToCloseTimeout = time.Minute
-	}
-	opts.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
-	actx := workflow.WithActivityOptions(ctx, opts)
-	maxAttempts := call.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 20
-	}
-	backoff := call.Backoff
-	if backoff <= 0 {
-		backoff = time.Second
-	}
+	call = call.WithDefaults()
+	actx := workflow.WithActivityOptions(ctx, call.Options)
+	maxAttempts, backoff := call.MaxAttempts, call.Backoff
 	b.calls++
 	var st entity.CallStats
 	retries := call.Ask.Attempt

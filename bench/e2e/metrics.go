@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -125,7 +126,7 @@ type Span struct {
 // Graph work was over). It returns the longest stall and when it began.
 func Stalls(spans []Span, windows []limiter.Window, from, until time.Duration) (longest, at time.Duration) {
 	ss := slices.Clone(spans)
-	slices.SortFunc(ss, func(a, b Span) int { return cmpDur(a.Start, b.Start) })
+	slices.SortFunc(ss, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
 	arrivals := make([]time.Duration, len(ss))
 	for i, sp := range ss {
 		arrivals[i] = sp.Start
@@ -151,16 +152,6 @@ func Stalls(spans []Span, windows []limiter.Window, from, until time.Duration) (
 		}
 	}
 	return longest, at
-}
-
-func cmpDur(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // PerBucket counts events in consecutive buckets of width from 0: bucket

@@ -64,6 +64,26 @@ type Call struct {
 	Backoff time.Duration
 }
 
+// WithDefaults returns call as Client.Call runs it: a one-minute
+// start-to-close timeout unless a timeout is set, a single Temporal attempt
+// (every upstream attempt needs its own permit, so the caller retries),
+// 20 attempts and a one-second backoff unless set. Another caller of Graph
+// activities (a baseline policy in place of the limiter) uses it to run a
+// Call the same way.
+func (call Call) WithDefaults() Call {
+	if call.Options.StartToCloseTimeout == 0 && call.Options.ScheduleToCloseTimeout == 0 {
+		call.Options.StartToCloseTimeout = time.Minute
+	}
+	call.Options.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
+	if call.MaxAttempts <= 0 {
+		call.MaxAttempts = 20
+	}
+	if call.Backoff <= 0 {
+		call.Backoff = time.Second
+	}
+	return call
+}
+
 // CallStats says what one Call cost.
 type CallStats struct {
 	Attempts int
@@ -75,21 +95,9 @@ type CallStats struct {
 // permit each time. result receives the activity's result; when it
 // implements Observed, its outcome is what the release reports.
 func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, error) {
-	opts := call.Options
-	if opts.StartToCloseTimeout == 0 && opts.ScheduleToCloseTimeout == 0 {
-		opts.StartToCloseTimeout = time.Minute
-	}
-	opts.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
-	actx := workflow.WithActivityOptions(ctx, opts)
-
-	maxAttempts := call.MaxAttempts
-	if maxAttempts <= 0 {
-		maxAttempts = 20
-	}
-	backoff := call.Backoff
-	if backoff <= 0 {
-		backoff = time.Second
-	}
+	call = call.WithDefaults()
+	actx := workflow.WithActivityOptions(ctx, call.Options)
+	maxAttempts, backoff := call.MaxAttempts, call.Backoff
 	var st CallStats
 	ask := call.Ask
 	for {

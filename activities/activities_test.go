@@ -234,6 +234,9 @@ func TestResourceFailuresAreLostOrStop(t *testing.T) {
 		len(got.Fetched) != 1 || got.Fetched[0] != res[1].ID || got.Error != "" || got.Requests != 2 {
 		t.Errorf("one resource gone: %+v", got)
 	}
+	if o := got.LimiterOutcome(); o.Unsent != 0 || o.Sent.IsZero() {
+		t.Errorf("one resource gone: outcome %+v, want every unit sent", o)
+	}
 	// A transient failure stops the sequence and reports what was sent.
 	f.graph.SetFaults(graph.Faults{ServerErrorRate: 1})
 	got, err = run[activities.FetchResourcesResult](t, f, activities.FetchResourcesName,
@@ -244,6 +247,11 @@ func TestResourceFailuresAreLostOrStop(t *testing.T) {
 	}
 	if got.Requests != 1 || got.Fatal || got.ErrorType != activities.ErrTypeGraphTransient || len(got.Fetched)+len(got.Lost) != 0 {
 		t.Errorf("5xx: %+v", got)
+	}
+	// The limiter hears when the failed request was sent and that the
+	// permit's second unit was never used.
+	if o := got.LimiterOutcome(); o.Status < 500 || o.Unsent != 1 || o.Sent.IsZero() {
+		t.Errorf("5xx: outcome %+v, want a 5xx sent, with 1 unit unsent", o)
 	}
 	// A resource over the Notion workspace's upload limit is not
 	// downloaded: Content-Length says it is too big.

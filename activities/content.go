@@ -133,9 +133,12 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 		var buf bytes.Buffer
 		var got onenote.Resource
 		var obs onenote.Observation
-		res.Requests++
 		got, obs, err = c.DownloadResource(ctx, r.URL, &buf, limit)
+		res.Requests += obs.Cost
 		o := outcome(obs)
+		// Units of the permit this sequence will not send, if it stops
+		// here: the limiter gives them back.
+		o.Unsent = len(in.Resources) - res.Requests
 		if err == nil {
 			res.Outcome = o
 			path := a.resourcePath(in.Key, r.ID)

@@ -44,7 +44,7 @@ const CodeLibraryLimit = "10008"
 
 // outcome maps what the Graph client observed to what the limiter learns.
 func outcome(o onenote.Observation) limiter.Outcome {
-	out := limiter.Outcome{Status: o.Status, Code: o.Code, ThrottlePercent: o.ThrottlePercentage}
+	out := limiter.Outcome{Status: o.Status, Code: o.Code, ThrottlePercent: o.ThrottlePercentage, Sent: o.Sent}
 	switch o.ThrottleScope.Kind {
 	case onenote.ScopeUser:
 		out.Scope = limiter.ScopeUser

@@ -275,3 +275,92 @@ func TestThrottleBlameNearProvenCount(t *testing.T) {
 		})
 	}
 }
+
+// TestThrottleJudgedAtSendTime: two permits granted in one decision
+// reach upstream in the other order, and the one granted first is
+// throttled. At its grant the hour held 283; when its throttled request
+// was sent it held 284 (the other permit's request included) plus
+// whatever the throttled permit itself had sent before, and that is the
+// limit upstream showed.
+func TestThrottleJudgedAtSendTime(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name     string
+		sent     bool
+		cost     int // of the throttled permit
+		unsent   int
+		wantHour int
+	}{
+		{"judged at the send time", true, 1, 0, 284},
+		{"send time unknown: judged at the grant", false, 1, 0, 283},
+		{"a permit of two throttled on its second request", true, 2, 0, 285},
+		{"a permit of two throttled on its first request", true, 2, 1, 284},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, bigSpec())
+			var q seq
+			for i := range 283 {
+				if !sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*10*time.Second), 0) {
+					t.Fatalf("request %d refused", i)
+				}
+			}
+			now := 50 * time.Minute
+			first, second := q.req("a", Background, tc.cost), q.req("a", Background, 1)
+			if got := grantAll(t, l, at(now), first, second); len(got) != 2 {
+				t.Fatalf("granted %v, want both", got)
+			}
+			release := func(id string, o Outcome, sent, done time.Duration) {
+				g, _ := l.Lease(id)
+				if tc.sent {
+					o.Sent = at(now + sent)
+				}
+				l.Release(g.LeaseID, o, at(now+done))
+				l.SettleSent(g, o, at(now+done))
+			}
+			release(second.ID, Outcome{Status: 200}, 100*ms, time.Second)
+			release(first.ID, Outcome{Status: 429, Unsent: tc.unsent}, 200*ms, 2*time.Second)
+			st := l.State(at(now + 2*time.Second))
+			if got := st.Users[0].Windows[1].Effective; got != tc.wantHour {
+				t.Errorf("effective hour limit = %d, want %d", got, tc.wantHour)
+			}
+			if got := st.Users[0].Windows[0].Effective; got != 100 {
+				t.Errorf("effective minute limit = %d, want 100 (it held nothing)", got)
+			}
+		})
+	}
+}
+
+// TestThrottleBlameFarEmptierWindow: the minute window, at its lowered
+// limit, is throttled a few units under the count it proved (the counts
+// blur by what is in flight), and the proven rule leaves only the hour
+// window, at 29% of its limit. The minute is to blame; before
+// limiter-settle-sent (provenFirst) the hour was lowered to 117.
+func TestThrottleBlameFarEmptierWindow(t *testing.T) {
+	s := bigSpec().User
+	s.Windows = []Window{{120, Duration(time.Minute)}, {400, Duration(time.Hour)}}
+	tun := DefaultTuning()
+	now := at(time.Hour).UnixNano()
+	tests := []struct {
+		name        string
+		provenFirst bool
+		want        [2]int // effective limits after
+	}{
+		{"the fullest window", false, [2]int{85, 400}},
+		{"before: what the proven rule leaves", true, [2]int{86, 117}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newScopeState(2)
+			st.Limits[0] = adapted{Lowered: 86, At: now - int64(time.Second), Strikes: 1, Proven: 88, ProvenAt: now - int64(time.Second)}
+			st.Limits[1] = adapted{Proven: 116, ProvenAt: now - int64(time.Second)}
+			v := scopeView{st: &st, spec: &s, pers: pers(s.Windows), t: &tun}
+			v.lowerBusiest([]int{85, 117}, false, tc.provenFirst, now)
+			for w := range 2 {
+				if got := st.Limits[w].limit(s.Windows[w].Limit, &tun, now); got != tc.want[w] {
+					t.Errorf("window %d: effective limit %d, want %d", w, got, tc.want[w])
+				}
+			}
+		})
+	}
+}

@@ -33,8 +33,8 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 				break
 			}
 			q := &u.Queue[lane][0]
-			ok, byApp := l.admit(u, q, lane, now)
-			if !ok {
+			cost, byApp := l.admit(u, q, lane, now)
+			if cost == 0 {
 				u.mark[lane] = l.round
 				if lane == Foreground {
 					u.mark[Background] = l.round + 1 // the user's background waits too
@@ -49,7 +49,7 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 				l.round++ // drop this pass's marks
 				return nil, true
 			}
-			out = append(out, l.grantHead(u, lane, now))
+			out = append(out, l.grantHead(u, lane, cost, now))
 		}
 	}
 	l.round++
@@ -86,27 +86,36 @@ func longest(pers []int64) int {
 	return w
 }
 
-// admit reports whether q may leave now, and whether the app scope is
-// what holds it.
-func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (ok, byApp bool) {
+// admit reports how many units of q may leave now (0: none; q.Cost, or
+// for a divisible request at least q.MinCost), and whether the app scope
+// is what holds it.
+func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (cost int, byApp bool) {
 	app := l.appView()
 	if ok, _, _ := l.st.App.Breaker.admit(now); !ok {
-		return false, true
+		return 0, true
 	}
-	if !app.fits(lane, q.Cost, q.Slots, now) {
-		return false, true
+	cost = q.Cost
+	for cost >= q.least() && !app.fits(lane, cost, q.Slots, now) {
+		cost--
+	}
+	if cost < q.least() {
+		return 0, true
 	}
 	if ok, _, _ := u.Scope.Breaker.admit(now); !ok {
-		return false, false
+		return 0, false
 	}
 	u.Scope.Log.advance(l.userPers, now)
-	if !l.userView(u).fits(lane, q.Cost, q.Slots, now) {
-		return false, false
+	usr := l.userView(u)
+	for cost >= q.least() && !usr.fits(lane, cost, q.Slots, now) {
+		cost--
+	}
+	if cost < q.least() {
+		return 0, false
 	}
 	if q.Attempt > 0 && !l.retryAllowed(now) {
-		return false, false
+		return 0, false
 	}
-	return true, false
+	return cost, false
 }
 
 // retryAllowed reports whether the retry budget lets a retry go now.
@@ -114,8 +123,8 @@ func (l *Limiter) retryAllowed(now int64) bool {
 	return l.st.RetryTokens >= 1 || now >= l.st.RetryProbe+int64(l.st.Spec.Tuning.RetryProbeEvery)
 }
 
-// grantHead grants the head of u's lane queue.
-func (l *Limiter) grantHead(u *userState, lane Lane, now int64) Grant {
+// grantHead grants cost units to the head of u's lane queue.
+func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant {
 	q := u.Queue[lane][0]
 	u.Queue[lane] = u.Queue[lane][1:]
 	if len(u.Queue[lane]) == 0 {
@@ -132,7 +141,7 @@ func (l *Limiter) grantHead(u *userState, lane Lane, now int64) Grant {
 	ls := &lease{
 		Grant: Grant{
 			RequestID: q.ID, LeaseID: l.leaseID(l.st.Seq), User: u.ID, Lane: lane,
-			Cost: q.Cost, Slots: q.Slots,
+			Cost: cost, Slots: q.Slots,
 			Granted: time.Unix(0, now).UTC(),
 			Expires: time.Unix(0, now+int64(l.st.Spec.Tuning.LeaseTTL)).UTC(),
 			Probe:   appProbe || userProbe,
@@ -158,8 +167,8 @@ func (l *Limiter) grantHead(u *userState, lane Lane, now int64) Grant {
 			l.st.RetryProbe = now
 		}
 	}
-	u.Scope.Log.add(now, q.Cost)
-	l.st.App.Log.add(now, q.Cost)
+	u.Scope.Log.add(now, cost)
+	l.st.App.Log.add(now, cost)
 	u.Scope.InFlight += q.Slots
 	l.st.App.InFlight += q.Slots
 	l.st.Leases = append(l.st.Leases, ls)

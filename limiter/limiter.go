@@ -3,6 +3,7 @@ package limiter
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -15,6 +16,7 @@ var ErrInvalidRequest = errors.New("limiter: invalid request")
 type queued struct {
 	ID       string `json:"id"`
 	Cost     int    `json:"cost"`
+	MinCost  int    `json:"minCost,omitempty"` // < Cost: divisible (Request.MinCost)
 	Slots    int    `json:"slots"`
 	Attempt  int    `json:"attempt,omitempty"`
 	Seq      uint64 `json:"seq"`
@@ -87,7 +89,8 @@ type Limiter struct {
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
 
-	legacy bool // see SetLegacy
+	legacy      bool // see SetLegacy
+	provenFirst bool // see SetProvenFirst
 }
 
 // SetLegacy makes the model decide as it did before two corrections, so a
@@ -102,6 +105,13 @@ type Limiter struct {
 //     windows even while its foreground reserve is held, and the reserve
 //     goes with it.
 func (l *Limiter) SetLegacy(on bool) { l.legacy = on }
+
+// SetProvenFirst makes a throttle without a scope header blamed, as it was
+// before limiter-settle-sent, on whatever window the proven rule leaves,
+// however much emptier than the fullest window that rule let off. Like
+// SetLegacy it is for replaying limiter entity runs recorded under the old
+// behaviour, and not part of the saved state.
+func (l *Limiter) SetProvenFirst(on bool) { l.provenFirst = on }
 
 // New returns a Limiter enforcing spec, with no history, at time now.
 func New(spec Spec, now time.Time) (*Limiter, error) {
@@ -153,6 +163,27 @@ func (l *Limiter) index() {
 	for _, s := range l.st.Seen {
 		l.seen[s.ID] = true
 	}
+	l.retain()
+}
+
+// keep is how long past its longest window a rolling log keeps entries,
+// so that a request settled or judged at the time it was sent finds every
+// entry upstream counted then: a lease's lifetime, but no more than a
+// tenth of the longest window (a scaled-down spec keeps its logs short).
+func (l *Limiter) keep() int64 {
+	longest := int64(0)
+	for _, p := range slices.Concat(l.userPers, l.appPers) {
+		longest = max(longest, p)
+	}
+	return min(int64(l.st.Spec.Tuning.LeaseTTL), longest/10)
+}
+
+// retain sets every rolling log's keep.
+func (l *Limiter) retain() {
+	l.st.App.Log.keep = l.keep()
+	for _, u := range l.st.Users {
+		u.Scope.Log.keep = l.keep()
+	}
 }
 
 func pers(ws []Window) []int64 {
@@ -189,6 +220,7 @@ func (l *Limiter) user(id string) *userState {
 		return u
 	}
 	u := &userState{ID: id, Scope: newScopeState(len(l.userPers))}
+	u.Scope.Log.keep = l.keep()
 	l.users[id] = u
 	l.st.Users = append(l.st.Users, u)
 	return u
@@ -222,12 +254,29 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	}
 	l.st.Seq++
 	u.Queue[req.Lane] = append(u.Queue[req.Lane], queued{
-		ID: req.ID, Cost: max(1, req.Cost), Slots: max(1, req.Slots),
+		ID: req.ID, Cost: max(1, req.Cost), MinCost: divisible(req), Slots: max(1, req.Slots),
 		Attempt: req.Attempt, Seq: l.st.Seq, Enqueued: n,
 	})
 	l.queued[req.ID] = u
 	l.activate(u, req.Lane)
 	return nil
+}
+
+// divisible is the queued MinCost of req: 0 unless it may be granted in
+// part.
+func divisible(req Request) int {
+	if req.MinCost >= 1 && req.MinCost < max(1, req.Cost) {
+		return req.MinCost
+	}
+	return 0
+}
+
+// least is the fewest units q may be granted.
+func (q *queued) least() int {
+	if q.MinCost > 0 {
+		return q.MinCost
+	}
+	return q.Cost
 }
 
 // lane is the lane a request of lane waits in: Foreground for every
@@ -247,8 +296,8 @@ func (l *Limiter) check(req Request) error {
 		return fmt.Errorf("%w: %s: empty user", ErrInvalidRequest, req.ID)
 	case req.Lane >= numLanes:
 		return fmt.Errorf("%w: %s: lane %d", ErrInvalidRequest, req.ID, req.Lane)
-	case req.Cost < 0 || req.Slots < 0 || req.Attempt < 0:
-		return fmt.Errorf("%w: %s: negative cost, slots or attempt", ErrInvalidRequest, req.ID)
+	case req.Cost < 0 || req.MinCost < 0 || req.Slots < 0 || req.Attempt < 0:
+		return fmt.Errorf("%w: %s: negative cost, minimum cost, slots or attempt", ErrInvalidRequest, req.ID)
 	}
 	sp := &l.st.Spec
 	if s := max(1, req.Slots); s > sp.User.Concurrency || s > sp.App.Concurrency {

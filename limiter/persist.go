@@ -64,6 +64,7 @@ func (l *Limiter) SetSpec(spec Spec, now time.Time) error {
 	l.st.Spec = spec.clone()
 	l.userPers = pers(spec.User.Windows)
 	l.appPers = pers(spec.App.Windows)
+	l.retain()
 	respec(&l.st.App, old.App.Windows, spec.App.Windows, l.appPers, n)
 	for _, u := range l.st.Users {
 		respec(&u.Scope, old.User.Windows, spec.User.Windows, l.userPers, n)

@@ -49,6 +49,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 	case o.Status == 0 && o.Code == "":
 		// Never sent, or fate unknown: learn nothing; free clears the probe.
 	case o.success():
+		uc, ac, last := l.countsAt(u, ls, o, now)
 		l.st.Errors = 0
 		l.st.RetryTokens = math.Min(t.RetryBurst, l.st.RetryTokens+t.RetryRatio)
 		if ls.AppProbe {
@@ -57,10 +58,10 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if ls.UserProbe {
 			u.Scope.Breaker.close()
 		}
-		usr.prove(ls.UserCount, ls.Cost, now)
-		app.prove(ls.AppCount, ls.Cost, now)
+		usr.prove(uc, last, now)
+		app.prove(ac, last, now)
 		if o.ThrottlePercent >= 0.8 {
-			l.soft(usr, app, ls, o, now)
+			l.soft(usr, app, uc, ac, last, o, now)
 		}
 	case o.concurrency():
 		if o.Scope == ScopeApp {
@@ -74,11 +75,12 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope == ScopeUnknown {
 			scope = l.infer(u.ID, now)
 		}
-		v, before := usr, ls.UserCount
+		uc, ac, _ := l.countsAt(u, ls, o, now)
+		v, before := usr, uc
 		if scope == ScopeApp {
-			v, before = app, ls.AppCount
+			v, before = app, ac
 		}
-		v.lowerBusiest(before, l.legacy, now)
+		v.lowerBusiest(before, l.legacy, l.provenFirst, now)
 		l.failProbes(u, ls, now, "throttled")
 		v.st.Breaker.trip(now, t, "throttled (429/"+CodeThrottled+")")
 	case o.serverError():
@@ -88,6 +90,33 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			l.st.App.Breaker.trip(now, t, "server errors")
 		}
 	}
+}
+
+// countsAt is what each window of the user's and the app's scope held
+// when the last request under ls was sent at o.Sent, without that request,
+// and the units that request adds (1): the counts the upstream windows
+// had when they judged it, as nearly as the model knows. Requests granted
+// after ls may have been sent before it, and requests may have left the
+// windows since the grant; the permit's own earlier requests count. With
+// the send time unknown, outside the lease or too old for the logs, it is
+// the counts at the grant and the permit's cost.
+func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user, app []int, last int) {
+	from, at := ls.Granted.UnixNano(), o.Sent.UnixNano()
+	if o.Sent.IsZero() || at < from || at > now || now-at > l.keep() {
+		return ls.UserCount, ls.AppCount, ls.Cost
+	}
+	cost := max(1, ls.Cost)
+	earlier := max(0, cost-min(max(0, o.Unsent), cost)-1)
+	at1 := func(g *rollingLog, pers []int64, out []int) []int {
+		for w, per := range pers {
+			out[w] = g.countAt(per, at) + earlier
+			if from > at-per {
+				out[w] -= cost // ls itself, still logged at its grant
+			}
+		}
+		return out
+	}
+	return at1(&u.Scope.Log, l.userPers, make([]int, len(l.userPers))), at1(&l.st.App.Log, l.appPers, make([]int, len(l.appPers))), 1
 }
 
 // failProbes reopens, with a doubled cooldown, the breakers ls probed.
@@ -117,15 +146,15 @@ func (l *Limiter) infer(user string, now int64) ThrottleScope {
 // soft reacts to x-ms-throttle-limit-percentage on a success. It acts only
 // when upstream reports the scope fuller than the model counts it (with
 // exact limits the two agree and nothing changes).
-func (l *Limiter) soft(usr, app scopeView, ls *lease, o Outcome, now int64) {
+func (l *Limiter) soft(usr, app scopeView, userCount, appCount []int, last int, o Outcome, now int64) {
 	after := func(c []int) []int {
 		out := make([]int, len(c))
 		for i, v := range c {
-			out[i] = v + ls.Cost
+			out[i] = v + last
 		}
 		return out
 	}
-	uc, ac := after(ls.UserCount), after(ls.AppCount)
+	uc, ac := after(userCount), after(appCount)
 	v, counts := usr, uc
 	switch o.Scope {
 	case ScopeApp:

@@ -66,6 +66,13 @@ type Request struct {
 	// Attempt is 0 for a first try and counts retries after that.
 	// Retries draw on the retry budget.
 	Attempt int `json:"attempt,omitempty"`
+	// MinCost, when between 1 and Cost, makes the request divisible: a
+	// sequence of Cost requests of which any first part is worth sending.
+	// When the whole does not fit but MinCost units or more do, it is
+	// granted as many as fit, and the grant's Cost says how many; the
+	// requester sends that many and asks again for the rest. Zero means
+	// all or nothing.
+	MinCost int `json:"minCost,omitempty"`
 }
 
 // Grant is a permission to send: the request may leave now, and holds its
@@ -122,6 +129,16 @@ type Outcome struct {
 	// 0 if absent.
 	ThrottlePercent float64       `json:"throttlePercent,omitempty"`
 	Scope           ThrottleScope `json:"scope,omitempty"`
+	// Sent is when the request was sent upstream (the last one, for a
+	// permit covering several), by the requester's clock, or zero if
+	// unknown. The model then judges the outcome by what its windows held
+	// at that time rather than at the grant: requests granted later may
+	// have arrived first. Pass the same time to Settle.
+	Sent time.Time `json:"sent,omitzero"`
+	// Unsent is how many of the permit's units were never sent: a
+	// sequence of requests under one permit that stopped early. They are
+	// given back (see Limiter.SettleSent).
+	Unsent int `json:"unsent,omitempty"`
 }
 
 func (o Outcome) concurrency() bool { return o.Code == CodeConcurrency }

@@ -3,6 +3,8 @@ package limiter
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 )
 
 // stamp is one grant in a rolling log.
@@ -22,6 +24,10 @@ type rollingLog struct {
 	entries []stamp
 	start   []int // per window: index of the oldest entry inside it
 	sum     []int // per window: cost inside it
+	now     int64 // the time of the last advance
+	// keep is how long past the longest window entries are kept, so that
+	// countAt can look back that far (see Limiter.retain).
+	keep int64
 }
 
 // reset sizes the per-window cursors for n windows and recounts.
@@ -38,10 +44,13 @@ func (g *rollingLog) reset(n int) {
 }
 
 // advance moves every window to time now and drops entries older than
-// every window.
+// every window by more than keep.
 func (g *rollingLog) advance(pers []int64, now int64) {
+	g.now = now
 	low := len(g.entries)
+	longest := int64(0)
 	for w, per := range pers {
+		longest = max(longest, per)
 		s, edge := g.start[w], now-per
 		for s < len(g.entries) && g.entries[s].at <= edge {
 			g.sum[w] -= g.entries[s].cost
@@ -49,6 +58,9 @@ func (g *rollingLog) advance(pers []int64, now int64) {
 		}
 		g.start[w] = s
 		low = min(low, s)
+	}
+	for low > 0 && g.entries[low-1].at > now-longest-g.keep {
+		low--
 	}
 	if low > 32 && 2*low >= len(g.entries) {
 		n := copy(g.entries, g.entries[low:])
@@ -69,6 +81,38 @@ func (g *rollingLog) add(now int64, cost int) {
 
 // count is the cost inside window w as of the last advance.
 func (g *rollingLog) count(w int) int { return g.sum[w] }
+
+// insert records cost at time at, which may be earlier than entries
+// already logged (a request settled at the time it was sent), keeping the
+// entries in time order and every window's cursor and sum right as of the
+// last advance. pers are the window lengths.
+func (g *rollingLog) insert(pers []int64, at int64, cost int) {
+	i := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].at > at })
+	g.entries = slices.Insert(g.entries, i, stamp{at, cost})
+	for w, per := range pers {
+		if at > g.now-per {
+			// Inside the window: every entry before the cursor is older
+			// than its edge, so the cursor is at or before i.
+			g.sum[w] += cost
+		} else {
+			// Outside it: entries from the cursor on are newer, so i is
+			// at or before the cursor, which moves up by one.
+			g.start[w]++
+		}
+	}
+}
+
+// countAt is the cost logged in (at-per, at]: what a window of length per
+// held at time at, which may be in the past. It is exact for at no
+// earlier than keep before the last advance.
+func (g *rollingLog) countAt(per, at int64) int {
+	lo := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].at > at-per })
+	c := 0
+	for i := lo; i < len(g.entries) && g.entries[i].at <= at; i++ {
+		c += g.entries[i].cost
+	}
+	return c
+}
 
 // freeAt is the earliest time, not before now, at which cost more fits
 // into window w of length per under limit. If cost exceeds the limit it

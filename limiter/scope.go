@@ -100,6 +100,11 @@ func (v scopeView) counts(out []int) []int {
 	return out
 }
 
+// provenShare is how full, relative to the fullest window, a window the
+// proven rule leaves must be to take the blame for a throttle (see
+// lowerBusiest).
+const provenShare = 0.7
+
 // lowerBusiest lowers the effective limit of the window(s) that were
 // fullest when a request was granted to the count they held then. It
 // reports whether anything changed.
@@ -110,9 +115,16 @@ func (v scopeView) counts(out []int) []int {
 // that leaves no window, the fullest window at or above its floor is
 // blamed after all: the model counts a request from its release and
 // upstream from its arrival, so a count a unit or two under the proven
-// one is no proof of room. (With legacy set, as the model did before:
-// the floor is not considered and no window is blamed then.)
-func (v scopeView) lowerBusiest(before []int, legacy bool, now int64) bool {
+// one is no proof of room. Nor is a window to blame that the proven rule
+// leaves when it is far emptier than the fullest one it let off (under
+// provenShare of its share of the limit): the counts blur by the requests
+// in flight and the window's padding, so a few units under a proven count
+// say less than a window at a third of its limit does. The fullest window
+// is blamed then. (With legacy set, as the model did before
+// limiter-blame-slack: the floor is not considered and no window is
+// blamed when the proven rule leaves none; with provenFirst, as before
+// limiter-settle-sent: whatever the proven rule leaves is blamed.)
+func (v scopeView) lowerBusiest(before []int, legacy, provenFirst bool, now int64) bool {
 	if len(before) != len(v.pers) {
 		return false
 	}
@@ -134,8 +146,16 @@ func (v scopeView) lowerBusiest(before []int, legacy bool, now int64) bool {
 		return ratios, best
 	}
 	ratios, best := pick(true)
-	if best < 0 && !legacy {
-		ratios, best = pick(false)
+	switch {
+	case legacy:
+	case provenFirst:
+		if best < 0 {
+			ratios, best = pick(false)
+		}
+	default:
+		if all, bestAll := pick(false); best < provenShare*bestAll {
+			ratios, best = all, bestAll
+		}
 	}
 	changed := false
 	for w, c := range before {

@@ -6,35 +6,54 @@ import (
 )
 
 // Settle moves the rate units of grant g from its grant time to at: the
-// time the request is known to have left (its release) or can no longer
-// leave (its lease expired). Call it after Release or Expire, with the
-// grant as it was.
+// time the request was sent upstream, as the requester measured it, or
+// when that is unknown the time it is known to have left (its release) or
+// can no longer leave (its lease expired). Call it after Release or
+// Expire, with the grant as it was. at is taken no earlier than the grant
+// and no later than the model's now.
 //
 // A request reaches upstream some time after its grant: the worker has to
 // pick up the task and open the connection. If that delay varies, grants
 // spaced a full window apart can arrive closer together and crowd more
-// than N into one upstream window. Counting each request at its settle
-// time, which is never before its arrival, makes the model's windows hold
-// at least everything upstream's do. Settling costs a little budget (the
-// delay between arrival and release) and is a no-op for a grant older than
-// every window.
-func (l *Limiter) Settle(g Grant, at time.Time) {
+// than N into one upstream window. Counting each request from when it was
+// sent makes the model's windows hold what upstream's do, to the network
+// delay; counting it from its release, which is never before its arrival,
+// makes them hold at least that, at the cost of a little budget (the time
+// from arrival to release). Settling is a no-op for a grant older than
+// every window. SettleSent is Settle with what the requester reported.
+func (l *Limiter) Settle(g Grant, at time.Time) { l.settle(g, at, 0) }
+
+// SettleSent settles g by what its requester reported in o: from o.Sent
+// when known, else from released (the time of the release), and without
+// the o.Unsent units it never sent, which are given back. Call it after
+// Release, with the grant as it was.
+func (l *Limiter) SettleSent(g Grant, o Outcome, released time.Time) {
+	at := released
+	if !o.Sent.IsZero() {
+		at = o.Sent
+	}
+	l.settle(g, at, o.Unsent)
+}
+
+func (l *Limiter) settle(g Grant, at time.Time, unsent int) {
 	n := l.clock(at)
 	from := g.Granted.UnixNano()
+	to := max(from, min(at.UnixNano(), n))
 	cost := max(1, g.Cost)
-	if from >= n {
+	unsent = min(max(0, unsent), cost)
+	if from >= n || (to == from && unsent == 0) {
 		return
 	}
 	if u := l.users[g.User]; u != nil {
 		u.Scope.Log.advance(l.userPers, n)
-		u.Scope.Log.move(from, cost, n)
+		u.Scope.Log.move(l.userPers, from, cost, to, cost-unsent)
 	}
-	l.st.App.Log.move(from, cost, n)
+	l.st.App.Log.move(l.appPers, from, cost, to, cost-unsent)
 }
 
-// move re-stamps one entry of cost at time from to time to (>= every
-// entry), if the entry is still inside some window.
-func (g *rollingLog) move(from int64, cost int, to int64) {
+// move re-stamps one entry of cost at time from as left units at time to
+// (not before from), if the entry is still inside some window.
+func (g *rollingLog) move(pers []int64, from int64, cost int, to int64, left int) {
 	inside := len(g.entries)
 	for _, s := range g.start {
 		inside = min(inside, s)
@@ -50,7 +69,9 @@ func (g *rollingLog) move(from int64, cost int, to int64) {
 				g.sum[w] -= cost
 			}
 		}
-		g.add(to, cost)
+		if left > 0 {
+			g.insert(pers, to, left)
+		}
 		return
 	}
 }

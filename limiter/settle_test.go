@@ -1,6 +1,9 @@
 package limiter
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -69,5 +72,156 @@ func TestSettleOfAGrantOlderThanEveryWindowIsANoOp(t *testing.T) {
 				t.Errorf("user window %v holds %d units two hours later, want 0", w.Per, w.Used)
 			}
 		}
+	}
+}
+
+// TestSettleAtSendTime settles requests at the time they were sent, which
+// may be earlier than a grant already logged: the window frees when the
+// requests sent first leave it, not when they were released.
+func TestSettleAtSendTime(t *testing.T) {
+	ms := time.Millisecond
+	l := mustNew(t, noReserve(testSpec())) // user: 3 per 10 s, 2 at once
+	var q seq
+	if got := grantAll(t, l, at(0), q.req("u", Background, 1), q.req("u", Background, 1)); len(got) != 2 {
+		t.Fatalf("granted %v, want r1 and r2", got)
+	}
+	g1, _ := l.Lease("r1")
+	g2, _ := l.Lease("r2")
+	l.Release(g1.LeaseID, Outcome{Status: 200, Sent: at(200 * ms)}, at(time.Second))
+	l.Settle(g1, at(200*ms))
+	if got := grantAll(t, l, at(time.Second), q.req("u", Background, 1)); len(got) != 1 {
+		t.Fatalf("r3 not granted at 1 s: %v", got)
+	}
+	// r2 was sent at 0.5 s, before r3 was granted: its stamp goes before
+	// r3's in the log.
+	l.Release(g2.LeaseID, Outcome{Status: 200, Sent: at(500 * ms)}, at(2*time.Second))
+	l.Settle(g2, at(500*ms))
+	tests := []struct {
+		at         time.Duration
+		used       int
+		retryAfter time.Duration
+	}{
+		{2 * time.Second, 3, 8200 * ms},
+		{10100 * ms, 3, 100 * ms},
+		{10300 * ms, 2, 0},
+		{10600 * ms, 1, 0},
+		{11100 * ms, 0, 0},
+	}
+	for _, tc := range tests {
+		st := l.State(at(tc.at))
+		if got := st.Users[0].Windows[0].Used; got != tc.used {
+			t.Errorf("at %v the 10-s window holds %d, want %d", tc.at, got, tc.used)
+		}
+		if got := l.RetryAfter("u", Background, 1, at(tc.at)); got != tc.retryAfter {
+			t.Errorf("RetryAfter at %v = %v, want %v", tc.at, got, tc.retryAfter)
+		}
+	}
+	// A send time before the grant (the worker's clock behind the
+	// model's) counts from the grant.
+	if got := grantAll(t, l, at(12*time.Second), q.req("u", Background, 1)); len(got) != 1 {
+		t.Fatalf("r4 not granted at 12 s: %v", got)
+	}
+	g4, _ := l.Lease("r4")
+	l.Release(g4.LeaseID, Outcome{Status: 200, Sent: at(11 * time.Second)}, at(13*time.Second))
+	l.Settle(g4, at(11*time.Second))
+	for _, c := range []struct {
+		at   time.Duration
+		used int
+	}{{21900 * ms, 1}, {22 * time.Second, 0}} {
+		if got := l.State(at(c.at)).Users[0].Windows[0].Used; got != c.used {
+			t.Errorf("at %v the 10-s window holds %d, want %d (r4 counted from its grant at 12 s)", c.at, got, c.used)
+		}
+	}
+}
+
+// TestRollingLogInsertMatchesRecount checks the rolling log against a
+// plain recount through random appends, inserts into the past and
+// advances: every window's count, counts at past times within keep, and
+// the order of the entries.
+func TestRollingLogInsertMatchesRecount(t *testing.T) {
+	pers := []int64{10, 60}
+	const keep = 6
+	for seed := range int64(50) {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		var g rollingLog
+		g.reset(len(pers))
+		g.keep = keep
+		var all []stamp // everything ever logged
+		now := int64(0)
+		for step := range 400 {
+			switch rng.IntN(4) {
+			case 0:
+				now += rng.Int64N(8)
+				g.advance(pers, now)
+			case 1:
+				c := 1 + rng.IntN(3)
+				g.add(now, c)
+				all = append(all, stamp{now, c})
+			default:
+				at := now - rng.Int64N(keep+20)
+				c := 1 + rng.IntN(3)
+				g.insert(pers, at, c)
+				all = append(all, stamp{at, c})
+			}
+			recount := func(per, at int64) int {
+				n := 0
+				for _, e := range all {
+					if e.at > at-per && e.at <= at {
+						n += e.cost
+					}
+				}
+				return n
+			}
+			for w, per := range pers {
+				if got, want := g.count(w), recount(per, g.now); got != want {
+					t.Fatalf("seed %d step %d: window %d counts %d, want %d", seed, step, per, got, want)
+				}
+				for back := int64(0); back <= keep; back++ {
+					if got, want := g.countAt(per, g.now-back), recount(per, g.now-back); got != want {
+						t.Fatalf("seed %d step %d: window %d at now-%d counts %d, want %d", seed, step, per, back, got, want)
+					}
+				}
+			}
+			if !slices.IsSortedFunc(g.entries, func(a, b stamp) int { return cmp.Compare(a.at, b.at) }) {
+				t.Fatalf("seed %d step %d: entries out of order", seed, step)
+			}
+		}
+	}
+}
+
+// TestSettleSentGivesBackUnsentUnits: a permit for three requests whose
+// sequence stopped after one keeps one unit, counted from when it was
+// sent; the other two are given back at once.
+func TestSettleSentGivesBackUnsentUnits(t *testing.T) {
+	tests := []struct {
+		name     string
+		o        Outcome
+		wantUsed int           // in the 10-s window at 5 s
+		wantFree time.Duration // when one more unit fits
+	}{
+		{"all sent", Outcome{Status: 200, Sent: at(time.Second)}, 3, 11 * time.Second},
+		{"one of three sent, then staging failed", Outcome{Status: 200, Sent: at(time.Second), Unsent: 2}, 1, 0},
+		{"none sent", Outcome{Unsent: 3}, 0, 0},
+		{"more unsent than the cost", Outcome{Unsent: 7}, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, noReserve(testSpec())) // user: 3 per 10 s
+			var q seq
+			r := q.req("u", Background, 3)
+			grantAll(t, l, at(0), r)
+			g, ok := l.Lease(r.ID)
+			if !ok {
+				t.Fatal("not granted")
+			}
+			l.Release(g.LeaseID, tc.o, at(2*time.Second))
+			l.SettleSent(g, tc.o, at(2*time.Second))
+			if got := l.State(at(5 * time.Second)).Users[0].Windows[0].Used; got != tc.wantUsed {
+				t.Errorf("10-s window holds %d at 5 s, want %d", got, tc.wantUsed)
+			}
+			if got := l.RetryAfter("u", Background, 1, at(5*time.Second)); got != max(0, tc.wantFree-5*time.Second) {
+				t.Errorf("RetryAfter(1) at 5 s = %v, want %v", got, max(0, tc.wantFree-5*time.Second))
+			}
+		})
 	}
 }

@@ -93,7 +93,7 @@ func (l *Limiter) NextWakeup(now time.Time) time.Time {
 	for lane := range numLanes {
 		for _, u := range l.active[lane] {
 			q := &u.Queue[lane][0]
-			if f := l.freeAt(u, lane, q.Cost, q.Slots, q.Attempt, n); f > n {
+			if f := l.freeAt(u, lane, q.least(), q.Slots, q.Attempt, n); f > n {
 				at = min(at, f)
 			}
 		}

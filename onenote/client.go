@@ -189,7 +189,7 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, Observation
 	start := c.now()
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		obs := Observation{Cost: cl.cost, Duration: c.now().Sub(start)}
+		obs := Observation{Cost: cl.cost, Sent: start, Duration: c.now().Sub(start)}
 		kind := KindTransient
 		if ctx.Err() != nil {
 			kind = KindCanceled
@@ -198,6 +198,7 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, Observation
 	}
 	obs := observe(resp.StatusCode, resp.Header, start)
 	obs.Cost = cl.cost
+	obs.Sent = start
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, obs, tok, nil
 	}

@@ -111,7 +111,7 @@ func TestAuthErrorsOn401AndTokenFailure(t *testing.T) {
 		return "", errors.New("refresh token expired")
 	})})
 	_, obs, err = bad.GetPage(context.Background(), "p1")
-	if KindOf(err) != KindAuth || obs.Cost != 0 {
+	if KindOf(err) != KindAuth || obs.Cost != 0 || !obs.Sent.IsZero() {
 		t.Fatalf("token failure: kind %v cost %d", KindOf(err), obs.Cost)
 	}
 }
@@ -123,9 +123,13 @@ func TestObservationOnSuccess(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 		_, _ = w.Write([]byte(`{"id":"p1","title":"T","level":1,"order":3}`))
 	})
+	before := time.Now()
 	p, obs, err := c.GetPage(context.Background(), "p1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if obs.Sent.Before(before) || time.Since(obs.Sent) < obs.Duration {
+		t.Errorf("sent at %v, want between the call (%v) and the response %v before now", obs.Sent, before, obs.Duration)
 	}
 	if p.ID != "p1" || p.Level != 1 || p.Order != 3 {
 		t.Errorf("page = %+v", p)

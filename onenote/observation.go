@@ -26,6 +26,10 @@ type Observation struct {
 	HasRetryAfter bool
 	// RequestID is Graph's request-id header.
 	RequestID string
+	// Sent is when the request was handed to the HTTP client, or zero if
+	// it never was. Upstream counts the request against its limits from
+	// about then.
+	Sent time.Time
 	// Duration is how long the call took, from sending the request to
 	// reading the body.
 	Duration time.Duration

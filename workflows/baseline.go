@@ -148,9 +148,14 @@ func (b *baselineCaller) Call(ctx workflow.Context, call entity.Call, result any
 	b.calls++
 	var st entity.CallStats
 	retries := call.Ask.Attempt
+	args := call.Args
+	if call.ArgsFor != nil {
+		// No permit divides the call: it covers every request asked for.
+		args = call.ArgsFor(entity.Permit{User: call.Ask.User, Cost: max(1, call.Ask.Cost)})
+	}
 	for {
 		st.Attempts++
-		err := workflow.ExecuteActivity(actx, call.Activity, call.Args...).Get(actx, result)
+		err := workflow.ExecuteActivity(actx, call.Activity, args...).Get(actx, result)
 		if err == nil {
 			obs, ok := result.(entity.Observed)
 			if !ok {

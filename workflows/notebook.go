@@ -103,7 +103,8 @@ type NotebookReport struct {
 	LinkBlocks int `json:"linkBlocks"`
 	LinkFailed int `json:"linkFailed,omitempty"`
 	// UnsentUnits counts Graph permit units granted but not used
-	// (resource downloads that stopped early).
+	// (resource downloads that stopped early), which the limiter gives
+	// back.
 	UnsentUnits int `json:"unsentUnits,omitempty"`
 	// Reruns counts pages run again because the worker holding them was
 	// lost.

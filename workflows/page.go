@@ -198,24 +198,41 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 
 // resources fetches a group of resources under one permit of cost k; when
 // a download fails mid-way, the next permit covers only the missing ones.
-// Resources that can never be had are returned as lost: the page is
-// written without them.
+// From section version 3 the permit is divisible: when only j < k
+// requests fit the limits now, the first j resources go at once and the
+// next permit covers the rest, so a page's last resources never hold back
+// units that would otherwise wait unused. Only failures count as
+// attempts. Resources that can never be had are returned as lost: the
+// page is written without them.
 func (s *section) resources(sctx workflow.Context, key activities.StageKey, title string, group []activities.ResourceRef) ([]activities.LostResource, error) {
 	missing := slices.Clone(group)
 	var lost []activities.LostResource
 	backoff := time.Second
+	divisible := s.version >= 3
 	for attempt := 0; len(missing) > 0; attempt++ {
 		if attempt == maxResourceAttempts {
 			return lost, fmt.Errorf("resources: gave up after %d attempts, %d missing", attempt, len(missing))
 		}
-		var r activities.FetchResourcesResult
-		st, err := s.lim.Call(sctx, entity.Call{
+		input := func(refs []activities.ResourceRef) []any {
+			return []any{activities.FetchResourcesInput{User: s.in.User, Key: key, Resources: refs}}
+		}
+		granted := len(missing)
+		call := entity.Call{
 			Ask:         entity.AskOptions{User: s.in.User, Lane: limiter.Background, Cost: len(missing), Attempt: attempt},
 			Activity:    activities.FetchResourcesName,
-			Args:        []any{activities.FetchResourcesInput{User: s.in.User, Key: key, Resources: missing}},
+			Args:        input(missing),
 			Options:     workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, Summary: fmt.Sprintf("Fetch %d resources: %s", len(missing), clip(title))},
 			MaxAttempts: 1,
-		}, &r)
+		}
+		if divisible {
+			call.Ask.MinCost = 1
+			call.ArgsFor = func(p entity.Permit) []any {
+				granted = min(len(missing), max(1, p.Cost))
+				return input(missing[:granted])
+			}
+		}
+		var r activities.FetchResourcesResult
+		st, err := s.lim.Call(sctx, call, &r)
 		s.count(st)
 		if err != nil {
 			var app *temporal.ApplicationError
@@ -228,15 +245,18 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 			backoff = min(2*backoff, time.Minute)
 			continue
 		}
-		// The permit covered len(missing) requests; fewer left when an
-		// error stopped the sequence.
-		s.st.Unsent += max(0, len(missing)-r.Requests)
+		// The permit covered granted requests; fewer left when an error
+		// stopped the sequence.
+		s.st.Unsent += max(0, granted-r.Requests)
 		lost = append(lost, r.Lost...)
 		missing = slices.DeleteFunc(missing, func(ref activities.ResourceRef) bool {
 			return slices.Contains(r.Fetched, ref.ID) || slices.ContainsFunc(r.Lost, func(l activities.LostResource) bool { return l.ID == ref.ID })
 		})
 		switch {
 		case r.Error == "":
+			if divisible {
+				attempt-- // progress, not a failure
+			}
 		case r.Fatal:
 			return lost, fmt.Errorf("resources: %s", r.Error)
 		case r.ErrorType == activities.ErrTypeGraphThrottled:

@@ -82,7 +82,8 @@ type SectionState struct {
 	// Reruns counts page runs repeated because a worker was lost.
 	Reruns int `json:"reruns,omitempty"`
 	// Unsent counts permit units granted for resource requests that were
-	// never sent (a download sequence stopped early).
+	// never sent (a download sequence stopped early). The limiter gives
+	// them back (limiter.Outcome.Unsent) since limiter-settle-sent.
 	Unsent int `json:"unsent,omitempty"`
 	// LinksPending: see SectionResult.
 	LinksPending int `json:"linksPending,omitempty"`
@@ -193,7 +194,8 @@ type section struct {
 // password-protected section, and stops at the Notion block limit;
 // version 2 retries session creation, counts against maxPageRuns only the
 // losses that cost a page its staged data, and fails a subpage with its
-// failed parent.
+// failed parent; version 3 asks for a page's resources under a divisible
+// permit (see section.resources).
 const sectionChange = "notebridge-section-renew-sessions"
 
 // MigrateSection migrates one section: it lists the section's pages (one
@@ -224,7 +226,8 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	// Version 2: session creation retried, only worker losses that cost a
 	// page its staged data count against maxPageRuns, and a subpage whose
 	// parent failed fails with it (so a retry writes both, nested).
-	s.version = workflow.GetVersion(ctx, sectionChange, workflow.DefaultVersion, 2)
+	// Version 3: divisible resource permits.
+	s.version = workflow.GetVersion(ctx, sectionChange, workflow.DefaultVersion, 3)
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
 	res, err := s.run(ctx)

@@ -44,6 +44,10 @@ type Call struct {
 	Ask      AskOptions
 	Activity any
 	Args     []any
+	// ArgsFor, when set, gives the activity's arguments for the permit
+	// granted, in place of Args: a divisible ask (AskOptions.MinCost) may
+	// be granted fewer requests than it asked for.
+	ArgsFor func(p Permit) []any
 	// Options are the activity options. The retry policy is replaced by
 	// a single attempt: every upstream attempt needs its own permit, so
 	// Call retries, not Temporal. StartToCloseTimeout defaults to one
@@ -108,7 +112,11 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 			return st, err
 		}
 		st.Waited += p.Waited
-		err = workflow.ExecuteActivity(actx, call.Activity, call.Args...).Get(actx, result)
+		args := call.Args
+		if call.ArgsFor != nil {
+			args = call.ArgsFor(p)
+		}
+		err = workflow.ExecuteActivity(actx, call.Activity, args...).Get(actx, result)
 		o := outcomeOf(err)
 		if err == nil {
 			if obs, ok := result.(Observed); ok {

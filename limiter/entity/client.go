@@ -90,6 +90,10 @@ type AskOptions struct {
 	// Attempt is 0 for a first try; retries count up and draw on the
 	// limiter's retry budget.
 	Attempt int
+	// MinCost, between 1 and Cost, lets the limiter grant fewer units
+	// than Cost when only that many fit (limiter.Request.MinCost); the
+	// Permit's Cost says how many. 0 means all or nothing.
+	MinCost int
 }
 
 // RefusedError is returned by Acquire for a request the limiter can never
@@ -194,7 +198,7 @@ func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit,
 		c.waiting[ids[i]] = s
 		futures[i] = f
 		msg.Acquire = append(msg.Acquire, Ask{RequestID: ids[i], User: ask.User, Lane: ask.Lane,
-			Cost: max(1, ask.Cost), Attempt: ask.Attempt})
+			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost})
 	}
 	c.post(ctx, msg)
 	permits := make([]Permit, 0, len(asks))

@@ -39,6 +39,9 @@ type step struct {
 	Lane    limiter.Lane
 	Hold    time.Duration
 	NoRelse bool
+	// Cost and MinCost are asked for (0: 1, and all or nothing); the
+	// release says Unsent of the granted units were never sent.
+	Cost, MinCost, Unsent int
 }
 
 type requesterInput struct {
@@ -54,6 +57,7 @@ type event struct {
 	Lane      limiter.Lane
 	Granted   time.Time
 	LeaseID   string
+	Cost      int
 }
 
 type requesterResult struct {
@@ -74,15 +78,16 @@ func requester(ctx workflow.Context, in requesterInput) (requesterResult, error)
 			if d := s.After - workflow.Now(ctx).Sub(start); d > 0 {
 				_ = workflow.Sleep(ctx, d)
 			}
-			p, err := c.Acquire(ctx, AskOptions{User: in.User, Lane: s.Lane})
+			p, err := c.Acquire(ctx, AskOptions{User: in.User, Lane: s.Lane, Cost: s.Cost, MinCost: s.MinCost})
 			if err != nil {
 				firstErr = err
 				return
 			}
-			res.Events = append(res.Events, event{Requester: in.Name, Step: i, Lane: s.Lane, Granted: workflow.Now(ctx), LeaseID: p.LeaseID})
+			sent := workflow.Now(ctx)
+			res.Events = append(res.Events, event{Requester: in.Name, Step: i, Lane: s.Lane, Granted: sent, LeaseID: p.LeaseID, Cost: p.Cost})
 			_ = workflow.Sleep(ctx, s.Hold)
 			if !s.NoRelse {
-				c.Release(ctx, p, limiter.Outcome{Status: 200})
+				c.Release(ctx, p, limiter.Outcome{Status: 200, Sent: sent, Unsent: s.Unsent})
 			}
 		})
 	}
@@ -183,6 +188,47 @@ func TestForegroundIsGrantedFirst(t *testing.T) {
 	want := []limiter.Lane{limiter.Foreground, limiter.Foreground, limiter.Background, limiter.Background, limiter.Background}
 	if !slices.Equal(lanes, want) {
 		t.Errorf("grant order after the holder = %v, want %v", lanes, want)
+	}
+}
+
+// TestPartialGrantsAndGivenBackUnits: a divisible ask takes the units
+// that fit now, and units a requester reports unsent are free again at
+// once, under a limit of 5 a minute.
+func TestPartialGrantsAndGivenBackUnits(t *testing.T) {
+	spec := testSpec(5)
+	spec.User.Windows = []limiter.Window{{Limit: 5, Per: limiter.Duration(time.Minute)}}
+	tests := []struct {
+		name      string
+		steps     []step
+		wantCosts []int
+		wantAfter []time.Duration // each grant after the first
+	}{
+		{"a divisible ask takes what fits", []step{
+			{Hold: time.Second, Cost: 3},
+			{After: 2 * time.Second, Hold: time.Second, Cost: 4, MinCost: 1},
+		}, []int{3, 2}, []time.Duration{0, 2 * time.Second}},
+		{"an all-or-nothing ask waits for the window", []step{
+			{Hold: time.Second, Cost: 3},
+			{After: 2 * time.Second, Hold: time.Second, Cost: 4},
+		}, []int{3, 4}, []time.Duration{0, time.Minute}},
+		{"unsent units are given back", []step{
+			{Hold: time.Second, Cost: 3, Unsent: 2},
+			{After: 2 * time.Second, Hold: time.Second, Cost: 4},
+		}, []int{3, 4}, []time.Duration{0, 2 * time.Second}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := allEvents(run(t, harnessInput{Spec: spec, Requesters: []requesterInput{{Name: "r", User: "u", Steps: tc.steps}}}))
+			if len(evs) != len(tc.wantCosts) {
+				t.Fatalf("got %d grants, want %d", len(evs), len(tc.wantCosts))
+			}
+			for i, e := range evs {
+				after := e.Granted.Sub(evs[0].Granted)
+				if e.Cost != tc.wantCosts[i] || after < tc.wantAfter[i] || after > tc.wantAfter[i]+2*time.Second {
+					t.Errorf("grant %d: cost %d after %v, want cost %d after %v", i, e.Cost, after, tc.wantCosts[i], tc.wantAfter[i])
+				}
+			}
+		})
 	}
 }
 

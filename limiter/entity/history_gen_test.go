@@ -118,13 +118,14 @@ type genResult struct {
 func historyRequester(ctx workflow.Context, in genInput) (genResult, error) {
 	c := entity.NewClient(ctx, entity.ClientOptions{Resource: genResource, App: genApp, AssumeRunning: true})
 	bg := entity.AskOptions{User: in.User, Lane: limiter.Background}
-	ok := limiter.Outcome{Status: 200}
+	// Every outcome says when the request was sent (since
+	// limiter-settle-sent): the moment its permit arrived.
 	one := func(ctx workflow.Context, ask entity.AskOptions) error {
 		p, err := c.Acquire(ctx, ask)
 		if err != nil {
 			return err
 		}
-		c.Release(ctx, p, ok)
+		c.Release(ctx, p, limiter.Outcome{Status: 200, Sent: workflow.Now(ctx)})
 		return nil
 	}
 	var res genResult
@@ -138,7 +139,7 @@ func historyRequester(ctx workflow.Context, in genInput) (genResult, error) {
 		return res, err
 	}
 	for _, p := range ps {
-		c.Release(ctx, p, limiter.Outcome{Status: 429})
+		c.Release(ctx, p, limiter.Outcome{Status: 429, Sent: workflow.Now(ctx)})
 	}
 	// The breaker is open: the foreground permit waits for its cooldown
 	// and is the probe that closes it.

@@ -71,6 +71,7 @@ type Ask struct {
 	Cost      int          `json:"cost,omitempty"`
 	Slots     int          `json:"slots,omitempty"`
 	Attempt   int          `json:"attempt,omitempty"`
+	MinCost   int          `json:"minCost,omitempty"`
 }
 
 // Return gives a lease back with what upstream said.

@@ -15,7 +15,9 @@ import (
 // code. limiter-v0*.json were recorded before limiter-blame-slack, so they
 // replay only while the entity keeps the old blame and reserve defaults
 // for a run without that version marker; limiter-v1*.json were recorded
-// after it. A change to the entity that is not versioned with
+// after it and before limiter-settle-sent, limiter-v2*.json after that,
+// with every release saying when its request was sent (ignoring the send
+// times, they do not replay). A change to the entity that is not versioned with
 // workflow.GetVersion fails here before it breaks running limiters.
 func TestReplaySavedEntityHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))

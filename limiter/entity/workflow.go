@@ -62,12 +62,25 @@ type entity struct {
 	closing bool
 	// legacy is set for a run begun before blameChange.
 	legacy bool
+	// atRelease is set for a run begun before sentChange: requests are
+	// settled and judged at their release, not when they were sent, are
+	// charged their whole cost and granted whole, and a throttle is blamed
+	// by the proven rule first.
+	atRelease bool
 }
 
 // blameChange versions the throttle blame, the day-long window reserve
 // and keeping a user while its reserve is held (see restore and
 // limiter.Limiter.SetLegacy).
 const blameChange = "limiter-blame-slack"
+
+// sentChange versions settling a request at the time the worker sent it,
+// judging its outcome by the counts then (limiter.Outcome.Sent), giving
+// back the units of a permit never sent (limiter.Outcome.Unsent),
+// granting a divisible request in part (limiter.Request.MinCost) and not
+// blaming a throttle on a window far emptier than the fullest
+// (limiter.Limiter.SetProvenFirst).
+const sentChange = "limiter-settle-sent"
 
 // defaults gives a legacy run the reserve idle time it was begun with
 // where the spec leaves it to the defaults. (Specs made by
@@ -101,6 +114,12 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 	if workflow.GetVersion(ctx, blameChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		e.legacy = true
 	}
+	// Version 1: a release's send time and unsent units, and an ask's
+	// minimum cost, are used (see handle). A run begun before ignores them
+	// to its end.
+	if workflow.GetVersion(ctx, sentChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		e.atRelease = true
+	}
 	if len(in.State) > 0 {
 		e.model = new(limiter.Limiter)
 		if err := e.model.UnmarshalJSON(in.State); err != nil {
@@ -118,6 +137,7 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		e.model = m
 	}
 	e.model.SetLegacy(e.legacy)
+	e.model.SetProvenFirst(e.atRelease)
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
 }
@@ -181,12 +201,18 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 // cancellations, then new requests.
 func (e *entity) handle(m Message, now time.Time, out *outbox) {
 	for _, r := range m.Release {
+		o := r.Outcome
+		if e.atRelease {
+			o.Sent, o.Unsent = time.Time{}, 0
+		}
 		g, leased := e.model.Lease(r.RequestID)
-		if e.model.Release(r.LeaseID, r.Outcome, now) {
+		if e.model.Release(r.LeaseID, o, now) {
 			if leased && g.LeaseID == r.LeaseID {
-				// Count the request at its release, never before it
-				// reached upstream (see limiter.Limiter.Settle).
-				e.model.Settle(g, now)
+				// Count the request from when the worker sent it, or if
+				// that is unknown from its release, never before it
+				// reached upstream, and only the units it sent (see
+				// limiter.Limiter.Settle).
+				e.model.SettleSent(g, o, now)
 			}
 			e.stats.Released++
 		} else {
@@ -209,8 +235,12 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 			out.grant(m.From, g)
 			continue
 		}
-		err := e.model.Enqueue(limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
-			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt}, now)
+		req := limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
+			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost}
+		if e.atRelease {
+			req.MinCost = 0
+		}
+		err := e.model.Enqueue(req, now)
 		if err != nil {
 			e.stats.Refused++
 			out.refuse(m.From, Refusal{RequestID: a.RequestID, Reason: err.Error()})

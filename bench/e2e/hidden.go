@@ -100,7 +100,7 @@ func (b *Bench) scenarioHidden(ctx context.Context) error {
 	}
 	fmt.Fprintf(&w, "A stall is time, from the first throttle on, in which upstream's true windows had room, the migration had "+
 		"Graph work left, no Graph request was in flight and none arrived, measured at the emulator (the longest began %s in). It includes the pipeline's own reaction time: "+
-		"the limiter accounts a request's units when it is released, and a grant reaches Graph after a signal, a workflow task "+
+		"a window the limiter sees slide frees a unit only after a timer, and a grant reaches Graph after a signal, a workflow task "+
 		"and an activity dispatch. ", b.fmtScaled(stallAt))
 	if len(done) > 0 && firstThrottle > slices.Min(done) {
 		floor, _ := Stalls(spans, trueWindows, slices.Min(done), firstThrottle)

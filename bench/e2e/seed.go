@@ -114,7 +114,7 @@ func (b *Bench) progress(st *Stack, m *Migration, pages int) func() {
 		b.Log.Info("progress", "workflow", m.ID, "wall", time.Since(m.Started).Round(time.Second),
 			"scaled", b.scaled(time.Since(m.Started)).Round(time.Minute),
 			"pages", fmt.Sprintf("%d/%d", len(st.PagesDone(m.Started)), pages),
-			"graphRequests", gs.Requests, "throttled", gs.Throttled)
+			"graphRequests", gs.Requests, "throttled", gs.Throttled, "limiter", st.LimiterWindows(m.User))
 	}
 }
 

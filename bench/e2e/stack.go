@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -347,15 +348,56 @@ func scaledHour(scale float64) time.Duration {
 // itoa is strconv.Itoa, short.
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// LimiterState queries the limiter entity's state.
+func (s *Stack) LimiterState(ctx context.Context) (entity.State, error) {
+	var st entity.State
+	v, err := s.C.QueryWorkflow(ctx, entity.WorkflowID(workflows.LimiterResource, s.App), "", entity.QueryState)
+	if err != nil {
+		return st, fmt.Errorf("query the limiter: %w", err)
+	}
+	return st, v.Get(&st)
+}
+
+// LimiterWindows describes user's windows in the limiter's model, as
+// used/effective limit per window ("22/120 277/280"), for progress lines;
+// the error if the limiter cannot be queried.
+func (s *Stack) LimiterWindows(user string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := s.LimiterState(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	for _, u := range st.Model.Users {
+		if u.User != user {
+			continue
+		}
+		var parts []string
+		for _, w := range u.Windows {
+			parts = append(parts, fmt.Sprintf("%d/%d", w.Used, w.Effective))
+		}
+		return strings.Join(parts, " ")
+	}
+	return "no such user"
+}
+
 // SaveData writes what the emulators recorded (every Graph request, every
-// Graph request's span, every page done, as offsets from t0) to data.json
-// in the run's directory, for looking into a figure after the run.
+// Graph request's span, every page done, as offsets from t0) and the
+// limiter entity's state at the end (its adapted limits and counts) to
+// data.json in the run's directory, for looking into a figure after the
+// run. Call it while the stack is still up.
 func (s *Stack) SaveData(t0 time.Time) error {
 	data := struct {
 		Requests []Request       `json:"requests"`
 		Spans    []Span          `json:"spans"`
 		Done     []time.Duration `json:"done"`
-	}{s.GraphLog(t0), s.GraphSpans(t0), s.PagesDone(t0)}
+		Limiter  *entity.State   `json:"limiter,omitempty"`
+	}{Requests: s.GraphLog(t0), Spans: s.GraphSpans(t0), Done: s.PagesDone(t0)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if st, err := s.LimiterState(ctx); err == nil {
+		data.Limiter = &st
+	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("save data: %w", err)

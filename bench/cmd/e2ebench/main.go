@@ -40,13 +40,15 @@ func run(args []string, log *slog.Logger) error {
 	which := fs.String("scenarios", "1,2,3,4,5,6", "comma-separated scenario numbers: "+scenarioList())
 	fs.StringVar(&o.Out, "out", o.Out, "directory for e2e.md and the PNG plots")
 	work := fs.String("work", filepath.Join(os.TempDir(), "notebridge-e2ebench"), "work directory: the worker binary and each run's logs")
-	fs.Float64Var(&o.Scale, "scale", o.Scale, "time scale of the Graph limits in scenarios 3-5 (60: an hour lasts a minute)")
+	fs.Float64Var(&o.Scale, "scale", o.Scale, "time scale of the Graph limits in scenarios 3 and 4 (60: an hour lasts a minute)")
 	fs.Float64Var(&o.SeedScale, "seed-scale", o.SeedScale, "time scale of the Graph limits in scenarios 1 and 2")
+	fs.Float64Var(&o.HiddenScale, "hidden-scale", o.HiddenScale, "time scale of the Graph limits in scenario 5")
 	fs.Float64Var(&o.BaselineHours, "baseline-hours", o.BaselineHours, "scaled hours each baseline of scenario 2 runs")
 	fs.DurationVar(&o.ScanEvery, "scan-every", o.ScanEvery, "scaled interval between the scans of scenario 3")
 	fs.Float64Var(&o.ScanHours, "scan-hours", o.ScanHours, "scaled hours each variant of scenario 3 scans for")
 	fs.IntVar(&o.ScalePages, "scale-pages", o.ScalePages, "pages of scenario 6's notebook")
 	fs.DurationVar(&o.ScaleHorizon, "scale-horizon", o.ScaleHorizon, "wall-clock time scenario 6 may take before it is stopped and reported as far as it got")
+	merge := fs.String("merge", "", "add the results of a run written to this directory (its e2e.json and plots) to -out's report, and run nothing")
 	fs.BoolVar(&o.Tiny, "tiny", false, "shrink every notebook to 2 sections of 5 pages: checks the bench itself in minutes; the figures mean nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -58,8 +60,16 @@ func run(args []string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if o.Scale <= 0 || o.SeedScale <= 0 || o.BaselineHours <= 0 || o.ScanEvery <= 0 || o.ScanHours <= 0 || o.ScaleHorizon <= 0 || o.ScalePages < 20 {
-		return errors.New("-scale, -seed-scale, -baseline-hours, -scan-every, -scan-hours and -scale-horizon must be positive, -scale-pages at least 20")
+	if o.Scale <= 0 || o.SeedScale <= 0 || o.HiddenScale <= 0 || o.BaselineHours <= 0 || o.ScanEvery <= 0 || o.ScanHours <= 0 || o.ScaleHorizon <= 0 || o.ScalePages < 20 {
+		return errors.New("-scale, -seed-scale, -hidden-scale, -baseline-hours, -scan-every, -scan-hours and -scale-horizon must be positive, -scale-pages at least 20")
+	}
+	if *merge != "" {
+		b := &e2e.Bench{Opts: o, Log: log}
+		if err := b.Merge(*merge); err != nil {
+			return err
+		}
+		log.Info("merged", "from", *merge, "report", filepath.Join(o.Out, "e2e.md"))
+		return nil
 	}
 	root, err := moduleRoot()
 	if err != nil {

@@ -113,9 +113,10 @@ const provenShare = 0.7
 // not to blame, and neither is one holding less than the adaptation
 // floor of its limit (no real limit is believed to be that low). When
 // that leaves no window, the fullest window at or above its floor is
-// blamed after all: the model counts a request from its release and
-// upstream from its arrival, so a count a unit or two under the proven
-// one is no proof of room. Nor is a window to blame that the proven rule
+// blamed after all: the model's counts blur against upstream's (requests
+// in flight are counted from their grant, every window is padded, and a
+// request whose send time is unknown is counted from its release), so a
+// count a unit or two under the proven one is no proof of room. Nor is a window to blame that the proven rule
 // leaves when it is far emptier than the fullest one it let off (under
 // provenShare of its share of the limit): the counts blur by the requests
 // in flight and the window's padding, so a few units under a proven count

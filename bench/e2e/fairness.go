@@ -103,8 +103,8 @@ func (b *Bench) scenarioFairness(ctx context.Context) error {
 	thr := len(Times(log, Request.Throttled))
 	fmt.Fprintf(&w, "\nApp budget use %.1f%% (%.1f%% over all %d whole hours, the first included), Jain's index %.4f, %d upstream "+
 		"429s. All %d pages done at %s; the app-bound lower bound for the %d requests is %s (%.3fx). At this time scale each "+
-		"hour's burst starts a little later than the last: the limiter counts a request in its windows from its release, "+
-		"a round trip after its grant, and pads every window by %s; the hour's budget is spent later by that much.\n\n"+
+		"hour's burst starts a little later than the last: the limiter counts a request in its windows from when the worker "+
+		"sent it, a signal and an activity dispatch after its grant, and pads every window by %s; the hour's budget is spent later by that much.\n\n"+
 		"![per-user requests](e2e-five-users.png)\n\n",
 		100*use, 100*useAll, total, jain, thr, len(done), b.fmtScaled(last), len(all), b.fmtScaled(lb), ratio(last, lb),
 		entity.DefaultSkew(spec))

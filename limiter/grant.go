@@ -94,28 +94,31 @@ func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (cost int
 	if ok, _, _ := l.st.App.Breaker.admit(now); !ok {
 		return 0, true
 	}
-	cost = q.Cost
-	for cost >= q.least() && !app.fits(lane, cost, q.Slots, now) {
-		cost--
-	}
-	if cost < q.least() {
+	if cost = app.largestFit(q, q.Cost, lane, now); cost == 0 {
 		return 0, true
 	}
 	if ok, _, _ := u.Scope.Breaker.admit(now); !ok {
 		return 0, false
 	}
 	u.Scope.Log.advance(l.userPers, now)
-	usr := l.userView(u)
-	for cost >= q.least() && !usr.fits(lane, cost, q.Slots, now) {
-		cost--
-	}
-	if cost < q.least() {
+	if cost = l.userView(u).largestFit(q, cost, lane, now); cost == 0 {
 		return 0, false
 	}
 	if q.Attempt > 0 && !l.retryAllowed(now) {
 		return 0, false
 	}
 	return cost, false
+}
+
+// largestFit is the most units of q, at most upTo and at least q.least(),
+// that fit v now, or 0 if none does.
+func (v scopeView) largestFit(q *queued, upTo int, lane Lane, now int64) int {
+	for cost := upTo; cost >= q.least(); cost-- {
+		if v.fits(lane, cost, q.Slots, now) {
+			return cost
+		}
+	}
+	return 0
 }
 
 // retryAllowed reports whether the retry budget lets a retry go now.

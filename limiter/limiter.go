@@ -89,8 +89,9 @@ type Limiter struct {
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
 
-	legacy      bool // see SetLegacy
-	provenFirst bool // see SetProvenFirst
+	legacy      bool  // see SetLegacy
+	provenFirst bool  // see SetProvenFirst
+	keep        int64 // see retain
 }
 
 // SetLegacy makes the model decide as it did before two corrections, so a
@@ -166,23 +167,17 @@ func (l *Limiter) index() {
 	l.retain()
 }
 
-// keep is how long past its longest window a rolling log keeps entries,
-// so that a request settled or judged at the time it was sent finds every
-// entry upstream counted then: a lease's lifetime, but no more than a
-// tenth of the longest window (a scaled-down spec keeps its logs short).
-func (l *Limiter) keep() int64 {
-	longest := int64(0)
-	for _, p := range slices.Concat(l.userPers, l.appPers) {
-		longest = max(longest, p)
-	}
-	return min(int64(l.st.Spec.Tuning.LeaseTTL), longest/10)
-}
-
-// retain sets every rolling log's keep.
+// retain sets l.keep and every rolling log's keep from the spec: how long
+// past its longest window a log keeps entries, so that a request settled
+// or judged at the time it was sent finds every entry upstream counted
+// then. That is a lease's lifetime, but no more than a tenth of the
+// longest window (a scaled-down spec keeps its logs short).
 func (l *Limiter) retain() {
-	l.st.App.Log.keep = l.keep()
+	longest := slices.Max(slices.Concat(l.userPers, l.appPers))
+	l.keep = min(int64(l.st.Spec.Tuning.LeaseTTL), longest/10)
+	l.st.App.Log.keep = l.keep
 	for _, u := range l.st.Users {
-		u.Scope.Log.keep = l.keep()
+		u.Scope.Log.keep = l.keep
 	}
 }
 
@@ -220,7 +215,7 @@ func (l *Limiter) user(id string) *userState {
 		return u
 	}
 	u := &userState{ID: id, Scope: newScopeState(len(l.userPers))}
-	u.Scope.Log.keep = l.keep()
+	u.Scope.Log.keep = l.keep
 	l.users[id] = u
 	l.st.Users = append(l.st.Users, u)
 	return u

@@ -102,7 +102,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 // the counts at the grant and the permit's cost.
 func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user, app []int, last int) {
 	from, at := ls.Granted.UnixNano(), o.Sent.UnixNano()
-	if o.Sent.IsZero() || at < from || at > now || now-at > l.keep() {
+	if o.Sent.IsZero() || at < from || at > now || now-at > l.keep {
 		return ls.UserCount, ls.AppCount, ls.Cost
 	}
 	cost := max(1, ls.Cost)

@@ -148,11 +148,8 @@ func (b *baselineCaller) Call(ctx workflow.Context, call entity.Call, result any
 	b.calls++
 	var st entity.CallStats
 	retries := call.Ask.Attempt
-	args := call.Args
-	if call.ArgsFor != nil {
-		// No permit divides the call: it covers every request asked for.
-		args = call.ArgsFor(entity.Permit{User: call.Ask.User, Cost: max(1, call.Ask.Cost)})
-	}
+	// No permit divides the call: it covers every request asked for.
+	args := call.ArgsOf(entity.Permit{User: call.Ask.User, Cost: max(1, call.Ask.Cost)})
 	for {
 		st.Attempts++
 		err := workflow.ExecuteActivity(actx, call.Activity, args...).Get(actx, result)

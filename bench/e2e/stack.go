@@ -214,10 +214,13 @@ func serve(handler http.Handler) (string, *http.Server, error) {
 	return "http://" + ln.Addr().String(), srv, nil
 }
 
+// limiterID is the workflow ID of the run's limiter entity.
+func (s *Stack) limiterID() string { return entity.WorkflowID(workflows.LimiterResource, s.App) }
+
 // startLimiter starts the run's limiter entity with spec, so the first
 // requester finds it running and its spec is the one that counts.
 func (s *Stack) startLimiter(ctx context.Context, spec limiter.Spec) error {
-	id := entity.WorkflowID(workflows.LimiterResource, s.App)
+	id := s.limiterID()
 	_, err := s.C.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: TaskQueue},
 		entity.WorkflowName, entity.Input{Resource: workflows.LimiterResource, App: s.App, Spec: &spec})
 	if err != nil {
@@ -351,7 +354,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // LimiterState queries the limiter entity's state.
 func (s *Stack) LimiterState(ctx context.Context) (entity.State, error) {
 	var st entity.State
-	v, err := s.C.QueryWorkflow(ctx, entity.WorkflowID(workflows.LimiterResource, s.App), "", entity.QueryState)
+	v, err := s.C.QueryWorkflow(ctx, s.limiterID(), "", entity.QueryState)
 	if err != nil {
 		return st, fmt.Errorf("query the limiter: %w", err)
 	}

@@ -88,6 +88,15 @@ func (call Call) WithDefaults() Call {
 	return call
 }
 
+// ArgsOf is the activity's arguments under permit p: ArgsFor(p) when set,
+// else Args.
+func (call Call) ArgsOf(p Permit) []any {
+	if call.ArgsFor != nil {
+		return call.ArgsFor(p)
+	}
+	return call.Args
+}
+
 // CallStats says what one Call cost.
 type CallStats struct {
 	Attempts int
@@ -112,11 +121,7 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 			return st, err
 		}
 		st.Waited += p.Waited
-		args := call.Args
-		if call.ArgsFor != nil {
-			args = call.ArgsFor(p)
-		}
-		err = workflow.ExecuteActivity(actx, call.Activity, args...).Get(actx, result)
+		err = workflow.ExecuteActivity(actx, call.Activity, call.ArgsOf(p)...).Get(actx, result)
 		o := outcomeOf(err)
 		if err == nil {
 			if obs, ok := result.(Observed); ok {

@@ -17,23 +17,30 @@ import (
 	"github.com/notebridge/notebridge/notion/blocks"
 )
 
-// fixtureDir holds the shared OneNote fixtures: /work/shared/fixtures/onenote
-// seen from /work/main/convert.
-var fixtureDir = filepath.Join("..", "..", "shared", "fixtures", "onenote")
+// ownFixtures holds the OneNote page fixtures written for this repository;
+// sharedFixtures, the project's shared set beside the repository
+// (../shared from the project root), is used in addition when present.
+var (
+	ownFixtures    = filepath.Join("testdata", "pages")
+	sharedFixtures = filepath.Join("..", "..", "shared", "fixtures", "onenote")
+)
 
-// fixtureNames lists the fixture pairs, failing the test if there are none.
+// fixtureNames lists the fixture pairs as paths without their extension
+// (testdata/pages/NAME, then the shared ones), failing the test if the
+// repository's own fixtures are missing.
 func fixtureNames(t testing.TB) []string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(fixtureDir, "*.expect.json"))
+	own, err := filepath.Glob(filepath.Join(ownFixtures, "*.expect.json"))
 	if err != nil {
 		t.Fatalf("listing fixtures: %v", err)
 	}
-	if len(matches) == 0 {
-		t.Fatalf("no fixtures in %s (resolved from %s): the shared fixture directory is missing", fixtureDir, mustAbs(fixtureDir))
+	if len(own) == 0 {
+		t.Fatalf("no fixtures in %s (resolved from %s)", ownFixtures, mustAbs(ownFixtures))
 	}
+	shared, _ := filepath.Glob(filepath.Join(sharedFixtures, "*.expect.json"))
 	var names []string
-	for _, m := range matches {
-		names = append(names, strings.TrimSuffix(filepath.Base(m), ".expect.json"))
+	for _, m := range append(own, shared...) {
+		names = append(names, strings.TrimSuffix(m, ".expect.json"))
 	}
 	return names
 }
@@ -46,20 +53,21 @@ func mustAbs(p string) string {
 	return a
 }
 
-func readFixture(t testing.TB, name, ext string) []byte {
+// readFixture reads the fixture at path (from fixtureNames) with ext.
+func readFixture(t testing.TB, path, ext string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, name+ext))
+	b, err := os.ReadFile(path + ext)
 	if err != nil {
 		t.Fatalf("reading fixture: %v", err)
 	}
 	return b
 }
 
-// TestFixtures converts every shared fixture and compares the blocks, mapped
+// TestFixtures converts every fixture and compares the blocks, mapped
 // into the fixtures' neutral shape, with the expected content.
 func TestFixtures(t *testing.T) {
 	for _, name := range fixtureNames(t) {
-		t.Run(name, func(t *testing.T) {
+		t.Run(fixtureLabel(name), func(t *testing.T) {
 			src := readFixture(t, name, ".html")
 			var want struct {
 				Title   string           `json:"title"`
@@ -93,6 +101,15 @@ func TestFixtures(t *testing.T) {
 			checkResources(t, res)
 		})
 	}
+}
+
+// fixtureLabel names a fixture in test output: "own/NAME" or "shared/NAME".
+func fixtureLabel(path string) string {
+	set := "own"
+	if strings.HasPrefix(path, sharedFixtures) {
+		set = "shared"
+	}
+	return set + "/" + filepath.Base(path)
 }
 
 func lossCount(losses []Loss, kind LossKind) int {

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Proves the repository stands on its own: clones the committed HEAD into a
+# temporary directory with nothing beside it (no ../shared) and runs the
+# unit tests there. Uncommitted changes are not part of the clone, so run it
+# on a clean work tree (CI always is one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tmp=$(mktemp -d /tmp/notebridge-standalone.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+git clone --quiet --no-hardlinks . "$tmp/notebridge"
+if [ -e "$tmp/shared" ]; then
+  echo "standalone-check: $tmp/shared exists; the check needs an empty parent directory" >&2
+  exit 1
+fi
+echo "Unit tests in a clone with nothing beside it ($tmp/notebridge)..." >&2
+cd "$tmp/notebridge"
+go test -short -count=1 ./...

@@ -9,12 +9,12 @@ export GOTOOLCHAIN := go1.27.3
 FUZZTIME ?= 10m
 PKGS     := ./...
 
-.PHONY: help test check vet fmt-check temporal emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
+.PHONY: help test check vet fmt-check standalone-check temporal emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal chromium check vulncheck ## The whole test suite (CI runs exactly this): vet, gofmt, govulncheck, unit tests with the race detector, then every test including those on a real Temporal dev server.
+test: temporal chromium check vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server.
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 
@@ -22,6 +22,9 @@ check: vet fmt-check ## Static checks only.
 
 vet:
 	$(GO) vet $(PKGS)
+
+standalone-check: ## The unit tests in a fresh clone of HEAD with nothing beside it (no ../shared): the repository stands on its own.
+	@scripts/standalone-check.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*')); \

@@ -104,7 +104,7 @@ func (t *targetFlags) placeholder() string {
 // resolve finds the migration's workflow ID.
 func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, error) {
 	if t.workflowID != "" {
-		if _, err := tc.DescribeWorkflowExecution(ctx, t.workflowID, ""); err != nil {
+		if _, err := tc.DescribeWorkflow(ctx, t.workflowID, ""); err != nil {
 			return "", notFound(err, t.workflowID, "")
 		}
 		return t.workflowID, nil
@@ -114,7 +114,7 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 	}
 	if t.notebook != "" {
 		id := workflows.NotebookWorkflowID(t.user, t.notebook)
-		_, err := tc.DescribeWorkflowExecution(ctx, id, "")
+		_, err := tc.DescribeWorkflow(ctx, id, "")
 		if err == nil {
 			return id, nil
 		}
@@ -126,7 +126,7 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 		if scan, _ := lastScan(ctx, tc, t.user); scan != nil {
 			if nb := findNotebook(scan, t.notebook); nb != nil {
 				id = workflows.NotebookWorkflowID(t.user, nb.ID)
-				if _, err := tc.DescribeWorkflowExecution(ctx, id, ""); err == nil {
+				if _, err := tc.DescribeWorkflow(ctx, id, ""); err == nil {
 					return id, nil
 				}
 			}

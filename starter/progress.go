@@ -272,11 +272,11 @@ type gatherer struct {
 
 // gather takes a snapshot.
 func (g *gatherer) gather(ctx context.Context) (*snapshot, error) {
-	desc, err := g.tc.DescribeWorkflowExecution(ctx, g.id, "")
+	desc, err := g.tc.DescribeWorkflow(ctx, g.id, "")
 	if err != nil {
 		return nil, notFound(err, g.id, "")
 	}
-	info := desc.GetWorkflowExecutionInfo()
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	s := &snapshot{id: g.id, status: info.GetStatus(), started: info.GetStartTime().AsTime(), now: time.Now(),
 		sections: map[string]workflows.SectionProgress{}}
 	if info.GetCloseTime() != nil {

@@ -105,7 +105,7 @@ func (c *cli) scan(ctx context.Context, tc client.Client, tf *temporalFlags, in 
 // lastScan returns the result of the user's last completed scan, or nil.
 func lastScan(ctx context.Context, tc client.Client, user string) (*workflows.ScanResult, error) {
 	id := scanWorkflowID(user)
-	desc, err := tc.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := tc.DescribeWorkflow(ctx, id, "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil, nil
@@ -113,7 +113,7 @@ func lastScan(ctx context.Context, tc client.Client, user string) (*workflows.Sc
 	if err != nil {
 		return nil, fmt.Errorf("describe %s: %w", id, err)
 	}
-	info := desc.GetWorkflowExecutionInfo()
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
 	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		return nil, nil
 	}

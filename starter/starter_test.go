@@ -434,9 +434,11 @@ func TestCommandsEndToEnd(t *testing.T) {
 			!strings.Contains(r.stdout, "failed: "+h.notebook.DisplayName+" / "+sections[0].DisplayName) {
 			t.Errorf("finish:\n%v", r)
 		}
-		desc, err := h.tc.DescribeWorkflowExecution(context.Background(), id, "")
-		if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-			t.Errorf("after finish the migration is %v, %v", desc.GetWorkflowExecutionInfo().GetStatus(), err)
+		desc, err := h.tc.DescribeWorkflow(context.Background(), id, "")
+		if err != nil {
+			t.Errorf("describe after finish: %v", err)
+		} else if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			t.Errorf("after finish the migration is %v", st)
 		}
 		if r := h.cmd(t, "retry", "-w", id, "-all"); r.code != 1 || !strings.Contains(r.stderr, "nothing to retry") {
 			t.Errorf("retry of a finished migration:\n%v", r)

@@ -82,11 +82,11 @@ func (s *Stack) Await(ctx context.Context, ms []*Migration, o AwaitOptions) erro
 			if !m.Ended.IsZero() {
 				continue
 			}
-			d, err := s.C.DescribeWorkflowExecution(ctx, m.ID, "")
+			d, err := s.C.DescribeWorkflow(ctx, m.ID, "")
 			if err != nil {
 				return fmt.Errorf("describe %s: %w", m.ID, err)
 			}
-			info := d.GetWorkflowExecutionInfo()
+			info := d.RawResponse.GetWorkflowExecutionInfo()
 			if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 				m.Ended = info.GetCloseTime().AsTime()
 				m.Completed = info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED

@@ -454,11 +454,11 @@ func (d *demo) follow(ctx context.Context, id string, total int, start time.Time
 	tty := isTerminal(d.out)
 	last, finishSent := "", false
 	for {
-		desc, err := d.tc.DescribeWorkflowExecution(ctx, id, "")
+		desc, err := d.tc.DescribeWorkflow(ctx, id, "")
 		if err != nil {
 			return report, fmt.Errorf("describe %s: %w", id, err)
 		}
-		if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			if tty {
 				fmt.Fprintln(d.out)
 			}

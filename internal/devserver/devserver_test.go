@@ -47,11 +47,11 @@ func TestServerRunsWorkflowsAndKeepsThemAcrossRestart(t *testing.T) {
 	if err := s.Restart(ctx); err != nil {
 		t.Fatalf("restart: %v", err)
 	}
-	desc, err := s.Client().DescribeWorkflowExecution(ctx, "before-restart", "")
+	desc, err := s.Client().DescribeWorkflow(ctx, "before-restart", "")
 	if err != nil {
 		t.Fatalf("workflow from before the restart is gone: %v", err)
 	}
-	if st := desc.GetWorkflowExecutionInfo().GetStatus().String(); st != "Completed" {
+	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus().String(); st != "Completed" {
 		t.Errorf("status after restart = %s, want Completed", st)
 	}
 	runEcho(t, s.Client(), "after-restart")

@@ -255,11 +255,11 @@ func runLengths(ctx context.Context, c client.Client, id string) (runs, longest 
 			break
 		}
 	}
-	d, err := c.DescribeWorkflowExecution(ctx, id, "")
+	d, err := c.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		return 0, 0, err
 	}
-	return runs, max(longest, int(d.GetWorkflowExecutionInfo().GetHistoryLength())), nil
+	return runs, max(longest, int(d.RawResponse.GetWorkflowExecutionInfo().GetHistoryLength())), nil
 }
 
 func pct(ds []time.Duration, p float64) time.Duration {

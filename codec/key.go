@@ -137,15 +137,6 @@ func ParseKeys(text string) ([]Key, error) {
 	return keys, nil
 }
 
-// KeyIDs returns the IDs of keys, in order, for logs and error messages.
-func KeyIDs(keys []Key) []string {
-	ids := make([]string, len(keys))
-	for i, k := range keys {
-		ids[i] = k.id
-	}
-	return ids
-}
-
 // Errors a caller can test for with errors.Is. The errors the package
 // returns wrap one of these and say what to do.
 var (

@@ -286,9 +286,6 @@ func (s *Stack) Stop() (Usage, error) {
 	return u, errors.Join(errs...)
 }
 
-// Dir is the run's directory (logs, tokens, staging).
-func (s *Stack) Dir() string { return s.dir }
-
 // GraphLog returns every request the Graph emulator counted, with times
 // as offsets from t0.
 func (s *Stack) GraphLog(t0 time.Time) []Request {

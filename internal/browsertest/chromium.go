@@ -206,9 +206,6 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	return b, nil
 }
 
-// LogPath is the file the browser's stdout and stderr go to.
-func (b *Browser) LogPath() string { return b.log }
-
 // PID is the browser's process ID, which is also its process group ID.
 func (b *Browser) PID() int { return b.cmd.Process.Pid }
 

@@ -180,23 +180,6 @@ func (s *Server) Client() client.Client { return s.srv.Client() }
 // HostPort is the server's gRPC address.
 func (s *Server) HostPort() string { return s.hostPort }
 
-// DBFile is the server's SQLite file, or "" for an in-memory database.
-func (s *Server) DBFile() string { return s.opts.DBFile }
-
-// UIAddress is the Web UI's base URL, or "" when the UI is off.
-func (s *Server) UIAddress() string {
-	if !s.opts.UI {
-		return ""
-	}
-	port := s.opts.UIPort
-	if port == 0 {
-		_, p, _ := net.SplitHostPort(s.hostPort)
-		n, _ := strconv.Atoi(p)
-		port = n + 1000
-	}
-	return "http://127.0.0.1:" + strconv.Itoa(port)
-}
-
 // Stop closes the client and stops the server, waiting for it to exit.
 func (s *Server) Stop() error {
 	if s.srv == nil {

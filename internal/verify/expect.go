@@ -83,15 +83,6 @@ type ExpectedPage struct {
 	Blocks []string
 }
 
-// Page returns the expected page with OneNote ID id.
-func (e *Expected) Page(id string) (ExpectedPage, bool) {
-	i, ok := e.byID[id]
-	if !ok {
-		return ExpectedPage{}, false
-	}
-	return e.Pages[i], true
-}
-
 // ErrSource is wrapped by Expect's errors about its Source.
 var ErrSource = errors.New("verify: bad source")
 

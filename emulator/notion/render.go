@@ -127,7 +127,7 @@ func (s *Server) renderDatabase(base string, n *node) map[string]any {
 		"created_by":       s.userRef(),
 		"last_edited_by":   s.userRef(),
 		"title":            clone(n.title),
-		"description":      []any{},
+		"description":      descriptionOf(n),
 		"icon":             s.renderIcon(base, n.icon),
 		"cover":            s.renderIcon(base, n.cover),
 		"properties":       n.schema.render(),
@@ -154,4 +154,11 @@ func list(results []any, next string, typ string) map[string]any {
 		"type":        typ,
 		typ:           map[string]any{},
 	}
+}
+
+func descriptionOf(n *node) []any {
+	if n.description == nil {
+		return []any{}
+	}
+	return clone(n.description).([]any)
 }

@@ -37,12 +37,12 @@ func main() {
 // options are the parsed command-line flags.
 type options struct {
 	addr, tokens, tokenCaps, rootTitle, logLevel string
-	seed                              uint64
-	rate, wsRate                      float64
-	burst, wsBurst, blockLimit        int
-	maxFile                           int64
-	uploadExpiry                      time.Duration
-	faults                            notion.Faults
+	seed                                         uint64
+	rate, wsRate                                 float64
+	burst, wsBurst, blockLimit                   int
+	maxFile                                      int64
+	uploadExpiry                                 time.Duration
+	faults                                       notion.Faults
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {

@@ -117,7 +117,7 @@ func (s *Server) deleteBlock(c *call) (any, error) {
 		return nil, archivedError()
 	}
 	n.archived = true
-	n.edited = s.now()
+	n.edited = s.stamp()
 	return s.renderBlock(c.base, n), nil
 }
 
@@ -185,7 +185,7 @@ func (s *Server) updateBlock(c *call) (any, error) {
 	if hasArchived {
 		n.archived = archived
 	}
-	n.edited = s.now()
+	n.edited = s.stamp()
 	return s.renderBlock(c.base, n), nil
 }
 

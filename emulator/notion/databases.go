@@ -152,7 +152,7 @@ func (s *Server) updateDatabase(c *call) (any, error) {
 	if hasArchived {
 		db.archived = archived
 	}
-	db.edited = s.now()
+	db.edited = s.stamp()
 	s.renameRowProperties(db)
 	return s.renderDatabase(c.base, db), nil
 }

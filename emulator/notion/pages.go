@@ -164,7 +164,7 @@ func (s *Server) updatePage(c *call) (any, error) {
 	if hasArchived {
 		n.archived = archived
 	}
-	n.edited = s.now()
+	n.edited = s.stamp()
 	return s.renderPage(c.base, n), nil
 }
 

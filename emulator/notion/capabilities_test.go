@@ -32,9 +32,13 @@ func TestCapabilities(t *testing.T) {
 			return map[string]any{"filename": "a.png"}
 		}, "insert_content"},
 		{"update page", "PATCH", func(ids map[string]string) string { return "/v1/pages/" + ids["page"] },
-			func(map[string]string) any { return map[string]any{"properties": map[string]any{"title": rt(text("new"))}} }, "update_content"},
+			func(map[string]string) any {
+				return map[string]any{"properties": map[string]any{"title": rt(text("new"))}}
+			}, "update_content"},
 		{"update block", "PATCH", func(ids map[string]string) string { return "/v1/blocks/" + ids["para"] },
-			func(map[string]string) any { return map[string]any{"paragraph": map[string]any{"rich_text": rt(text("new"))}} }, "update_content"},
+			func(map[string]string) any {
+				return map[string]any{"paragraph": map[string]any{"rich_text": rt(text("new"))}}
+			}, "update_content"},
 		{"delete block", "DELETE", func(ids map[string]string) string { return "/v1/blocks/" + ids["para"] }, nil, "update_content"},
 		{"update database", "PATCH", func(ids map[string]string) string { return "/v1/databases/" + ids["db"] },
 			func(map[string]string) any { return map[string]any{"title": rt(text("new"))} }, "update_content"},
@@ -92,7 +96,9 @@ func TestCapabilities(t *testing.T) {
 	}
 }
 
-func fixed(p string) func(map[string]string) string { return func(map[string]string) string { return p } }
+func fixed(p string) func(map[string]string) string {
+	return func(map[string]string) string { return p }
+}
 
 func TestParseCapabilities(t *testing.T) {
 	cases := []struct {

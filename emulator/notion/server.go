@@ -266,6 +266,11 @@ func (s *Server) adapt(need capability, h apiFunc, lock bool) http.HandlerFunc {
 			return
 		}
 		if lock && (r.Method == http.MethodPost || r.Method == http.MethodPatch) {
+			if r.ContentLength > maxRequestBytes {
+				// Refused on the declared length, before reading ([N6]).
+				writeError(w, reqID, errTooLarge)
+				return
+			}
 			data, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
 			if err != nil {
 				writeError(w, reqID, errInvalidJSON)

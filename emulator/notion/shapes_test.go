@@ -146,3 +146,26 @@ func TestFileBlockAlwaysNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionShapes: user mentions are partial users (with object
+// "user") and date mentions always have end and time_zone ([N4]).
+func TestMentionShapes(t *testing.T) {
+	e := newEnv(t, Config{})
+	mention := func(m map[string]any) map[string]any { return map[string]any{"type": "mention", "mention": m} }
+	made := e.append(e.srv.RootPageID(), block("paragraph", map[string]any{"rich_text": rt(
+		mention(map[string]any{"type": "user", "user": map[string]any{"id": e.srv.BotID()}}),
+		mention(map[string]any{"type": "date", "date": map[string]any{"start": "2026-11-01"}}),
+	)}))
+	items := made[0].(map[string]any)["paragraph"].(map[string]any)["rich_text"].([]any)
+	user := items[0].(map[string]any)["mention"].(map[string]any)["user"].(map[string]any)
+	if user["object"] != "user" || user["id"] != e.srv.BotID() {
+		t.Errorf("user mention = %v", user)
+	}
+	date := items[1].(map[string]any)["mention"].(map[string]any)["date"].(map[string]any)
+	if v, ok := date["end"]; !ok || v != nil {
+		t.Errorf("date mention end = %v (present %v), want null", v, ok)
+	}
+	if v, ok := date["time_zone"]; !ok || v != nil {
+		t.Errorf("date mention time_zone = %v (present %v), want null", v, ok)
+	}
+}

@@ -169,3 +169,22 @@ func TestMentionShapes(t *testing.T) {
 		t.Errorf("date mention time_zone = %v (present %v), want null", v, ok)
 	}
 }
+
+// TestCustomEmojiIcon: a custom emoji icon answers with id, name and url
+// ([N4]); its id must be a UUID.
+func TestCustomEmojiIcon(t *testing.T) {
+	e := newEnv(t, Config{})
+	const id = "0123456789abcdef0123456789abcdef"
+	page := e.ok("POST", "/v1/pages", map[string]any{"parent": map[string]any{"page_id": e.srv.RootPageID()},
+		"properties": map[string]any{"title": rt(text("P"))},
+		"icon":       map[string]any{"type": "custom_emoji", "custom_emoji": map[string]any{"id": id}}})
+	ce := page["icon"].(map[string]any)["custom_emoji"].(map[string]any)
+	if ce["id"] != "01234567-89ab-cdef-0123-456789abcdef" || ce["name"] != "" || ce["url"] != "" {
+		t.Errorf("custom emoji = %v, want id, name and url", ce)
+	}
+	r := e.do("POST", "/v1/pages", map[string]any{"parent": map[string]any{"page_id": e.srv.RootPageID()},
+		"icon": map[string]any{"type": "custom_emoji", "custom_emoji": map[string]any{"id": "smile"}}})
+	if r.status != 400 {
+		t.Errorf("custom emoji with a bad id: %d", r.status)
+	}
+}

@@ -99,7 +99,8 @@ func TestSchemaShapes(t *testing.T) {
 }
 
 // TestUploadURLsAbsentNotNull: upload_url and complete_url are strings
-// while they can be used and absent afterwards, never null ([N4], [S]).
+// while they can be used and absent afterwards, never null ([N4], [S]);
+// file uploads have no in_trash.
 func TestUploadURLsAbsentNotNull(t *testing.T) {
 	e := newEnv(t, Config{})
 	single := e.createUpload(map[string]any{"filename": "a.png"})
@@ -115,6 +116,9 @@ func TestUploadURLsAbsentNotNull(t *testing.T) {
 		{"uploaded", done, false, false},
 	}
 	for _, c := range cases {
+		if _, ok := c.obj["in_trash"]; ok {
+			t.Errorf("%s: a file upload has no in_trash ([N4])", c.name)
+		}
 		for key, want := range map[string]bool{"upload_url": c.hasUpload, "complete_url": c.complete} {
 			v, present := c.obj[key]
 			if present != want {

@@ -41,7 +41,6 @@ func (s *Server) renderUpload(base string, u *upload) map[string]any {
 		"created_by":       map[string]any{"id": s.botID, "type": "bot"},
 		"expiry_time":      timestamp(u.expiry),
 		"archived":         false,
-		"in_trash":         false,
 		"status":           status,
 		"filename":         nullable(u.filename),
 		"content_type":     nullable(u.contentType),

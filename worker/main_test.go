@@ -92,6 +92,41 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+func TestParseConfigNotionPacing(t *testing.T) {
+	t.Setenv("NOTION_TOKEN", "secret_x")
+	for _, name := range []string{"NOTEBRIDGE_NOTION_RATE", "NOTEBRIDGE_NOTION_WINDOWS", "NOTEBRIDGE_NOTION_PACING"} {
+		t.Setenv(name, "")
+	}
+	for _, tc := range []struct {
+		args    []string
+		pacing  string
+		windows string // the spec's windows, or the error's text
+		fails   bool
+	}{
+		{nil, pacingShared, "3/1s,180/1m0s", false},
+		{[]string{"-notion-rate", "30"}, pacingShared, "30/1s,1800/1m0s", false},
+		{[]string{"-notion-rate", "0.5"}, pacingShared, "1/2s,30/1m0s", false},
+		{[]string{"-notion-windows", "6/1s, 150/1m"}, pacingShared, "6/1s,150/1m0s", false},
+		{[]string{"-notion-pacing", "process", "-notion-rate", "10"}, pacingProcess, "10/1s,600/1m0s", false},
+		{[]string{"-notion-rate", "-1"}, "", "-notion-rate", true},
+		{[]string{"-notion-windows", "3 per second"}, "", "-notion-windows", true},
+		{[]string{"-notion-windows", "0/1s"}, "", "-notion-windows", true},
+		{[]string{"-notion-pacing", "global"}, "", `-notion-pacing "global"`, true},
+	} {
+		c, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
+		switch {
+		case tc.fails:
+			if err == nil || !strings.Contains(err.Error(), tc.windows) {
+				t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.windows)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case c.NotionPacing != tc.pacing || c.NotionSpec.String() != tc.windows:
+			t.Errorf("%v: pacing %q, windows %s; want %q, %s", tc.args, c.NotionPacing, c.NotionSpec, tc.pacing, tc.windows)
+		}
+	}
+}
+
 func TestOpenStoreKey(t *testing.T) {
 	dir := t.TempDir()
 	cfg := config{AppID: "app", TokenDir: filepath.Join(dir, "tokens"), TokenKeyFile: filepath.Join(dir, "token.key"),

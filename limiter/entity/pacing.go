@@ -125,8 +125,8 @@ type sharedPace struct {
 
 	mu          sync.Mutex
 	slots       []heldSlot // ascending
-	waiting     int         // waiters with no slot yet
-	fetching    bool        // a round trip is under way
+	waiting     int        // waiters with no slot yet
+	fetching    bool       // a round trip is under way
 	changed     chan struct{}
 	pausedUntil time.Time
 	pauses      int

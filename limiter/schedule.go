@@ -322,9 +322,10 @@ type ScheduleSnapshot struct {
 	Pauses []Pause `json:"pauses,omitempty"`
 }
 
-// Snapshot describes the schedule at now.
+// Snapshot describes the schedule at now. It changes nothing, so a query
+// may call it.
 func (s *Schedule) Snapshot(now time.Time) ScheduleSnapshot {
-	t := s.clock(now)
+	t := max(now.UnixNano(), s.st.Now)
 	out := ScheduleSnapshot{Spec: s.Spec(), InWindow: make([]int, len(s.st.Spec.Windows)), Pauses: slices.Clone(s.st.Pauses)}
 	if s.st.PausedUntil > 0 {
 		out.PausedUntil = time.Unix(0, s.st.PausedUntil)

@@ -55,10 +55,17 @@ type PacingOptions struct {
 // for every request of the process waiting at that moment (up to the
 // spec's batch), so round trips fall as demand rises.
 //
-// A pause (Retry-After) reaches the other processes with their next
-// reservation: slots they already hold, at most one batch each and handed
-// out before the pause, may still be used during it. The entity records
-// them (limiter.Pause.Pending).
+// A pause (Retry-After) reaches every other process before its next
+// request that is not already firm: a slot further ahead than the spec's
+// Horizon (250 ms for Notion) when handed out is tentative and confirmed
+// with one more round trip shortly before its time, and a pause revokes
+// it. Only firm slots, at most a batch per process and never more than
+// the horizon ahead, may still be used during a pause; the entity records
+// the latest (limiter.Pause.Pending).
+//
+// Slots are times on the entity's clock (the Temporal server's), used on
+// the worker's: hosts must keep their clocks in step (NTP) to within the
+// spec's Skew, which also absorbs a slot used a little late.
 //
 // A Pacing is safe for concurrent use. If the entity cannot be reached,
 // Wait fails: no request leaves without its slot.

@@ -71,6 +71,17 @@ type paceProcess struct {
 
 func (f *paceFixture) process(t *testing.T, spec limiter.PaceSpec) *paceProcess {
 	t.Helper()
+	return f.processWith(t, func(c client.Client) notion.Pacing {
+		pacing, err := entity.NewPacing(c, entity.PacingOptions{TaskQueue: paceTaskQueue, Spec: spec, Logger: quietLog()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pacing
+	})
+}
+
+func (f *paceFixture) processWith(t *testing.T, pacing func(client.Client) notion.Pacing) *paceProcess {
+	t.Helper()
 	c, err := client.Dial(client.Options{HostPort: f.srv.HostPort(), Logger: quietSDKLogger{}})
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +93,7 @@ func (f *paceFixture) process(t *testing.T, spec limiter.PaceSpec) *paceProcess 
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	pacing, err := entity.NewPacing(c, entity.PacingOptions{TaskQueue: paceTaskQueue, Spec: spec, Logger: quietLog()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc, err := notion.NewClient(notion.Config{BaseURL: f.url, Token: notion.StaticToken(f.token), Pacing: pacing,
+	nc, err := notion.NewClient(notion.Config{BaseURL: f.url, Token: notion.StaticToken(f.token), Pacing: pacing(c),
 		Logger: quietLog(), Retry: notion.RetryPolicy{MaxAttempts: 20}})
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +196,24 @@ func TestIntegrationNotionPaceHoldsAcrossWorkers(t *testing.T) {
 	}
 	if st.Stats.Slots < len(recs) {
 		t.Errorf("the entity handed out %d slots for %d requests: some left without one", st.Stats.Slots, len(recs))
+	}
+}
+
+// TestIntegrationNotionProcessPacersExceedTheRate is the baseline the
+// shared pace replaces, run on the same fixture: each process paces the
+// token alone at 3 a second, so together they overrun it.
+func TestIntegrationNotionProcessPacersExceedTheRate(t *testing.T) {
+	f := newPaceFixture(t, emu.Config{Rate: 3, Burst: 3, Seed: 1})
+	alone := func(client.Client) notion.Pacing { return notion.NewPacers(notion.DefaultPacerConfig(), nil) }
+	procs := []*paceProcess{f.processWith(t, alone), f.processWith(t, alone), f.processWith(t, alone)}
+	f.section(t, procs[0])
+	f.writePages(t, procs, 2, 1)
+	recs := f.notn.Requests(f.token)
+	worst := maxInWindow(recs, time.Second)
+	t.Logf("baseline, 3 workers pacing alone: %d requests, max %d in any 1 s window, %d answered 429 (%d before a Retry-After ended)",
+		len(recs), worst, f.notn.Stats().Tokens[f.token].RateLimited, f.notn.Stats().Tokens[f.token].Early)
+	if worst <= 3 {
+		t.Errorf("max %d in a second: the baseline did not overrun the token, so the shared-pace test proves nothing", worst)
 	}
 }
 

@@ -153,7 +153,7 @@ type Pause struct {
 
 // MaxPausesKept bounds how many pauses a Schedule remembers for its
 // snapshot.
-const MaxPausesKept = 32
+const MaxPausesKept = 64
 
 // Schedule hands out send slots for one paced resource: times at which
 // one request each may leave, such that no more than Limit slots fall in

@@ -69,10 +69,14 @@ type paceProcess struct {
 	notion *notion.Client
 }
 
+// paceMaxUpdates makes the pace entity continue as new every 60 updates,
+// so every test crosses several runs while updates keep arriving.
+const paceMaxUpdates = 60
+
 func (f *paceFixture) process(t *testing.T, spec limiter.PaceSpec) *paceProcess {
 	t.Helper()
 	return f.processWith(t, func(c client.Client) notion.Pacing {
-		pacing, err := entity.NewPacing(c, entity.PacingOptions{TaskQueue: paceTaskQueue, Spec: spec, Logger: quietLog()})
+		pacing, err := entity.NewPacing(c, entity.PacingOptions{TaskQueue: paceTaskQueue, Spec: spec, Logger: quietLog(), MaxUpdates: paceMaxUpdates})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,6 +200,9 @@ func TestIntegrationNotionPaceHoldsAcrossWorkers(t *testing.T) {
 	}
 	if st.Stats.Slots < len(recs) {
 		t.Errorf("the entity handed out %d slots for %d requests: some left without one", st.Stats.Slots, len(recs))
+	}
+	if st.Stats.Runs < 2 {
+		t.Errorf("the entity ran %d runs; the test means to cross continue-as-new", st.Stats.Runs)
 	}
 }
 

@@ -95,3 +95,37 @@ func TestPaceWorkflowHandsOutSlotsPausesAndCarriesStateAcrossRuns(t *testing.T) 
 		t.Errorf("carried schedule: %+v", snap)
 	}
 }
+
+// TestPaceWorkflowAdoptsARequestersSpec checks that a reservation
+// carrying another spec (a worker started with new limits) replaces the
+// entity's, and that one carrying the same spec changes nothing.
+func TestPaceWorkflowAdoptsARequestersSpec(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	old := limiter.PaceSpec{Windows: []limiter.Window{{Limit: 1, Per: limiter.Duration(time.Second)}}}
+	raised := limiter.PaceSpec{Windows: []limiter.Window{{Limit: 3, Per: limiter.Duration(time.Second)}}}
+	calls := []ReserveRequest{{Slots: 3, Spec: &old}, {Slots: 3, Spec: &raised}, {Slots: 1}}
+	got := make([]*updateCallbacks, len(calls))
+	for i, req := range calls {
+		got[i] = &updateCallbacks{}
+		env.RegisterDelayedCallback(func() { env.UpdateWorkflow(UpdateReserve, "", got[i], req) }, time.Duration(i+1)*time.Millisecond)
+	}
+	env.ExecuteWorkflow(PaceWorkflow, PaceInput{Resource: ResourceNotion, Key: "fp", Spec: &old, MaxUpdates: len(calls)})
+	want := []struct {
+		spec  string
+		slots int
+	}{{"1/1s", 1}, {"3/1s", 3}, {"3/1s", 1}}
+	for i, g := range got {
+		if g.failed != nil || g.rejected != nil || g.result.Spec != want[i].spec || len(g.result.Slots) != want[i].slots {
+			t.Errorf("update %d: %+v (failed %v, rejected %v); want spec %s and %d slots", i, g.result, g.failed, g.rejected, want[i].spec, want[i].slots)
+		}
+	}
+	var can *workflow.ContinueAsNewError
+	var next PaceInput
+	if !errors.As(env.GetWorkflowError(), &can) || converter.GetDefaultDataConverter().FromPayloads(can.Input, &next) != nil {
+		t.Fatalf("the run ended with %v", env.GetWorkflowError())
+	}
+	if next.Stats.SpecChanges != 1 {
+		t.Errorf("%d spec changes, want 1", next.Stats.SpecChanges)
+	}
+}

@@ -28,6 +28,9 @@ type PacingOptions struct {
 	// running one adopts it on this process's first reservation when it
 	// differs (limiter.Notion() if zero).
 	Spec limiter.PaceSpec
+	// MaxUpdates, when set, makes an entity this process starts continue
+	// as new after that many updates (PaceInput.MaxUpdates); tests use it.
+	MaxUpdates int
 	// Timeout bounds one round trip to the entity (10 s if 0).
 	Timeout time.Duration
 	// Logger receives warnings (slog.Default() if nil).
@@ -341,7 +344,7 @@ func (s *sharedPace) start(ctx context.Context, req ReserveRequest) (ReserveResu
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:            fmt.Sprintf("Pace of %s for %s: hands out the send slots of every worker", s.p.opts.Resource, s.key),
-	}, PaceWorkflowName, PaceInput{Resource: s.p.opts.Resource, Key: s.key, Spec: &spec})
+	}, PaceWorkflowName, PaceInput{Resource: s.p.opts.Resource, Key: s.key, Spec: &spec, MaxUpdates: s.p.opts.MaxUpdates})
 	h, err := s.p.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: client.UpdateWorkflowOptions{UpdateName: UpdateReserve, Args: []any{req},

@@ -189,7 +189,7 @@ func (s *sharedPace) Wait(ctx context.Context) error {
 				return err
 			}
 			if at.IsZero() {
-				continue // revoked, or paused meanwhile
+				continue // revoked
 			}
 			s.mu.Lock()
 			repaused := s.pauses != pauses && at.Before(s.pausedUntil)
@@ -245,9 +245,9 @@ func (s *sharedPace) hold(res ReserveResult) {
 }
 
 // use waits for a slot's time and returns it, confirming it first if it
-// is tentative. It returns the zero time when the slot may not be used:
-// the entity revoked it (a pause covers it: the replacement is held for
-// the next turn) or this process was paused meanwhile.
+// is tentative. It returns the zero time when the entity revoked the slot
+// (a pause covers it); the replacement is then held for the next turn.
+// Wait checks for a local pause that began meanwhile.
 func (s *sharedPace) use(ctx context.Context, slot heldSlot) (time.Time, error) {
 	if slot.tentative {
 		// Ask shortly before the slot, when a pause reported since it

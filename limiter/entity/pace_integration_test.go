@@ -2,11 +2,15 @@ package entity_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"sort"
 	"sync"
 	"testing"
@@ -23,10 +27,12 @@ import (
 	"github.com/notebridge/notebridge/notion/blocks"
 )
 
-// The pace tests run three "worker processes" in one test binary: each
-// has its own Temporal client and worker, its own entity.Pacing and its
-// own notion.Client, and nothing in memory is shared between them but the
-// dev server and the Notion emulator, as between real processes.
+// The pace tests run three worker processes on one integration token:
+// real processes (this test binary re-run, see runPaceProcess) in
+// TestIntegrationNotionPaceHoldsAcrossWorkers, and three workers in this
+// process elsewhere. Each has its own Temporal client and worker, its own
+// entity.Pacing and its own notion.Client; they share nothing but the dev
+// server and the Notion emulator, whose request log is the referee.
 
 const paceTaskQueue = "pace-it"
 
@@ -110,29 +116,16 @@ func (f *paceFixture) processWith(t *testing.T, pacing func(client.Client) notio
 func (f *paceFixture) writePages(t *testing.T, procs []*paceProcess, writers, pages int) {
 	t.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan error, len(procs)*writers)
-	for pi, p := range procs {
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range pages {
-					id := fmt.Sprintf("p%d-w%d-%d", pi, w, k)
-					_, err := p.notion.WritePage(context.Background(), f.db, notion.PageInput{OneNotePageID: id, Title: id,
-						Blocks: []blocks.Block{{Type: blocks.Paragraph, RichText: []blocks.RichText{{Text: id}}}}})
-					if err != nil {
-						errs <- fmt.Errorf("%s: %w", id, err)
-						return
-					}
-				}
-			}()
-		}
+	for i, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := writeFrom(p.notion, f.db, fmt.Sprintf("p%d", i), writers, pages); err != nil {
+				t.Error(err)
+			}
+		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 }
 
 // maxInWindow is the most requests that arrived in any interval of length
@@ -166,18 +159,115 @@ func (f *paceFixture) paceState(t *testing.T) entity.PaceState {
 	return st
 }
 
+// envPaceProcess makes the test binary act as one worker process that
+// writes pages to Notion (see TestMain and runPaceProcess).
+const envPaceProcess = "NOTEBRIDGE_PACE_TEST_PROCESS"
+
+// paceProcessConfig is what a pace worker process needs. The token is the
+// emulator's, handed over in the environment as a real worker gets it.
+type paceProcessConfig struct {
+	HostPort   string           `json:"hostPort"`
+	NotionURL  string           `json:"notionURL"`
+	Token      string           `json:"token"`
+	DB         string           `json:"db"`
+	Name       string           `json:"name"`
+	Writers    int              `json:"writers"`
+	Pages      int              `json:"pages"`
+	Spec       limiter.PaceSpec `json:"spec"`
+	MaxUpdates int              `json:"maxUpdates"`
+}
+
+// runPaceProcess is a worker process: a Temporal client and worker (which
+// may run the pace entity), an entity.Pacing and a notion.Client, writing
+// its pages with several writers at once.
+func runPaceProcess(raw string) error {
+	var cfg paceProcessConfig
+	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+		return err
+	}
+	c, err := client.Dial(client.Options{HostPort: cfg.HostPort, Logger: quietSDKLogger{}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := worker.New(c, paceTaskQueue, worker.Options{})
+	entity.Register(w, c)
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+	pacing, err := entity.NewPacing(c, entity.PacingOptions{TaskQueue: paceTaskQueue, Spec: cfg.Spec, Logger: quietLog(), MaxUpdates: cfg.MaxUpdates})
+	if err != nil {
+		return err
+	}
+	nc, err := notion.NewClient(notion.Config{BaseURL: cfg.NotionURL, Token: notion.StaticToken(cfg.Token), Pacing: pacing,
+		Logger: quietLog(), Retry: notion.RetryPolicy{MaxAttempts: 20}})
+	if err != nil {
+		return err
+	}
+	return writeFrom(nc, cfg.DB, cfg.Name, cfg.Writers, cfg.Pages)
+}
+
+// writeFrom writes pages pages from each of writers goroutines at once.
+func writeFrom(nc *notion.Client, db, name string, writers, pages int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range pages {
+				id := fmt.Sprintf("%s-w%d-%d", name, w, k)
+				_, err := nc.WritePage(context.Background(), db, notion.PageInput{OneNotePageID: id, Title: id,
+					Blocks: []blocks.Block{{Type: blocks.Paragraph, RichText: []blocks.RichText{{Text: id}}}}})
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", id, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return errors.Join(all...)
+}
+
 // TestIntegrationNotionPaceHoldsAcrossWorkers writes pages from three
-// worker processes on one token, against an emulator that allows Notion's
-// 3 requests a second with a burst of only 3, and reads the emulator's
-// request log: no one-second window may hold more than 3 requests, and
-// none may be answered 429.
+// worker processes (this test binary, run three times) on one token,
+// against an emulator that allows Notion's 3 requests a second with a
+// burst of only 3, and reads the emulator's request log: no one-second
+// window may hold more than 3 requests, and none may be answered 429.
 func TestIntegrationNotionPaceHoldsAcrossWorkers(t *testing.T) {
 	f := newPaceFixture(t, emu.Config{Rate: 3, Burst: 3, Seed: 1})
 	spec := limiter.Notion()
-	procs := []*paceProcess{f.process(t, spec), f.process(t, spec), f.process(t, spec)}
 	start := time.Now()
-	f.section(t, procs[0])
-	f.writePages(t, procs, 2, 4)
+	f.section(t, f.process(t, spec))
+	var wg sync.WaitGroup
+	for i := range 3 {
+		raw, err := json.Marshal(paceProcessConfig{HostPort: f.srv.HostPort(), NotionURL: f.url, Token: f.token, DB: f.db,
+			Name: fmt.Sprintf("proc%d", i), Writers: 2, Pages: 4, Spec: spec, MaxUpdates: paceMaxUpdates})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envPaceProcess+"="+string(raw))
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("worker process %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
 	elapsed := time.Since(start)
 	recs := f.notn.Requests(f.token)
 	limited := 0
@@ -189,7 +279,7 @@ func TestIntegrationNotionPaceHoldsAcrossWorkers(t *testing.T) {
 	worst := maxInWindow(recs, time.Second)
 	span := recs[len(recs)-1].Time.Sub(recs[0].Time)
 	st := f.paceState(t)
-	t.Logf("3 workers, 1 token, spec %s: %d requests in %s (%.2f req/s over the log's %s); max %d in any 1 s window; %d answered 429; entity: %d slots in %d reservations (%d confirmed later), %d runs",
+	t.Logf("3 worker processes, 1 token, spec %s: %d requests in %s (%.2f req/s over the log's %s); max %d in any 1 s window; %d answered 429; entity: %d slots in %d reservations (%d confirmed later), %d runs",
 		spec, len(recs), elapsed.Round(time.Millisecond), float64(len(recs)-1)/span.Seconds(), span.Round(time.Millisecond),
 		worst, limited, st.Stats.Slots, st.Stats.Reservations, st.Stats.Confirms, st.Stats.Runs)
 	if worst > 3 {

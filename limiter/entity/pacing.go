@@ -31,7 +31,11 @@ type PacingOptions struct {
 	// MaxUpdates, when set, makes an entity this process starts continue
 	// as new after that many updates (PaceInput.MaxUpdates); tests use it.
 	MaxUpdates int
-	// Timeout bounds one round trip to the entity (10 s if 0).
+	// Timeout bounds one round trip to the entity (20 s if 0: long enough
+	// to ride out a worker that died holding the entity's workflow task,
+	// which another worker takes over after the sticky queue's 5 s and
+	// at most the task's 10 s timeout; short of the 30 s heartbeat
+	// timeout of the activities that write to Notion).
 	Timeout time.Duration
 	// Logger receives warnings (slog.Default() if nil).
 	Logger *slog.Logger
@@ -98,7 +102,7 @@ func NewPacing(c client.Client, opts PacingOptions) (*Pacing, error) {
 		return nil, fmt.Errorf("pacing: %w", err)
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
+		opts.Timeout = 20 * time.Second
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -284,7 +288,10 @@ func (s *sharedPace) Pause(until time.Time) {
 	s.pauses++
 	s.slots = nil
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), s.p.opts.Timeout)
+	// The report is worth making until the pause ends (and a moment
+	// more for a short one); this request waits that long anyway.
+	wait := min(max(until.Sub(s.p.opts.Now()), 2*time.Second), s.p.opts.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if _, err := s.call(ctx, ReserveRequest{PauseUntil: until}); err != nil {
 		s.p.opts.Logger.Warn("could not report a Retry-After to the pace entity; other workers may keep sending",

@@ -114,7 +114,8 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	log.Info("worker starting", "temporal", cfg.TemporalAddress, "namespace", cfg.Namespace, "taskQueue", cfg.TaskQueue,
 		"graph", cfg.GraphURL, "notion", cfg.NotionURL, "limits", cfg.Limits, "app", cfg.AppID, "staging", cfg.StagingDir,
 		"tokens", cfg.TokenDir, "tenant", cfg.Tenant, "authority", cfg.Authority, "throttle", cfg.Throttle,
-		"notionPacing", cfg.NotionPacing, "notionWindows", cfg.NotionSpec.String())
+		"notionPacing", cfg.NotionPacing, "notionWindows", cfg.NotionSpec.String(),
+		"notionPace", entity.WorkflowID(entity.ResourceNotion, notion.Fingerprint(cfg.NotionToken)))
 	if cfg.Throttle != workflows.ThrottleLimiter {
 		log.Warn("Graph calls are not paced by the limiter: this baseline is for benchmarks only", "throttle", cfg.Throttle)
 	}

@@ -160,6 +160,13 @@ const MaxPausesKept = 64
 // any rolling interval of any window's length (plus Skew). Like Limiter it
 // is pure: it never reads the clock, every method takes now, and its state
 // round-trips through JSON. A slot once handed out stays spent.
+//
+// Its log is the same sliding log as Limiter's (a slot at a counts in a
+// window of length per at time t iff a > t-per), but it holds slots in the
+// future, handed out ahead of their time, where Limiter's rolling logs
+// count grants made at the model's present; so it keeps its own, a plain
+// ascending list: the next slot is at least the Limit-th latest plus the
+// window.
 type Schedule struct {
 	st scheduleState
 }

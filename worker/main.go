@@ -130,7 +130,8 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 
 // notionPacing is how the Notion client paces each token: through the
 // pace entity, so every worker process together keeps the token's rate
-// (the default), or per process (-notion-pacing process).
+// (the default), or per process (-notion-pacing process: the in-process
+// pacer keeps the first window's rate, with that window's limit as burst).
 func notionPacing(c client.Client, cfg config, log *slog.Logger) (notion.Pacing, error) {
 	spec := cfg.NotionSpec
 	if len(spec.Windows) == 0 {

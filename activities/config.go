@@ -33,7 +33,10 @@ type Config struct {
 	GraphHTTP *http.Client
 	// Tokens supplies Graph tokens per user. Required.
 	Tokens Tokens
-	// Notion writes pages. Required for the Notion activities.
+	// Notion writes pages. Required for the Notion activities. Its
+	// Pacing paces every Notion request the activities make, retries
+	// included: the worker gives it the pace shared by every worker
+	// process of the token (entity.Pacing).
 	Notion *notion.Client
 	// NotionBaseURL, NotionToken and NotionHTTP are no longer used: every
 	// Notion request, reads included, goes through Notion (and its

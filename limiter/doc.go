@@ -19,4 +19,11 @@
 //	timer(l.NextWakeup(now))       // when to call Grant again
 //
 // A Limiter is not safe for concurrent use.
+//
+// Schedule is the model of a resource limited by rate alone (Notion's per
+// integration token): it hands out send slots, possibly in the future,
+// such that no more than N fall in any rolling window of each PaceSpec
+// window (a sliding log, like Limiter's), and holds every slot not yet
+// handed out during a pause (upstream's Retry-After). It too is pure and
+// round-trips through JSON.
 package limiter

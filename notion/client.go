@@ -32,8 +32,14 @@ type Config struct {
 	// HTTPClient sends the requests (a client with no timeout of its own
 	// if nil; each attempt is bounded by Retry.AttemptTimeout).
 	HTTPClient *http.Client
-	// Pacers shares one pace per token between Clients. Give every Client
-	// of the process the same Pacers; nil means a registry of its own.
+	// Pacing gives every request its token's Pace. A Pacing shared by
+	// every worker process (the limiter entity's, wired by the worker)
+	// holds the token's rate whatever the number of processes; nil means
+	// Pacers.
+	Pacing Pacing
+	// Pacers shares one pace per token between the Clients of this
+	// process: give every Client of the process the same Pacers. It is
+	// used when Pacing is nil; nil means a registry of its own.
 	Pacers *Pacers
 	// Clock tells time and sleeps (SystemClock if nil).
 	Clock Clock
@@ -52,7 +58,7 @@ type Client struct {
 	base   *url.URL
 	token  TokenSource
 	http   *http.Client
-	pacers *Pacers
+	pacing Pacing
 	clock  Clock
 	retry  RetryPolicy
 	limits Limits
@@ -79,7 +85,7 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("notion: invalid base URL %q", base)
 	}
-	c := &Client{base: u, token: cfg.Token, http: cfg.HTTPClient, pacers: cfg.Pacers, clock: cfg.Clock,
+	c := &Client{base: u, token: cfg.Token, http: cfg.HTTPClient, pacing: cfg.Pacing, clock: cfg.Clock,
 		retry: cfg.Retry.withDefaults(), limits: cfg.Limits.withDefaults(), log: cfg.Logger,
 		singlePartMax: MaxSinglePartBytes, partBytes: PartBytes}
 	if c.clock == nil {
@@ -88,8 +94,11 @@ func NewClient(cfg Config) (*Client, error) {
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
-	if c.pacers == nil {
-		c.pacers = NewPacers(DefaultPacerConfig(), c.clock)
+	if c.pacing == nil && cfg.Pacers != nil {
+		c.pacing = cfg.Pacers
+	}
+	if c.pacing == nil {
+		c.pacing = NewPacers(DefaultPacerConfig(), c.clock)
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -147,7 +156,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 	if err != nil {
 		return fmt.Errorf("notion: token: %w", err)
 	}
-	pacer := c.pacers.forToken(tok)
+	pacer := c.pacing.Pace(tokenKey(tok))
 	var last error
 	for attempt := 1; ; attempt++ {
 		if attempt > c.retry.MaxAttempts {

@@ -8,13 +8,32 @@
 //
 // A Client sends every request itself (base URL configurable, Notion-Version
 // 2022-06-28, the token from a TokenSource and never logged or put in an
-// error). Requests are paced per integration token by a Pacer taken from a
-// Pacers registry keyed by a hash of the token: give every Client of the
-// process the same Pacers and all callers share the token's budget (about 3
-// requests a second with a small burst, configurable). Retries rebuild the
-// request body each attempt. 429 and 529 wait for Retry-After (seconds or an
-// HTTP date), and the wait pauses the token's Pacer, so no request of that
-// token leaves before it ends; 409, 502 and 503 (and 500 and 504 on reads)
+// error). Every attempt first waits for its token's Pace (Config.Pacing),
+// found by the token's Fingerprint, never by the token.
+//
+// # Pacing
+//
+// Notion's rate limit (about 3 requests a second, then 429 rate_limited
+// with Retry-After) belongs to the integration token, whatever the number
+// of processes using it. The limit is enforced where the requests are
+// made, deep inside activities: one page write is a create, appends of 100
+// blocks, uploads, and their retries, so a permit per request from the
+// workflow would cost a workflow round trip per request and cannot reach
+// the retries made inside the client. The Client therefore asks a small
+// interface, Pace (Wait before each attempt, Pause on a Retry-After), and
+// knows nothing of how it is shared:
+//
+//   - Pacer (from a Pacers registry) paces one token within one process:
+//     a generic cell rate algorithm plus a pause. Tests and single-process
+//     tools use it; give every Client of the process the same Pacers.
+//   - The worker wires a Pacing shared by every process (package
+//     limiter/entity, entity.Pacing): each token's send slots come from one
+//     limiter entity, so three workers together keep the token's rate, and
+//     a Retry-After given to one of them pauses all of them.
+//
+// Retries rebuild the request body each attempt. 429 and 529 wait for
+// Retry-After (seconds or an HTTP date), and the wait pauses the token's
+// Pace, so no request of that token leaves before it ends; 409, 502 and 503 (and 500 and 504 on reads)
 // back off exponentially with jitter; attempts are bounded, every wait
 // honours the context, and the clock is injectable. Errors a caller must
 // tell apart match sentinels with errors.Is: ErrRateLimited, ErrRetryable,

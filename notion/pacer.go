@@ -6,6 +6,27 @@ import (
 	"time"
 )
 
+// Pace spaces the requests of one integration token. The Client calls Wait
+// before every attempt and Pause when Notion answers 429 or 529 with a
+// Retry-After. Pacer is the in-process implementation; a Pace shared by
+// several processes lives outside this package (see Pacing).
+type Pace interface {
+	// Wait blocks until one request of the token may leave, or ctx is
+	// done.
+	Wait(ctx context.Context) error
+	// Pause holds every request of the token until until. It may report
+	// the pause to others (and so take a round trip); it never fails:
+	// the caller waits for until anyway.
+	Pause(until time.Time)
+}
+
+// Pacing gives each integration token its Pace, by the token's
+// Fingerprint, so an implementation never sees the token itself.
+// *Pacers is the in-process Pacing.
+type Pacing interface {
+	Pace(fingerprint string) Pace
+}
+
 // PacerConfig sets the pace of requests per integration token.
 type PacerConfig struct {
 	// Rate is the average number of requests per second (Notion: 3).
@@ -51,8 +72,13 @@ func NewPacers(cfg PacerConfig, clock Clock) *Pacers {
 // keys pacers by a hash of the token, never the token itself.
 func (ps *Pacers) ForToken(tok string) *Pacer { return ps.forToken(tok) }
 
-func (ps *Pacers) forToken(tok string) *Pacer {
-	k := tokenKey(tok)
+// Pace returns the pacer of the token with fingerprint fp (see
+// Fingerprint), creating it on first use.
+func (ps *Pacers) Pace(fp string) Pace { return ps.forFingerprint(fp) }
+
+func (ps *Pacers) forToken(tok string) *Pacer { return ps.forFingerprint(tokenKey(tok)) }
+
+func (ps *Pacers) forFingerprint(k string) *Pacer {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p, ok := ps.pacers[k]

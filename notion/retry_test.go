@@ -330,3 +330,71 @@ func TestWaitsEndWithTheContext(t *testing.T) {
 		t.Fatalf("err = %v after %v, want the context's deadline at once", err, time.Since(start))
 	}
 }
+
+// recordingPacing is a Pacing that records what the Client asks of it and
+// paces nothing; the thing under test is the Client's use of it.
+type recordingPacing struct {
+	mu     sync.Mutex
+	keys   []string
+	waits  int
+	pauses []time.Time
+	err    error
+}
+
+func (p *recordingPacing) Pace(fp string) Pace {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keys = append(p.keys, fp)
+	return p
+}
+
+func (p *recordingPacing) Wait(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waits++
+	return p.err
+}
+
+func (p *recordingPacing) Pause(until time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pauses = append(p.pauses, until)
+}
+
+// TestClientUsesItsPacing checks that a Client given a Pacing asks it,
+// by the token's fingerprint, before every attempt, reports a Retry-After
+// to it, and sends nothing when the pace fails.
+func TestClientUsesItsPacing(t *testing.T) {
+	clock := newFakeClock()
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		if n == 1 {
+			w.Header().Set("Retry-After", "2")
+			w.WriteHeader(429)
+			return
+		}
+		io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	p := &recordingPacing{}
+	c, err := NewClient(Config{BaseURL: srv.URL, Token: StaticToken("secret-token"), Clock: clock, Pacing: p,
+		Pacers: NewPacers(PacerConfig{Rate: 1000, Burst: 10}, clock), Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := clock.Now()
+	if err := c.do(context.Background(), call{method: "GET", path: "/v1/users/me"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.keys) != 1 || p.keys[0] != Fingerprint("secret-token") || strings.Contains(p.keys[0], "secret") {
+		t.Errorf("paces asked for %q, want the token's fingerprint once", p.keys)
+	}
+	if p.waits != 2 || len(p.pauses) != 1 || !p.pauses[0].Equal(start.Add(2*time.Second)) {
+		t.Errorf("%d waits and pauses %v; want 2 waits and one pause until %v", p.waits, p.pauses, start.Add(2*time.Second))
+	}
+	p.err = errors.New("pace entity unreachable")
+	if err := c.do(context.Background(), call{method: "GET", path: "/v1/users/me"}); !errors.Is(err, p.err) || n != 2 {
+		t.Errorf("with a failing pace: %v after %d requests; want that error and no request", err, n)
+	}
+}

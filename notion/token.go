@@ -23,8 +23,14 @@ func StaticToken(tok string) TokenSource {
 	return TokenSourceFunc(func(context.Context) (string, error) { return tok, nil })
 }
 
-// tokenKey is a stable, non-reversible key for a token, used to share one
-// pacer between every client of the same integration.
+// Fingerprint is a stable, non-reversible name for a token: the key that
+// shares one pace between every client of the same integration, in this
+// process (Pacers) or across processes (a Pacing that keys a shared
+// limiter by it). It may appear in workflow IDs, history and logs; the
+// token itself never does. An integration token carries far more entropy
+// than a brute force could search, so the hash does not reveal it.
+func Fingerprint(tok string) string { return tokenKey(tok) }
+
 func tokenKey(tok string) string {
 	sum := sha256.Sum256([]byte("notebridge/notion pacer\x00" + tok))
 	return hex.EncodeToString(sum[:16])

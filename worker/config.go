@@ -43,8 +43,17 @@ type config struct {
 	Authority string
 	// Throttle is how Graph calls are paced; only "limiter" is for
 	// production.
-	Throttle     workflows.Throttle
-	NotionRate   float64
+	Throttle workflows.Throttle
+	// NotionRate is Notion's average requests per second per token;
+	// NotionWindows, when set, replaces the windows it implies
+	// ("3/1s,180/1m"). NotionPacing says who enforces them: every worker
+	// together through the pace entity (pacingShared), or each process
+	// alone (pacingProcess).
+	NotionRate    float64
+	NotionWindows string
+	NotionPacing  string
+	// NotionSpec is the pace spec the three settings above make.
+	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
 	LogLevel     string
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
@@ -91,7 +100,12 @@ func parseConfig(args []string) (config, error) {
 		"Microsoft identity platform base URL; the Graph emulator's root URL (e.g. http://127.0.0.1:8081) to use its sign-in (env NOTEBRIDGE_AUTHORITY)")
 	throttle := fs.String("throttle", env("NOTEBRIDGE_THROTTLE", string(workflows.ThrottleLimiter)),
 		"how Graph calls are paced: limiter (production); backoff and queue-retry are baselines for benchmarks only (env NOTEBRIDGE_THROTTLE)")
-	fs.Float64Var(&c.NotionRate, "notion-rate", envFloat("NOTEBRIDGE_NOTION_RATE", 3), "Notion requests per second per token (env NOTEBRIDGE_NOTION_RATE)")
+	fs.Float64Var(&c.NotionRate, "notion-rate", envFloat("NOTEBRIDGE_NOTION_RATE", 3),
+		"Notion requests per second per integration token, over every worker (env NOTEBRIDGE_NOTION_RATE)")
+	fs.StringVar(&c.NotionWindows, "notion-windows", env("NOTEBRIDGE_NOTION_WINDOWS", ""),
+		"Notion rate windows per token, e.g. 3/1s,180/1m (no more than 3 in any second, 180 in any minute); replaces the windows -notion-rate implies (env NOTEBRIDGE_NOTION_WINDOWS)")
+	fs.StringVar(&c.NotionPacing, "notion-pacing", env("NOTEBRIDGE_NOTION_PACING", pacingShared),
+		"who holds the Notion rate: shared (every worker together, through the pace entity in Temporal) or process (each worker process alone: for a single worker or benchmarks) (env NOTEBRIDGE_NOTION_PACING)")
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
 	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -120,7 +134,39 @@ func parseConfig(args []string) (config, error) {
 	if _, err := limiter.Profile(c.Limits); err != nil {
 		return c, fmt.Errorf("-limits: %w", err)
 	}
+	if c.NotionSpec, err = notionSpec(c); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// Values of -notion-pacing.
+const (
+	pacingShared  = "shared"
+	pacingProcess = "process"
+)
+
+// notionSpec makes the Notion pace spec from -notion-rate,
+// -notion-windows and -notion-pacing.
+func notionSpec(c config) (limiter.PaceSpec, error) {
+	if c.NotionPacing != "" && c.NotionPacing != pacingShared && c.NotionPacing != pacingProcess {
+		return limiter.PaceSpec{}, fmt.Errorf("-notion-pacing %q (or NOTEBRIDGE_NOTION_PACING): use %q (every worker together) or %q (each process alone)",
+			c.NotionPacing, pacingShared, pacingProcess)
+	}
+	spec, err := limiter.NotionAt(c.NotionRate)
+	if err != nil {
+		return spec, fmt.Errorf("-notion-rate: %w", err)
+	}
+	if c.NotionWindows != "" {
+		if spec.Windows, err = limiter.ParsePaceWindows(c.NotionWindows); err != nil {
+			return spec, fmt.Errorf("-notion-windows: %w", err)
+		}
+		spec.Name = "notion-custom"
+		if err := spec.Validate(); err != nil {
+			return spec, fmt.Errorf("-notion-windows: %w", err)
+		}
+	}
+	return spec, nil
 }
 
 // parseThrottle checks a -throttle value.

@@ -79,8 +79,11 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	defer c.Close()
 
 	notionTok := notion.StaticToken(cfg.NotionToken)
-	nc, err := notion.NewClient(notion.Config{BaseURL: cfg.NotionURL, Token: notionTok, Logger: log,
-		Pacers: notion.NewPacers(notion.PacerConfig{Rate: cfg.NotionRate, Burst: max(1, int(cfg.NotionRate))}, nil)})
+	pacing, err := notionPacing(c, cfg, log)
+	if err != nil {
+		return err
+	}
+	nc, err := notion.NewClient(notion.Config{BaseURL: cfg.NotionURL, Token: notionTok, Logger: log, Pacing: pacing})
 	if err != nil {
 		return err
 	}
@@ -110,7 +113,9 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 
 	log.Info("worker starting", "temporal", cfg.TemporalAddress, "namespace", cfg.Namespace, "taskQueue", cfg.TaskQueue,
 		"graph", cfg.GraphURL, "notion", cfg.NotionURL, "limits", cfg.Limits, "app", cfg.AppID, "staging", cfg.StagingDir,
-		"tokens", cfg.TokenDir, "tenant", cfg.Tenant, "authority", cfg.Authority, "throttle", cfg.Throttle)
+		"tokens", cfg.TokenDir, "tenant", cfg.Tenant, "authority", cfg.Authority, "throttle", cfg.Throttle,
+		"notionPacing", cfg.NotionPacing, "notionWindows", cfg.NotionSpec.String(),
+		"notionPace", entity.WorkflowID(entity.ResourceNotion, notion.Fingerprint(cfg.NotionToken)))
 	if cfg.Throttle != workflows.ThrottleLimiter {
 		log.Warn("Graph calls are not paced by the limiter: this baseline is for benchmarks only", "throttle", cfg.Throttle)
 	}
@@ -121,4 +126,23 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	log.Info("shutting down: finishing running activities")
 	w.Stop()
 	return nil
+}
+
+// notionPacing is how the Notion client paces each token: through the
+// pace entity, so every worker process together keeps the token's rate
+// (the default), or per process (-notion-pacing process: the in-process
+// pacer keeps the first window's rate, with that window's limit as burst).
+func notionPacing(c client.Client, cfg config, log *slog.Logger) (notion.Pacing, error) {
+	spec := cfg.NotionSpec
+	if len(spec.Windows) == 0 {
+		var err error
+		if spec, err = notionSpec(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.NotionPacing == pacingProcess {
+		rate := float64(spec.Windows[0].Limit) / spec.Windows[0].Per.D().Seconds()
+		return notion.NewPacers(notion.PacerConfig{Rate: rate, Burst: max(1, spec.Windows[0].Limit)}, nil), nil
+	}
+	return entity.NewPacing(c, entity.PacingOptions{TaskQueue: cfg.TaskQueue, Spec: spec, Logger: log})
 }

@@ -22,6 +22,8 @@ import (
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -89,6 +91,41 @@ func TestParseConfig(t *testing.T) {
 	t.Setenv("NOTION_TOKEN", "")
 	if _, err := parseConfig([]string{"-app-id", "a", "-token-dir", "/tmp/t"}); err == nil || !strings.Contains(err.Error(), "NOTION_TOKEN") {
 		t.Errorf("missing Notion token: %v", err)
+	}
+}
+
+func TestParseConfigNotionPacing(t *testing.T) {
+	t.Setenv("NOTION_TOKEN", "secret_x")
+	for _, name := range []string{"NOTEBRIDGE_NOTION_RATE", "NOTEBRIDGE_NOTION_WINDOWS", "NOTEBRIDGE_NOTION_PACING"} {
+		t.Setenv(name, "")
+	}
+	for _, tc := range []struct {
+		args    []string
+		pacing  string
+		windows string // the spec's windows, or the error's text
+		fails   bool
+	}{
+		{nil, pacingShared, "3/1s,180/1m0s", false},
+		{[]string{"-notion-rate", "30"}, pacingShared, "30/1s,1800/1m0s", false},
+		{[]string{"-notion-rate", "0.5"}, pacingShared, "1/2s,30/1m0s", false},
+		{[]string{"-notion-windows", "6/1s, 150/1m"}, pacingShared, "6/1s,150/1m0s", false},
+		{[]string{"-notion-pacing", "process", "-notion-rate", "10"}, pacingProcess, "10/1s,600/1m0s", false},
+		{[]string{"-notion-rate", "-1"}, "", "-notion-rate", true},
+		{[]string{"-notion-windows", "3 per second"}, "", "-notion-windows", true},
+		{[]string{"-notion-windows", "0/1s"}, "", "-notion-windows", true},
+		{[]string{"-notion-pacing", "global"}, "", `-notion-pacing "global"`, true},
+	} {
+		c, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
+		switch {
+		case tc.fails:
+			if err == nil || !strings.Contains(err.Error(), tc.windows) {
+				t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.windows)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case c.NotionPacing != tc.pacing || c.NotionSpec.String() != tc.windows:
+			t.Errorf("%v: pacing %q, windows %s; want %q, %s", tc.args, c.NotionPacing, c.NotionSpec, tc.pacing, tc.windows)
+		}
 	}
 }
 
@@ -307,3 +344,76 @@ func TestWorkerScansWithStoredSignIn(t *testing.T) {
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestWorkerMigratesUnderTheSharedNotionPace runs the worker as main does,
+// with the default -notion-pacing shared, and migrates a notebook: every
+// Notion request goes through the pace entity of the token's fingerprint,
+// which handed out a slot for each request the emulator received.
+func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
+	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes(), DynamicConfig: devserver.LowLatencyConfig()})
+	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
+	nbs := graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
+	g.AddNotebooks("alice", nbs...)
+	gts := httptest.NewServer(g)
+	defer gts.Close()
+	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: 20, Burst: 20})
+	nts := httptest.NewServer(n)
+	defer nts.Close()
+	_, cfg := signedInStore(t, g, gts.URL)
+	tok := n.IssueToken()
+	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-pace-test"
+	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, tok, 20
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout, cfg.Throttle = "onenote-x60", t.TempDir(), 10*time.Second, workflows.ThrottleLimiter
+	cfg.NotionPacing = pacingShared
+	var err error
+	if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, quietLog()) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}()
+
+	c := srv.Client()
+	wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer wcancel()
+	nb := nbs[0]
+	run, err := c.ExecuteWorkflow(wctx, client.StartWorkflowOptions{ID: "migrate/alice", TaskQueue: cfg.TaskQueue},
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nb.ID, NotionParent: n.RootPageID(), Limits: cfg.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep workflows.NotebookReport
+	if err := run.Get(wctx, &rep); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	if rep.Written != 6 || rep.FailedPages != 0 {
+		t.Errorf("migration wrote %d pages with %d failed; want 6 and none", rep.Written, rep.FailedPages)
+	}
+
+	v, err := c.QueryWorkflow(context.Background(), entity.WorkflowID(entity.ResourceNotion, notion.Fingerprint(tok)), "", entity.QueryPaceState)
+	if err != nil {
+		t.Fatalf("query the pace entity: %v", err)
+	}
+	var st entity.PaceState
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	got := n.Stats().Tokens[tok]
+	t.Logf("Notion: %d requests (%d answered 429); pace entity: %d slots, spec %s", got.Requests, got.RateLimited, st.Stats.Slots, st.Schedule.Spec)
+	if got.Requests == 0 || int64(st.Stats.Slots) < got.Requests {
+		t.Errorf("the emulator received %d requests, the pace entity handed out %d slots", got.Requests, st.Stats.Slots)
+	}
+	if got.RateLimited != 0 {
+		t.Errorf("%d requests were answered 429", got.RateLimited)
+	}
+	if s := st.Schedule.Spec.String(); s != cfg.NotionSpec.String() {
+		t.Errorf("the entity runs %s, want the worker's %s", s, cfg.NotionSpec)
+	}
+}

@@ -46,8 +46,10 @@ func (a *Activities) EnsureLimiter(ctx context.Context, req EnsureRequest) error
 	return nil
 }
 
-// Register registers the limiter workflow and its activity on a worker.
+// Register registers the limiter workflow, its activity and the pace
+// entity (PaceWorkflow) on a worker.
 func Register(r worker.Registry, c client.Client) {
 	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterWorkflowWithOptions(PaceWorkflow, workflow.RegisterOptions{Name: PaceWorkflowName})
 	r.RegisterActivityWithOptions((&Activities{Client: c}).EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
 }

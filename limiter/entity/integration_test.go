@@ -47,6 +47,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if cfg := os.Getenv(envPaceProcess); cfg != "" {
+		if err := runPaceProcess(cfg); err != nil {
+			fmt.Fprintln(os.Stderr, "pace process:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

@@ -21,6 +21,27 @@
 //
 // Requesters use Client (Acquire, Release, Do); the limit model itself is
 // package limiter, which knows nothing of Temporal.
+//
+// A second kind of resource, limited by rate alone, is paced rather than
+// permitted: PaceWorkflow (registered as PaceLimiter, one per resource
+// and key, e.g. limiter/notion/<token fingerprint>) runs a
+// limiter.Schedule behind a Workflow Update, UpdateReserve, and Pacing
+// asks it from inside activities (see Pacing for why). Its protocol:
+//
+//   - reserve {slots n}: the entity answers at once with n send times
+//     (ascending, never blocking the update; the first Firm of them firm,
+//     the rest tentative). The first reserve of a process is an
+//     update-with-start, so the entity starts itself, and carries the
+//     process's configured spec, which the entity adopts if it differs.
+//   - reserve {confirm t}: a tentative slot about to be used; the answer
+//     says whether it still may be, or gives a slot in its place.
+//   - reserve {pauseUntil u}: a Retry-After; no slot before u is handed
+//     out or confirmed, to anyone. Slots firm before it may still be
+//     used; the entity records them (limiter.Pause.Pending).
+//
+// The pace entity continues as new every few hundred updates, carrying
+// its schedule. Tokens never reach it: it knows a token by its
+// fingerprint.
 package entity
 
 import (

@@ -187,7 +187,7 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 	args := []string{"-temporal-address", s.dev.HostPort(), "-namespace", "default", "-task-queue", TaskQueue,
 		"-app-id", s.App, "-staging-dir", filepath.Join(s.dir, "staging"),
 		"-graph-url", graphURL + "/v1.0", "-notion-url", notionURL, "-limits", cfg.Profile,
-		"-notion-rate", "100000", "-log-level", "warn"}
+		"-notion-rate", "100000", "-notion-pacing", "process", "-log-level", "warn"}
 	args = append(args, tokArgs...)
 	if cfg.Throttle != "" && cfg.Throttle != workflows.ThrottleLimiter {
 		args = append(args, "-throttle", string(cfg.Throttle))

@@ -22,7 +22,8 @@ type PageInput struct {
 	SectionPath  string
 	Created      time.Time
 	LastModified time.Time
-	// Link is the page's OneNote web link.
+	// Link is the page's OneNote web link (links.oneNoteWebUrl, https),
+	// stored in PropLink; anything but an http or https URL is left out.
 	Link string
 	// ParentPageID is the Notion page ID of the row of the page's parent
 	// page, if it is a subpage ("" if not): the row becomes its sub-item.
@@ -34,9 +35,6 @@ type PageInput struct {
 	// LinkID is the page-id GUID of the page's OneNote client link (how
 	// internal links name it), stored on the row for the link pass.
 	LinkID string
-	// HasLinks marks the row as holding internal links still to rewrite
-	// (PropLinksPending), for the link pass to find.
-	HasLinks bool
 	// LinkTargets, if not nil, maps OneNote page IDs to Notion page IDs:
 	// internal links are rewritten (see RewriteLinks) before writing.
 	// Leave it nil in the first pass and use RewritePageLinks later.
@@ -54,6 +52,9 @@ type Result struct {
 	BlocksWritten int
 	// Requests counts the requests sent to Notion (retries included).
 	Requests int
+	// InternalLinks counts the internal links written as text and
+	// recorded on the row for the link pass (PropInternalLinks).
+	InternalLinks int
 	// Losses is what could not be carried over.
 	Losses []Loss
 }
@@ -120,7 +121,9 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	}
 	bs, tl := fitText(bs)
 	res.Losses = append(res.Losses, tl...)
-	props, pl := rowProperties(in, StatusWriting)
+	bs, links := recordLinks(bs)
+	res.InternalLinks = len(links)
+	props, pl := rowProperties(in, StatusWriting, links)
 	res.Losses = append(res.Losses, pl...)
 	batches, err := splitBatches(bs, c.limits)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/notebridge/notebridge/notion/blocks"
@@ -154,20 +155,27 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 }
 
 // pickRow chooses the row to keep among rows found for one OneNote page:
-// a done one if any, else the oldest. The others are returned as extra.
+// a done one if any, else the oldest. Notion rounds created_time down to
+// the minute (notion-reality.md fact 5), so rows made in the same minute
+// (a create re-sent after its outcome was lost) tie: the row ID breaks
+// the tie, so that every call keeps the same row whatever order a query
+// returns them in. The others are returned as extra.
 func pickRow(rows []row) (keep *row, extra []row) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
 	rows = slices.Clone(rows)
-	slices.SortStableFunc(rows, func(a, b row) int {
+	slices.SortFunc(rows, func(a, b row) int {
 		if (a.Status == StatusDone) != (b.Status == StatusDone) {
 			if a.Status == StatusDone {
 				return -1
 			}
 			return 1
 		}
-		return a.Created.Compare(b.Created)
+		if c := a.Created.Truncate(time.Minute).Compare(b.Created.Truncate(time.Minute)); c != 0 {
+			return c
+		}
+		return strings.Compare(normalizeGUID(strings.ReplaceAll(a.ID, "-", "")), normalizeGUID(strings.ReplaceAll(b.ID, "-", "")))
 	})
 	return &rows[0], rows[1:]
 }

@@ -10,6 +10,15 @@ import (
 
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
+// stamp is the time a write records as created_time or last_edited_time:
+// now, rounded down to the minute, as Notion keeps them ([N5]). Two
+// objects made in the same minute tie.
+func (s *Server) stamp() time.Time { return s.now().UTC().Truncate(time.Minute) }
+
+// minute rounds t down to the minute (upload timestamps are kept exact for
+// expiry and shown rounded).
+func minute(t time.Time) time.Time { return t.UTC().Truncate(time.Minute) }
+
 func (s *Server) userRef() map[string]any {
 	return map[string]any{"object": "user", "id": s.botID}
 }
@@ -127,7 +136,7 @@ func (s *Server) renderDatabase(base string, n *node) map[string]any {
 		"created_by":       s.userRef(),
 		"last_edited_by":   s.userRef(),
 		"title":            clone(n.title),
-		"description":      []any{},
+		"description":      descriptionOf(n),
 		"icon":             s.renderIcon(base, n.icon),
 		"cover":            s.renderIcon(base, n.cover),
 		"properties":       n.schema.render(),
@@ -154,4 +163,11 @@ func list(results []any, next string, typ string) map[string]any {
 		"type":        typ,
 		typ:           map[string]any{},
 	}
+}
+
+func descriptionOf(n *node) []any {
+	if n.description == nil {
+		return []any{}
+	}
+	return clone(n.description).([]any)
 }

@@ -36,8 +36,8 @@ func (s *Server) renderUpload(base string, u *upload) map[string]any {
 	out := map[string]any{
 		"object":           "file_upload",
 		"id":               u.id,
-		"created_time":     timestamp(u.created),
-		"last_edited_time": timestamp(u.created),
+		"created_time":     timestamp(minute(u.created)),
+		"last_edited_time": timestamp(minute(u.created)),
 		"created_by":       map[string]any{"id": s.botID, "type": "bot"},
 		"expiry_time":      timestamp(u.expiry),
 		"upload_url":       nil,
@@ -160,7 +160,7 @@ func (s *Server) listUploads(c *call) (any, error) {
 		}
 	}
 	slices.SortFunc(all, func(a, b *upload) int {
-		if c := b.created.Compare(a.created); c != 0 {
+		if c := minute(b.created).Compare(minute(a.created)); c != 0 {
 			return c
 		}
 		return compareStrings(a.id, b.id)

@@ -139,20 +139,18 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 	}
 }
 
-// rowProperties are the property values of a page's row, which holds
-// the internal links links.
-func rowProperties(in PageInput, status string, links []InternalLink) (map[string]any, []Loss) {
-	record, losses := encodeLinks(links)
+// rowProperties are the property values of a page's row while it is
+// written (doneProperties are set with the last request).
+func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
+	var losses []Loss
 	props := map[string]any{
-		PropName:          map[string]any{"title": text(in.Title)},
-		PropOneNoteID:     map[string]any{"rich_text": text(in.OneNotePageID)},
-		PropSectionPath:   map[string]any{"rich_text": text(in.SectionPath)},
-		PropStatus:        map[string]any{"select": map[string]any{"name": status}},
-		PropCreated:       dateValue(in.Created),
-		PropLastModified:  dateValue(in.LastModified),
-		PropLinkID:        map[string]any{"rich_text": text(in.LinkID)},
-		PropLinksPending:  map[string]any{"checkbox": len(links) > 0},
-		PropInternalLinks: map[string]any{"rich_text": record},
+		PropName:         map[string]any{"title": text(in.Title)},
+		PropOneNoteID:    map[string]any{"rich_text": text(in.OneNotePageID)},
+		PropSectionPath:  map[string]any{"rich_text": text(in.SectionPath)},
+		PropStatus:       map[string]any{"select": map[string]any{"name": status}},
+		PropCreated:      dateValue(in.Created),
+		PropLastModified: dateValue(in.LastModified),
+		PropLinkID:       map[string]any{"rich_text": text(in.LinkID)},
 	}
 	switch {
 	case in.Link == "":
@@ -176,6 +174,19 @@ func rowProperties(in PageInput, status string, links []InternalLink) (map[strin
 	}
 	props[PropParent] = map[string]any{"relation": rel}
 	return props, losses
+}
+
+// doneProperties mark a row done, with the record of its internal links
+// (see InternalLink). They go in one request, so every done row holds
+// the record of the content it was written with, however the write got
+// there (created, resumed or replaced, across crashes).
+func doneProperties(links []InternalLink) (map[string]any, []Loss) {
+	record, losses := encodeLinks(links)
+	return map[string]any{
+		PropStatus:        map[string]any{"select": map[string]any{"name": StatusDone}},
+		PropInternalLinks: map[string]any{"rich_text": record},
+		PropLinksPending:  map[string]any{"checkbox": len(links) > 0},
+	}, losses
 }
 
 // dateFormat is how OneNote times are stored: UTC, to the millisecond.

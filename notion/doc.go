@@ -81,7 +81,8 @@
 //     keeps the invariant of step 6: a replace that stops half-way leaves a
 //     row whose date matches no input, so the next run replaces again
 //     rather than taking leftover old blocks for a prefix of the new plan.
-//  8. Set status done. Only now is the page complete; a crash anywhere
+//  8. Set status done, with the record of the page's internal links (see
+//     Links). Only now is the page complete; a crash anywhere
 //     before leaves status writing (or no row), and the next WritePage
 //     ends with one complete row. A crash after it leaves a done row,
 //     which the next run finds unchanged.
@@ -146,9 +147,9 @@
 // never sent. WritePage records on the row where each one is
 // (PropInternalLinks: the block's position in the page, which text of it,
 // the link's offsets in that text, and the target's page-id GUID; see
-// InternalLink), in the same request that creates the row or sets the
-// properties of a replaced one, so the record always describes the
-// content the row is written with; and it checks "Links to rewrite".
+// InternalLink) and checks "Links to rewrite" in the request that marks
+// the row done, so every done row holds the record of the content it was
+// written with, whether it was created, resumed or replaced.
 // Nothing else is needed later: not the page HTML, not the worker that
 // wrote the page, not a list kept in workflow history.
 //

@@ -16,25 +16,25 @@ import (
 // whatever happened since: onenote: links are never sent to Notion (see
 // blocks.LinkAllowed), so nothing in the written content says which text
 // was a link. The writer stores a row's links in PropInternalLinks in the
-// same request that creates (or re-plans) its content, so a row's record
-// always describes the content the row is being written with.
+// request that marks the row done, so a done row's record always
+// describes the content it was written with.
 type InternalLink struct {
 	// Block is the block's position in the page: 1-based indexes of the
 	// block and its ancestors, outermost first ("3.2" is the second child
 	// of the third block), as Notion lists live children.
-	Block string `json:"b"`
+	Block string
 	// Field is which text of the block: "" for rich_text, "caption", or
 	// "cell" (then Cell is the 0-based cell of a table row).
-	Field string `json:"f,omitempty"`
-	Cell  int    `json:"c,omitempty"`
+	Field string
+	Cell  int
 	// Start and Len are the link text's place in that text, in Unicode
 	// code points of the field's items joined (an inline equation counts
 	// its expression).
-	Start int `json:"o"`
-	Len   int `json:"n"`
+	Start int
+	Len   int
 	// Page is the GUID of the page-id the link named: the target's
 	// OneNote link ID (PropLinkID), lower case, no braces.
-	Page string `json:"p"`
+	Page string
 }
 
 // The values of InternalLink.Field.
@@ -121,24 +121,51 @@ func itemLen(r blocks.RichText) int {
 }
 
 // maxLinkRecord is the most text PropInternalLinks holds: a rich-text
-// property of at most 100 items of 2000 characters, with room to spare
-// for the rest of the request.
-const maxLinkRecord = 50 * blocks.MaxTextLen
+// property of at most 100 items of 2000 characters, with room to spare.
+// The request that sets it carries no blocks, so it stays far below
+// Notion's 500 KB even with its quotes escaped.
+const maxLinkRecord = 90 * blocks.MaxTextLen
+
+// linkRecord is the JSON form of PropInternalLinks, compact so that a
+// page of thousands of links fits: the target GUIDs once each, and each
+// link as [block, field, cell, start, length, index in Pages], field 0
+// for rich_text, 1 for caption, 2 for a table cell.
+type linkRecord struct {
+	Pages []string            `json:"pages"`
+	Links [][]json.RawMessage `json:"links"`
+}
+
+var fieldCodes = []string{fieldRichText, fieldCaption, fieldCell}
+
+func marshalLinks(links []InternalLink) []byte {
+	rec := linkRecord{Pages: []string{}, Links: [][]json.RawMessage{}}
+	index := map[string]int{}
+	num := func(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
+	for _, l := range links {
+		i, ok := index[l.Page]
+		if !ok {
+			i = len(rec.Pages)
+			index[l.Page] = i
+			rec.Pages = append(rec.Pages, l.Page)
+		}
+		block, _ := json.Marshal(l.Block)
+		rec.Links = append(rec.Links, []json.RawMessage{block, num(slices.Index(fieldCodes, l.Field)), num(l.Cell), num(l.Start), num(l.Len), num(i)})
+	}
+	raw, _ := json.Marshal(rec)
+	return raw
+}
 
 // encodeLinks is the PropInternalLinks value of a page's links: as many
-// as fit (JSON); those that do not fit stay text and are reported.
+// as fit; those that do not fit stay text and are reported.
 func encodeLinks(links []InternalLink) ([]blocks.RichText, []Loss) {
 	if len(links) == 0 {
 		return text(""), nil
 	}
 	kept := links
-	var raw []byte
-	for {
-		raw, _ = json.Marshal(kept)
-		if len(raw) <= maxLinkRecord {
-			break
-		}
+	raw := marshalLinks(kept)
+	for len(raw) > maxLinkRecord {
 		kept = kept[:len(kept)*9/10]
+		raw = marshalLinks(kept)
 	}
 	var losses []Loss
 	for _, l := range links[len(kept):] {
@@ -153,9 +180,30 @@ func decodeLinks(s string) ([]InternalLink, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	var out []InternalLink
-	if err := json.Unmarshal([]byte(s), &out); err != nil {
-		return nil, fmt.Errorf("%w: property %q does not hold a link record: %v", ErrInconsistent, PropInternalLinks, err)
+	bad := func(why string, args ...any) error {
+		return fmt.Errorf("%w: property %q does not hold a link record: %s", ErrInconsistent, PropInternalLinks, fmt.Sprintf(why, args...))
+	}
+	var rec linkRecord
+	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+		return nil, bad("%v", err)
+	}
+	out := make([]InternalLink, 0, len(rec.Links))
+	for _, e := range rec.Links {
+		var l InternalLink
+		var field, page int
+		if len(e) != 6 {
+			return nil, bad("a link of %d fields", len(e))
+		}
+		for i, dst := range []any{&l.Block, &field, &l.Cell, &l.Start, &l.Len, &page} {
+			if err := json.Unmarshal(e[i], dst); err != nil {
+				return nil, bad("%v", err)
+			}
+		}
+		if field < 0 || field >= len(fieldCodes) || page < 0 || page >= len(rec.Pages) {
+			return nil, bad("field %d or page %d out of range", field, page)
+		}
+		l.Field, l.Page = fieldCodes[field], rec.Pages[page]
+		out = append(out, l)
 	}
 	return out, nil
 }
@@ -233,9 +281,11 @@ func setFieldText(b *blocks.Block, l InternalLink, rt []blocks.RichText) {
 // linksRewritten reports whether block b, as Notion holds it, already
 // went through the link pass. A block's links are rewritten in one
 // update, so it is enough that one shows the pass's work: a page mention
-// (the first write never sends one), or, at the first link of a text
-// (whose place nothing before it moved), the note of a page not migrated
-// after it or a link to a Notion page over it.
+// (the first write never sends one), or, at a link's recorded place, the
+// note of a page not migrated after it or a link to a Notion page over
+// it. The links of a text are looked at in order, and the first one the
+// pass changed shows it, so the places of those after it (which an added
+// note moves) never matter.
 func linksRewritten(b blocks.Block, links []InternalLink) bool {
 	for _, rt := range [][]blocks.RichText{b.RichText, b.Caption} {
 		if slices.ContainsFunc(rt, func(r blocks.RichText) bool { return r.Mention != "" }) {
@@ -247,13 +297,9 @@ func linksRewritten(b blocks.Block, links []InternalLink) bool {
 			return true
 		}
 	}
-	seen := map[InternalLink]bool{}
+	links = slices.Clone(links)
+	slices.SortStableFunc(links, func(a, b InternalLink) int { return a.Start - b.Start })
 	for _, l := range links {
-		key := InternalLink{Block: l.Block, Field: l.Field, Cell: l.Cell}
-		if seen[key] {
-			continue // only the first link of each text
-		}
-		seen[key] = true
 		rt := fieldText(b, l)
 		runes := []rune(joinedText(rt))
 		end := l.Start + l.Len

@@ -1,6 +1,7 @@
 package notion
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func TestRecordLinks(t *testing.T) {
 
 func TestEncodeLinksKeepsWhatFits(t *testing.T) {
 	var links []InternalLink
-	for i := 0; i < 5000; i++ {
+	for i := 0; i < 20000; i++ {
 		links = append(links, InternalLink{Block: "1234.5", Start: 100000 + i, Len: 12, Page: guidA})
 	}
 	rt, losses := encodeLinks(links)
@@ -80,6 +81,18 @@ func TestEncodeLinksKeepsWhatFits(t *testing.T) {
 		if blocks.UTF16Len(r.Text) > blocks.MaxTextLen {
 			t.Fatalf("an item of %d characters", blocks.UTF16Len(r.Text))
 		}
+	}
+}
+
+func TestDecodeLinksRefusesWhatIsNotARecord(t *testing.T) {
+	for _, s := range []string{`[{"b":"1"}]`, `{"pages":["x"],"links":[["1",0,0,1]]}`, `{"pages":["x"],"links":[["1",7,0,1,1,0]]}`,
+		`{"pages":[],"links":[["1",0,0,1,1,0]]}`, `{"pages":["x"],"links":[[1,0,0,1,1,0]]}`, `not json`} {
+		if _, err := decodeLinks(s); !errors.Is(err, ErrInconsistent) {
+			t.Errorf("decodeLinks(%s) = %v, want ErrInconsistent", s, err)
+		}
+	}
+	if l, err := decodeLinks(" "); l != nil || err != nil {
+		t.Errorf("empty record: %v %v", l, err)
 	}
 }
 
@@ -116,6 +129,10 @@ func TestRewriteRecorded(t *testing.T) {
 			[]InternalLink{{Block: "1", Start: 0, Len: 6, Page: guidA}}, asURL,
 			[]blocks.RichText{{Text: "Pa", Link: notionPageURL("notion-a"), Annotations: blocks.Annotations{Bold: true}},
 				{Text: "ge A", Link: notionPageURL("notion-a")}}, 0},
+		{"a link not found, then one not migrated",
+			[]blocks.RichText{{Equation: "x"}, plainRT("ab")},
+			[]InternalLink{{Block: "1", Start: 0, Len: 1, Page: guidA}, {Block: "1", Start: 1, Len: 2, Page: guidX}}, asMention,
+			[]blocks.RichText{{Equation: "x"}, plainRT("ab"), plainRT(notMigratedNote)}, 2},
 		{"range beyond the text: reported, nothing changed",
 			[]blocks.RichText{plainRT("short")},
 			[]InternalLink{{Block: "1", Start: 3, Len: 9, Page: guidA}}, asMention,

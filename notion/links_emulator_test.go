@@ -674,3 +674,45 @@ func createdTime(t *testing.T, e *env, id string) string {
 	}
 	return p.CreatedTime
 }
+
+// TestManyInternalLinksAreRecorded writes a page of 3,000 internal links
+// (an index page): the record fits its property, Notion takes the request
+// that sets it, and the link pass makes every link a mention.
+func TestManyInternalLinksAreRecorded(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c, audit := auditedClient(t, e)
+	db := e.section(t, c)
+	ctx := context.Background()
+	const g = "bbbbbbbb-0000-4000-8000-000000000002"
+	tin := pageInput("target", []blocks.Block{{Type: blocks.Paragraph, RichText: rt("target")}}, nil)
+	tin.LinkID = g
+	tr, err := c.WritePage(ctx, db, tin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bs []blocks.Block
+	for i := 0; i < 60; i++ {
+		var rt []blocks.RichText
+		for j := 0; j < 50; j++ {
+			rt = append(rt, blocks.RichText{Text: fmt.Sprintf("entry %d.%d", i, j), PageRef: g}, blocks.RichText{Text: ", "})
+		}
+		bs = append(bs, blocks.Block{Type: blocks.BulletedListItem, RichText: rt})
+	}
+	res, err := c.WritePage(ctx, db, pageInput("index", bs, nil))
+	if err != nil || res.InternalLinks != 3000 || len(res.Losses) != 0 {
+		t.Fatalf("write: %d links, %d losses, %v", res.InternalLinks, len(res.Losses), err)
+	}
+	var row notion.Row
+	if err := c.Rows(ctx, db, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error { row = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	pass, err := c.RewriteRowLinks(ctx, row, map[string]string{g: tr.PageID})
+	if err != nil || pass.BlocksWritten != 60 || len(pass.Losses) != 0 {
+		t.Fatalf("link pass: %d blocks, %d losses, %v", pass.BlocksWritten, len(pass.Losses), err)
+	}
+	audit.check(t)
+	raw, _ := json.Marshal(rowsOf(t, e.srv.Export(), db, "index")[0].Blocks)
+	if n := strings.Count(string(raw), `"type":"mention"`); n != 3000 {
+		t.Errorf("%d mentions, want 3000", n)
+	}
+}

@@ -124,8 +124,10 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	res.Losses = append(res.Losses, tl...)
 	bs, links := recordLinks(bs)
 	res.InternalLinks = len(links)
-	props, pl := rowProperties(in, StatusWriting, links)
+	props, pl := rowProperties(in, StatusWriting)
 	res.Losses = append(res.Losses, pl...)
+	done, dl := doneProperties(links)
+	res.Losses = append(res.Losses, dl...)
 	batches, err := splitBatches(bs, c.limits)
 	if err != nil {
 		return res, err
@@ -150,7 +152,6 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	if err != nil {
 		return res, err
 	}
-	done := map[string]any{PropStatus: map[string]any{"select": map[string]any{"name": StatusDone}}}
 	return res, c.updateRow(ctx, res.PageID, done)
 }
 

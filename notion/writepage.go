@@ -123,11 +123,11 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	bs, tl := fitText(bs)
 	res.Losses = append(res.Losses, tl...)
 	bs, links := recordLinks(bs)
-	res.InternalLinks = len(links)
 	props, pl := rowProperties(in, StatusWriting)
 	res.Losses = append(res.Losses, pl...)
 	done, dl := doneProperties(links)
 	res.Losses = append(res.Losses, dl...)
+	res.InternalLinks = len(links) - len(dl)
 	batches, err := splitBatches(bs, c.limits)
 	if err != nil {
 		return res, err

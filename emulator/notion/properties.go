@@ -109,14 +109,14 @@ func (s *Server) fillComputedProperties(n *node, props map[string]any) {
 
 // propertyValue validates one property value against its schema property
 // and returns the inner value in response shape.
-func (pv *blockValidator) propertyValue(path string, p *propSchema, raw any) (any, error) {
-	var v any
+func (v *blockValidator) propertyValue(path string, p *propSchema, raw any) (any, error) {
+	var val any
 	switch t := raw.(type) {
 	case []any:
 		if p.typ != "title" && p.typ != "rich_text" {
 			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
 		}
-		v = t
+		val = t
 	case map[string]any:
 		inner, ok := t[p.typ]
 		if !ok {
@@ -125,36 +125,36 @@ func (pv *blockValidator) propertyValue(path string, p *propSchema, raw any) (an
 		if typ, ok := asString(t["type"]); ok && typ != p.typ {
 			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
 		}
-		v = inner
+		val = inner
 		path += "." + p.typ
 	default:
 		return nil, wrongType(path, "an object", raw)
 	}
 	switch p.typ {
 	case "title", "rich_text":
-		return pv.richText(path, v)
+		return v.richText(path, val)
 	case "number":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		f, ok := asNumber(v)
+		f, ok := asNumber(val)
 		if !ok {
-			return nil, wrongType(path, "a number or `null`", v)
+			return nil, wrongType(path, "a number or `null`", val)
 		}
 		return f, nil
 	case "checkbox":
-		b, ok := asBool(v)
+		b, ok := asBool(val)
 		if !ok {
-			return nil, wrongType(path, "a boolean", v)
+			return nil, wrongType(path, "a boolean", val)
 		}
 		return b, nil
 	case "url", "email", "phone_number":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		str, ok := asString(v)
+		str, ok := asString(val)
 		if !ok {
-			return nil, wrongType(path, "a string or `null`", v)
+			return nil, wrongType(path, "a string or `null`", val)
 		}
 		limit := maxURLLen
 		if p.typ != "url" {
@@ -165,12 +165,12 @@ func (pv *blockValidator) propertyValue(path string, p *propSchema, raw any) (an
 		}
 		return str, nil
 	case "date":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		d, ok := asObject(v)
+		d, ok := asObject(val)
 		if !ok {
-			return nil, wrongType(path, "an object or `null`", v)
+			return nil, wrongType(path, "an object or `null`", val)
 		}
 		start, _ := asString(d["start"])
 		if !validDate(start) {
@@ -188,21 +188,21 @@ func (pv *blockValidator) propertyValue(path string, p *propSchema, raw any) (an
 		}
 		return out, nil
 	case "select":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		return pv.selectOption(path, p, v)
+		return v.selectOption(path, p, val)
 	case "multi_select":
-		arr, ok := asArray(v)
+		arr, ok := asArray(val)
 		if !ok {
-			return nil, wrongType(path, "an array", v)
+			return nil, wrongType(path, "an array", val)
 		}
 		if len(arr) > maxMultiSelect {
 			return nil, tooMany(path, maxMultiSelect, len(arr))
 		}
 		out := []any{}
 		for i, o := range arr {
-			opt, err := pv.selectOption(fmt.Sprintf("%s[%d]", path, i), p, o)
+			opt, err := v.selectOption(fmt.Sprintf("%s[%d]", path, i), p, o)
 			if err != nil {
 				return nil, err
 			}
@@ -210,9 +210,9 @@ func (pv *blockValidator) propertyValue(path string, p *propSchema, raw any) (an
 		}
 		return out, nil
 	case "relation", "people":
-		arr, ok := asArray(v)
+		arr, ok := asArray(val)
 		if !ok {
-			return nil, wrongType(path, "an array", v)
+			return nil, wrongType(path, "an array", val)
 		}
 		if len(arr) > maxRelations {
 			return nil, tooMany(path, maxRelations, len(arr))
@@ -233,7 +233,7 @@ func (pv *blockValidator) propertyValue(path string, p *propSchema, raw any) (an
 		}
 		return out, nil
 	case "files":
-		return pv.filesValue(path, v)
+		return v.filesValue(path, val)
 	}
 	return nil, validationError("%s is expected to be %s.", p.name, p.typ)
 }

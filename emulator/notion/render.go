@@ -2,6 +2,7 @@ package notion
 
 import (
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -39,7 +40,7 @@ func fileURL(base string, u *upload) string {
 func (s *Server) hostedFile(base, uploadID string) map[string]any {
 	u := s.uploads[uploadID]
 	if u == nil {
-		return map[string]any{"url": "", "expiry_time": nil}
+		return map[string]any{"url": "", "expiry_time": timestamp(s.now().Add(time.Hour))}
 	}
 	return map[string]any{"url": fileURL(base, u), "expiry_time": timestamp(s.now().Add(time.Hour))}
 }
@@ -69,13 +70,11 @@ func (s *Server) blockContent(base string, n *node) map[string]any {
 	if n.uploadID != "" {
 		c["type"] = "file"
 		c["file"] = s.hostedFile(base, n.uploadID)
-		if n.typ == "file" {
-			if _, ok := c["name"]; !ok {
-				if u := s.uploads[n.uploadID]; u != nil {
-					c["name"] = u.filename
-				}
-			}
-		}
+	}
+	if _, ok := c["name"]; n.typ == "file" && !ok {
+		// A file block always has a name ([N4]): the upload's filename,
+		// or the last segment of an external URL.
+		c["name"] = s.fileBlockName(n)
 	}
 	if icon, ok := c["icon"]; ok {
 		c["icon"] = s.renderIcon(base, icon)
@@ -170,4 +169,21 @@ func descriptionOf(n *node) []any {
 		return []any{}
 	}
 	return clone(n.description).([]any)
+}
+
+// fileBlockName is the name a file block shows when the request gave none.
+func (s *Server) fileBlockName(n *node) string {
+	if u := s.uploads[n.uploadID]; u != nil {
+		return u.filename
+	}
+	ext, _ := asObject(n.content["external"])
+	raw, _ := asString(ext["url"])
+	if u, err := url.Parse(raw); err == nil {
+		if i := strings.LastIndex(u.Path, "/"); i >= 0 && i < len(u.Path)-1 {
+			if name, err := url.PathUnescape(u.Path[i+1:]); err == nil {
+				return name
+			}
+		}
+	}
+	return ""
 }

@@ -226,7 +226,11 @@ func (s *Server) mention(path string, v any) (map[string]any, string, string, er
 				plain = s.plainTitle(n)
 			}
 		}
-		return map[string]any{"type": typ, typ: map[string]any{"id": id}}, plain, href, nil
+		ref = map[string]any{"id": id}
+		if typ == "user" {
+			ref["object"] = "user" // a partial user ([N4])
+		}
+		return map[string]any{"type": typ, typ: ref}, plain, href, nil
 	case "date":
 		d, ok := asObject(m["date"])
 		if !ok {
@@ -236,7 +240,17 @@ func (s *Server) mention(path string, v any) (map[string]any, string, string, er
 		if !ok || !validDate(start) {
 			return nil, "", "", bodyError(path+".date.start", "should be a valid ISO 8601 date string, instead was `%s`", brief(d["start"]))
 		}
-		return map[string]any{"type": "date", "date": clone(d)}, start, "", nil
+		// A date response always has end and time_zone, null when unset ([N4]).
+		date := map[string]any{"start": start, "end": nil, "time_zone": nil}
+		for _, k := range []string{"end", "time_zone"} {
+			if v, ok := asString(d[k]); ok {
+				date[k] = v
+			}
+		}
+		if end, ok := date["end"].(string); ok && !validDate(end) {
+			return nil, "", "", bodyError(path+".date.end", "should be a valid ISO 8601 date string, instead was `%s`", brief(end))
+		}
+		return map[string]any{"type": "date", "date": date}, start, "", nil
 	case "link_preview":
 		lp, ok := asObject(m["link_preview"])
 		url, _ := asString(lp["url"])

@@ -164,8 +164,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	entry := -1
 	defer func() {
 		s.finish(token, entry, rec.status)
+		// The token is named by its fingerprint only: tokens never enter logs.
 		s.log.Debug("notion emulator request", "method", r.Method, "path", r.URL.Path,
-			"status", rec.status, "request_id", reqID)
+			"status", rec.status, "request_id", reqID, "token", TokenFingerprint(token))
 	}()
 	if !known {
 		writeError(rec, reqID, errUnauthorized)
@@ -266,6 +267,11 @@ func (s *Server) adapt(need capability, h apiFunc, lock bool) http.HandlerFunc {
 			return
 		}
 		if lock && (r.Method == http.MethodPost || r.Method == http.MethodPatch) {
+			if r.ContentLength > maxRequestBytes {
+				// Refused on the declared length, before reading ([N6]).
+				writeError(w, reqID, errTooLarge)
+				return
+			}
 			data, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
 			if err != nil {
 				writeError(w, reqID, errInvalidJSON)

@@ -119,3 +119,39 @@ func TestTimestampTies(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchSortByMinute: search sorts on last_edited_time as kept (to
+// the minute); pages edited in the same minute come by ID.
+func TestSearchSortByMinute(t *testing.T) {
+	e := newEnv(t, Config{})
+	root := e.srv.RootPageID()
+	e.clock.Advance(time.Minute)
+	a := e.createPage(root, "memo a")
+	e.clock.Advance(20 * time.Second)
+	b := e.createPage(root, "memo b")
+	e.clock.Advance(time.Minute)
+	c := e.createPage(root, "memo c")
+	first, second := a, b
+	if b < a {
+		first, second = b, a
+	}
+	ids := func(body map[string]any) []string {
+		var out []string
+		for _, r := range e.ok("POST", "/v1/search", body)["results"].([]any) {
+			out = append(out, r.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	q := map[string]any{"query": "memo"}
+	if got, want := ids(q), []string{c, first, second}; !slices.Equal(got, want) {
+		t.Errorf("default order %v, want %v", got, want)
+	}
+	q["sort"] = map[string]any{"timestamp": "last_edited_time", "direction": "ascending"}
+	if got, want := ids(q), []string{first, second, c}; !slices.Equal(got, want) {
+		t.Errorf("ascending %v, want %v", got, want)
+	}
+	q["sort"] = map[string]any{"timestamp": "created_time", "direction": "ascending"}
+	if r := e.do("POST", "/v1/search", q); r.status != 400 {
+		t.Errorf("sort on created_time: %d, want 400", r.status)
+	}
+}

@@ -1,8 +1,10 @@
 package notion
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -151,5 +153,22 @@ func TestTokenFingerprint(t *testing.T) {
 	a, b := TokenFingerprint("secret_a"), TokenFingerprint("secret_b")
 	if len(a) != 16 || a == b || a != TokenFingerprint("secret_a") || strings.Contains(a, "secret") {
 		t.Errorf("fingerprints %q %q", a, b)
+	}
+}
+
+// TestDebugLogNamesTokensByFingerprint: the per-request debug log names
+// the token by fingerprint, never the token itself (known or not).
+func TestDebugLogNamesTokensByFingerprint(t *testing.T) {
+	var buf bytes.Buffer
+	e := newEnv(t, Config{Logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	e.do("GET", "/v1/users/me", nil)
+	e.request("GET", "/v1/users/me", nil, map[string]string{"Authorization": "Bearer secret_wrong"})
+	e.do("POST", "/v1/pages", `{"broken`)
+	out := buf.String()
+	if strings.Contains(out, e.token) || strings.Contains(out, "secret_wrong") {
+		t.Fatalf("a token reached the log:\n%s", out)
+	}
+	if !strings.Contains(out, "token="+TokenFingerprint(e.token)) || strings.Count(out, "notion emulator request") != 3 {
+		t.Errorf("log lacks the fingerprinted request lines:\n%s", out)
 	}
 }

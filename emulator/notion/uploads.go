@@ -40,10 +40,7 @@ func (s *Server) renderUpload(base string, u *upload) map[string]any {
 		"last_edited_time": timestamp(minute(u.created)),
 		"created_by":       map[string]any{"id": s.botID, "type": "bot"},
 		"expiry_time":      timestamp(u.expiry),
-		"upload_url":       nil,
-		"complete_url":     nil,
 		"archived":         false,
-		"in_trash":         false,
 		"status":           status,
 		"filename":         nullable(u.filename),
 		"content_type":     nullable(u.contentType),
@@ -53,6 +50,8 @@ func (s *Server) renderUpload(base string, u *upload) map[string]any {
 	if u.attached {
 		out["expiry_time"] = nil
 	}
+	// upload_url and complete_url are strings or absent, never null
+	// ([N4], [S]).
 	if status == uploadPending {
 		out["upload_url"] = base + "/v1/file_uploads/" + u.id + "/send"
 		if u.mode == "multi_part" {

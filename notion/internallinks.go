@@ -98,9 +98,8 @@ func recordRuns(rt []blocks.RichText, where InternalLink, out *[]InternalLink) [
 				l.Start, l.Len, l.Page = pos, n, page
 				*out = append(*out, l)
 			}
-			// Sent as text; the link pass turns it into a mention. Keeping
-			// PageRef keeps the run apart from its neighbours (see
-			// mergeRuns), so its place does not move.
+			// Sent as text (PageRef is not part of Notion's shape); the
+			// link pass turns it into a mention.
 			r.Link = ""
 		}
 		pos += n

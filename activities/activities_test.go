@@ -2,11 +2,13 @@ package activities_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -342,7 +344,7 @@ func TestLinkPassThroughStagedTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withLinks := 0
+	withLinks, links := 0, 0
 	for _, p := range pages.Pages {
 		key := activities.StageKey("links-test/" + p.ID)
 		meta, err := run[activities.ContentMeta](t, f, activities.FetchContentName, activities.FetchContentInput{User: "alice", PageID: p.ID, Key: key})
@@ -361,6 +363,7 @@ func TestLinkPassThroughStagedTargets(t *testing.T) {
 		if w.Links > 0 {
 			withLinks++
 		}
+		links += w.Links
 	}
 	if withLinks < 2 {
 		t.Fatalf("only %d pages hold links", withLinks)
@@ -373,7 +376,7 @@ func TestLinkPassThroughStagedTargets(t *testing.T) {
 	if st.Targets != len(pages.Pages) || st.Unnamed != 0 {
 		t.Errorf("staged %+v, want %d targets", st, len(pages.Pages))
 	}
-	rewritten, calls := 0, 0
+	rewritten, calls, losses := 0, 0, 0
 	for more := true; more; calls++ {
 		r, err := run[activities.RewriteLinksResult](t, f, activities.RewriteLinksName,
 			activities.RewriteLinksInput{DatabaseID: db, TargetsKey: "links", MaxPages: 1})
@@ -381,6 +384,12 @@ func TestLinkPassThroughStagedTargets(t *testing.T) {
 			t.Fatal(err)
 		}
 		rewritten += r.Pages
+		losses += r.Losses
+		for _, lp := range r.LossPages {
+			if lp.OneNotePageID == "" || lp.Losses == 0 || len(lp.Samples) == 0 {
+				t.Errorf("loss page %+v does not name the page and its losses", lp)
+			}
+		}
 		more = r.More
 		if calls > 2*withLinks {
 			t.Fatal("the link pass does not end")
@@ -388,6 +397,43 @@ func TestLinkPassThroughStagedTargets(t *testing.T) {
 	}
 	if rewritten != withLinks {
 		t.Errorf("rewrote the links of %d pages, want %d", rewritten, withLinks)
+	}
+	// Every internal link ends as a mention of a page of this section or
+	// as a loss (its page is elsewhere); the rows' OneNote link is a web
+	// link.
+	mentions := 0
+	rowIDs := map[string]bool{}
+	var rows []notionemu.Page
+	var walk func([]notionemu.Page)
+	walk = func(ps []notionemu.Page) {
+		for _, p := range ps {
+			for _, d := range p.Databases {
+				if strings.ReplaceAll(d.ID, "-", "") == strings.ReplaceAll(db, "-", "") {
+					rows = append(rows, d.Rows...)
+				}
+			}
+			walk(p.Pages)
+		}
+	}
+	walk(f.notion.Export().Pages)
+	for _, r := range rows {
+		rowIDs[strings.ReplaceAll(r.ID, "-", "")] = true
+	}
+	for _, r := range rows {
+		raw, _ := json.Marshal(r.Blocks)
+		for _, m := range regexp.MustCompile(`"page":\{"id":"([0-9a-f-]+)"\}`).FindAllStringSubmatch(string(raw), -1) {
+			mentions++
+			if !rowIDs[strings.ReplaceAll(m[1], "-", "")] {
+				t.Errorf("a mention of %s, not a page of the section", m[1])
+			}
+		}
+		if link, _ := r.Properties[notion.PropLink].(map[string]any)["url"].(string); !strings.HasPrefix(link, "https://") {
+			t.Errorf("row %s: %s is %q, want its web link", r.ID, notion.PropLink, link)
+		}
+	}
+	t.Logf("%d internal links on %d pages: %d mentions, %d kept as text (target elsewhere)", links, withLinks, mentions, losses)
+	if mentions == 0 || mentions+losses != links {
+		t.Errorf("%d mentions and %d losses, want the %d internal links written", mentions, losses, links)
 	}
 	if _, err := run[activities.RewriteLinksResult](t, f, activities.RewriteLinksName,
 		activities.RewriteLinksInput{DatabaseID: db, TargetsKey: "elsewhere"}); appType(err) != activities.ErrTypeStaging {

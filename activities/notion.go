@@ -85,7 +85,8 @@ type WritePageResult struct {
 	Unchanged     bool   `json:"unchanged,omitempty"`
 	BlocksWritten int    `json:"blocksWritten"`
 	Requests      int    `json:"requests"`
-	// Links counts the page's internal links (to rewrite later).
+	// Links counts the page's internal links, written as text and
+	// recorded on its row for the link pass.
 	Links int `json:"links,omitempty"`
 	// Losses counts what could not be carried over; LossSamples names a
 	// few (up to maxLossSamples).
@@ -118,7 +119,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
 		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost),
-		LinkID: in.Page.LinkID, HasLinks: len(conv.Links) > 0}
+		LinkID: in.Page.LinkID}
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)
 
@@ -129,7 +130,10 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 		return WritePageResult{}, notionError(err)
 	}
 	out := WritePageResult{NotionPageID: res.PageID, Unchanged: res.Unchanged, BlocksWritten: res.BlocksWritten,
-		Requests: res.Requests, Links: len(conv.Links)}
+		Requests: res.Requests, Links: res.InternalLinks}
+	if res.Unchanged {
+		out.Links = len(conv.Links)
+	}
 	if res.Unchanged {
 		return out, nil
 	}
@@ -207,10 +211,31 @@ type RewriteLinksResult struct {
 	// More is set when pages with links to rewrite are left in the
 	// database: call again.
 	More bool `json:"more,omitempty"`
+	// LossPages names up to maxLossPages pages whose links could not all
+	// stay links (their target was not migrated), with a few of their
+	// losses each; LossPageCount counts them all.
+	LossPages     []LinkLossPage `json:"lossPages,omitempty"`
+	LossPageCount int            `json:"lossPageCount,omitempty"`
 }
 
-// RewriteLinks turns the internal onenote: links of migrated pages into
-// mentions of the migrated pages (the second pass). Each page rewritten
+// LinkLossPage is a page of the link pass's losses.
+type LinkLossPage struct {
+	// OneNotePageID and Title name the page ("" in the older form, which
+	// knows only the Notion page).
+	OneNotePageID string   `json:"oneNotePageID,omitempty"`
+	NotionPageID  string   `json:"notionPageID"`
+	Title         string   `json:"title,omitempty"`
+	Losses        int      `json:"losses"`
+	Samples       []string `json:"samples,omitempty"`
+}
+
+// maxLossPages is how many pages a link pass result names.
+const maxLossPages = 20
+
+// RewriteLinks turns the internal links of migrated pages (written as
+// text, where their rows record) into mentions of the migrated pages
+// (the second pass); links to pages not migrated stay text and are
+// reported in LossPages. Each page rewritten
 // is marked so (PropLinksPending cleared), so calling it again goes on
 // where it stopped. A page Notion refuses to change is counted as failed
 // and marked too, so it is not tried forever.
@@ -218,7 +243,11 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 	if a.cfg.Notion == nil {
 		return RewriteLinksResult{}, errors.New("activities: no Notion client configured")
 	}
-	targets, pages := in.Targets, in.Pages
+	targets := in.Targets
+	var rows []notion.Row
+	for _, p := range in.Pages {
+		rows = append(rows, notion.Row{PageID: p})
+	}
 	var out RewriteLinksResult
 	if in.DatabaseID != "" {
 		b, err := os.ReadFile(a.linksPath(in.TargetsKey))
@@ -234,24 +263,31 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 		}
 		errFull := errors.New("full")
 		err = a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error {
-			if len(pages) == limit {
+			if len(rows) == limit {
 				out.More = true
 				return errFull
 			}
-			pages = append(pages, r.PageID)
+			rows = append(rows, r)
 			return nil
 		})
 		if err != nil && !errors.Is(err, errFull) {
 			return out, notionError(err)
 		}
 	}
-	for _, p := range pages {
-		res, err := a.cfg.Notion.RewritePageLinks(ctx, p, targets)
+	for _, r := range rows {
+		p := r.PageID
+		var res notion.Result
+		var err error
+		if in.DatabaseID != "" {
+			res, err = a.cfg.Notion.RewriteRowLinks(ctx, r, targets)
+		} else {
+			res, err = a.cfg.Notion.RewritePageLinks(ctx, p, targets)
+		}
 		switch {
 		case err == nil:
 			out.Pages++
 			out.BlocksWritten += res.BlocksWritten
-			out.Losses += len(res.Losses)
+			out.addLosses(r, res.Losses)
 		case errors.Is(err, notion.ErrValidation) || errors.Is(err, notion.ErrInconsistent):
 			out.Failed++
 			if len(out.FailedSamples) < maxLossSamples {
@@ -266,6 +302,23 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 		activity.RecordHeartbeat(ctx, out.Pages)
 	}
 	return out, nil
+}
+
+// addLosses counts the link pass's losses on row r's page.
+func (out *RewriteLinksResult) addLosses(r notion.Row, losses []notion.Loss) {
+	if len(losses) == 0 {
+		return
+	}
+	out.Losses += len(losses)
+	out.LossPageCount++
+	if len(out.LossPages) == maxLossPages {
+		return
+	}
+	lp := LinkLossPage{OneNotePageID: r.OneNotePageID, NotionPageID: r.PageID, Title: r.Title, Losses: len(losses)}
+	for _, l := range losses[:min(len(losses), maxLossSamples)] {
+		lp.Samples = append(lp.Samples, fmt.Sprintf("%s: %s (%s)", l.Kind, l.Detail, l.Location))
+	}
+	out.LossPages = append(out.LossPages, lp)
 }
 
 // StageLinkTargetsInput asks for the link targets of a notebook's

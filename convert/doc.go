@@ -93,11 +93,17 @@
 //     name is data-attachment.
 //   - Videos (<iframe>): a video block with the source page
 //     (data-original-src) for known video sites, an embed block otherwise.
-//   - Links: onenote: links keep the original URL as Link and carry the
-//     target page's GUID (page-id, braces removed, case kept) as PageRef,
-//     for the writer to rewrite to the migrated Notion page; they are also
-//     listed in Result.Links with their path in the block tree. Links that
-//     are not absolute URLs are kept as text, reported.
+//   - Links: http and https links stay links. onenote: links to a page
+//     keep the original URL as Link and carry the target page's GUID
+//     (page-id, braces removed, case kept) as PageRef, for the writer to
+//     write as text and its link pass to make a mention of the migrated
+//     Notion page; they are also listed in Result.Links with their path in
+//     the block tree. Notion refuses any other scheme
+//     (blocks.LinkAllowed), so a file:, mailto:, teams:, ms-word: or
+//     section onenote: link keeps its text followed by its target, "text
+//     (file:///…)" (just the text when it already shows the target), and
+//     is reported naming the scheme. Links that are not absolute URLs are
+//     kept as text, reported.
 //
 // # Notion's limits
 //

@@ -114,7 +114,16 @@ func (c *converter) inlineNode(n *html.Node, st textStyle, ic *inlineContent, ow
 		}
 		return
 	}
-	c.inline(childNodes(n), inlineStyle(n, st), ic, owner, depth+1)
+	inner := inlineStyle(n, st)
+	if n.DataAtom == atom.A && inner.href != "" && !keptAsLink(inner.href) {
+		href := inner.href
+		inner.href = ""
+		start := len(ic.runs)
+		c.inline(childNodes(n), inner, ic, owner, depth+1)
+		c.textLink(ic, start, href, inner, func() string { return nodeText(owner) })
+		return
+	}
+	c.inline(childNodes(n), inner, ic, owner, depth+1)
 }
 
 // childNodes returns n's children as a slice.

@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"html"
+	"strings"
 	"testing"
 
 	"github.com/notebridge/notebridge/notion/blocks"
@@ -64,9 +66,27 @@ func TestInlineMapping(t *testing.T) {
 			[]blocks.Block{para(blocks.RichText{Text: "P",
 				Link:    "onenote:#P&section-id={11111111-2222-3333-4444-555555555555}&page-id={AbCdEf01-2222-3333-4444-555555555555}&end",
 				PageRef: "AbCdEf01-2222-3333-4444-555555555555"})}},
-		{"section link has no page",
+		{"section link has no page: text with its target shown",
 			`<p><a href="onenote:https://d.docs.live.net/x/Notes.one#section-id={11111111-2222-3333-4444-555555555555}&amp;end">S</a></p>`,
-			[]blocks.Block{para(linked("S", "onenote:https://d.docs.live.net/x/Notes.one#section-id={11111111-2222-3333-4444-555555555555}&end"))}},
+			[]blocks.Block{para(plain("S (onenote:https://d.docs.live.net/x/Notes.one#section-id={11111111-2222-3333-4444-555555555555}&end)"))}},
+		{"file link is text with its target shown",
+			`<p>see <a href="file:///C:/Users/a/plan.docx">the plan</a>.</p>`,
+			[]blocks.Block{para(plain("see the plan (file:///C:/Users/a/plan.docx)."))}},
+		{"teams link keeps the anchor's formatting, target after it",
+			`<p><a href="msteams://teams.microsoft.com/l/chat/0/0?users=a@b.c"><b>chat</b> now</a></p>`,
+			[]blocks.Block{para(styled("chat", bold), plain(" now (msteams://teams.microsoft.com/l/chat/0/0?users=a@b.c)"))}},
+		{"mailto link whose text is the address is the text alone",
+			`<p><a href="mailto:bob@example.com">bob@example.com</a></p>`,
+			[]blocks.Block{para(plain("bob@example.com"))}},
+		{"mailto link with other text shows the address",
+			`<p><a href="mailto:bob@example.com">Bob</a></p>`,
+			[]blocks.Block{para(plain("Bob (mailto:bob@example.com)"))}},
+		{"ms-word link is text",
+			`<p><a href="ms-word:ofe|u|https://x.example/a.docx">doc</a></p>`,
+			[]blocks.Block{para(plain("doc (ms-word:ofe|u|https://x.example/a.docx)"))}},
+		{"http link stays a link",
+			`<p><a href="HTTP://x.example/a">x</a></p>`,
+			[]blocks.Block{para(linked("x", "HTTP://x.example/a"))}},
 		{"relative link is kept as text",
 			`<p><a href="#top">up</a></p>`,
 			[]blocks.Block{para(plain("up"))}},
@@ -142,5 +162,52 @@ func TestNotionColor(t *testing.T) {
 		if got := NotionColor(tt.css, tt.background); got != tt.want {
 			t.Errorf("NotionColor(%q, %v) = %q, want %q", tt.css, tt.background, got, tt.want)
 		}
+	}
+}
+
+// TestLinkSchemes checks that every link Notion would refuse is reported,
+// naming its scheme, and that no block keeps one as a link.
+func TestLinkSchemes(t *testing.T) {
+	tests := []struct {
+		href, scheme string
+		kept         bool
+	}{
+		{"https://x.example/a", "", true},
+		{"http://x.example/a", "", true},
+		{"onenote:#P&section-id={11111111-2222-3333-4444-555555555555}&page-id={21111111-2222-3333-4444-555555555555}&end", "", true},
+		{"onenote:https://d.docs.live.net/x/Notes.one#section-id={11111111-2222-3333-4444-555555555555}&end", "onenote:", false},
+		{"file:///C:/a.txt", "file:", false},
+		{"ms-word:ofe|u|https://x.example/a.docx", "ms-word:", false},
+		{"teams:/l/chat/0/0", "teams:", false},
+		{"mailto:a@b.example", "mailto:", false},
+		{"tel:+4412345", "tel:", false},
+		{"zotero://select/items/1", "zotero:", false},
+		{"https:no-host", "https:", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.href, func(t *testing.T) {
+			res := convertBody(t, outlineDiv(`<p><a href="`+html.EscapeString(tt.href)+`">go</a></p>`), Options{})
+			rt := res.Blocks[0].RichText
+			var linked bool
+			for _, r := range rt {
+				if r.Link != "" && !blocks.LinkAllowed(r.Link) && r.PageRef == "" {
+					t.Errorf("run %q keeps link %q, which Notion refuses", r.Text, r.Link)
+				}
+				linked = linked || r.Link != "" || r.PageRef != ""
+			}
+			if linked != tt.kept {
+				t.Errorf("linked = %v, want %v (%+v)", linked, tt.kept, rt)
+			}
+			var found bool
+			for _, l := range res.Losses {
+				found = found || (l.Kind == LossLink && strings.HasPrefix(l.Detail, tt.scheme+" link") && strings.Contains(l.Detail, "target shown"))
+			}
+			if !tt.kept && !found {
+				t.Errorf("no loss names the %s link; losses: %+v", tt.scheme, res.Losses)
+			}
+			if !tt.kept && !strings.Contains(blocks.PlainText(rt), tt.href) {
+				t.Errorf("text %q does not show the target %q", blocks.PlainText(rt), tt.href)
+			}
+		})
 	}
 }

@@ -26,28 +26,60 @@ type Link struct {
 	Path string
 }
 
-// linkSchemes are the URL schemes kept as links.
-var linkSchemes = map[string]bool{"http": true, "https": true, "mailto": true, "tel": true,
-	"onenote": true, "ftp": true, "sftp": true, "file": true, "ms-word": true, "ms-excel": true,
-	"ms-powerpoint": true, "teams": true, "msteams": true, "sip": true, "skype": true}
-
-// setLink links rt to href. onenote: links also get the target page's GUID
-// as PageRef, for the writer to rewrite.
+// setLink links rt to href, which keptAsLink accepts. An onenote: page
+// link gets the target page's GUID as PageRef instead: the writer sends it
+// as text and the link pass makes it a mention of the migrated page.
 func (c *converter) setLink(rt *blocks.RichText, href string, near func() string) {
-	scheme, _, ok := strings.Cut(href, ":")
-	scheme = strings.ToLower(scheme)
-	if !ok || !linkSchemes[scheme] {
-		c.losses.addLazy(LossLink, Degraded, "link "+quote(excerpt(href))+" is not an absolute URL; kept as text", near)
+	if page, _ := oneNoteTarget(href); page != "" && hasPrefixFold(href, "onenote:") {
+		rt.PageRef = page
+		if len(href) <= blocks.MaxURLLen {
+			rt.Link = href
+		}
 		return
 	}
-	if scheme == "onenote" {
-		rt.PageRef, _ = oneNoteTarget(href)
-	}
-	if len(href) > blocks.MaxURLLen {
+	if !blocks.LinkAllowed(href) {
 		c.losses.addLazy(LossLink, Degraded, "link longer than Notion allows dropped", near)
 		return
 	}
 	rt.Link = href
+}
+
+// keptAsLink reports whether an anchor's href stays a link: a web URL
+// (setLink drops one too long to send), or an onenote: link to a page.
+func keptAsLink(href string) bool {
+	if blocks.IsWebURL(href) {
+		return true
+	}
+	page, _ := oneNoteTarget(href)
+	return page != "" && hasPrefixFold(href, "onenote:")
+}
+
+// textLink keeps an anchor whose href Notion does not accept as a link
+// (see blocks.LinkAllowed) as text: runs[start:] are its text, and the
+// target is added after it in the anchor's style, "text (file:///…)",
+// unless the text already shows it. A relative link is kept as its text
+// alone. Either way the loss is reported, naming the scheme.
+func (c *converter) textLink(ic *inlineContent, start int, href string, st textStyle, near func() string) {
+	scheme := blocks.LinkScheme(href)
+	if scheme == "" {
+		c.losses.addLazy(LossLink, Degraded, "link "+quote(excerpt(href))+" is not an absolute URL; kept as text", near)
+		return
+	}
+	what := scheme + ": link"
+	if scheme == "onenote" {
+		what = "onenote: link to a section or notebook (not to a page)"
+	}
+	c.losses.addLazy(LossLink, Degraded, what+" "+quote(excerpt(href))+" kept as text with its target shown: Notion links only to http and https URLs", near)
+	shown := strings.TrimSpace(plainRuns(ic.runs[start:]))
+	_, opaque, _ := strings.Cut(href, ":")
+	if shown == href || shown == strings.TrimPrefix(opaque, "//") {
+		return
+	}
+	sep := " ("
+	if shown == "" {
+		sep = "("
+	}
+	ic.runs = append(ic.runs, run{text: sep + href + ")", st: st})
 }
 
 // oneNoteTarget returns the page-id and section-id GUIDs of an onenote:

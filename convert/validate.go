@@ -21,7 +21,8 @@ const maxReported = 10
 //     expression, a media source, a table width);
 //   - rich-text items are text, an equation or a mention; text is non-empty
 //     valid UTF-8 of at most MaxTextLen UTF-16 units; equations at most
-//     MaxEquationLen; links at most MaxURLLen;
+//     MaxEquationLen; links at most MaxURLLen, and http or https URLs
+//     (blocks.LinkAllowed) unless they are onenote: page links (PageRef);
 //   - rich-text arrays (text, captions, table cells) have at most
 //     MaxRichTextItems items;
 //   - a table has at least one row, only table_row children, and every row
@@ -193,6 +194,9 @@ func (v *validator) items(rt []blocks.RichText) {
 		}
 		if len(r.Link) > blocks.MaxURLLen {
 			v.fail("link is %d characters, over %d", len(r.Link), blocks.MaxURLLen)
+		}
+		if r.Link != "" && r.PageRef == "" && !blocks.LinkAllowed(r.Link) {
+			v.fail("link %q is not one Notion accepts", r.Link)
 		}
 		v.path.pop(1)
 	}

@@ -26,6 +26,9 @@ const (
 	// PropLinksPending is checked while the page's internal links still
 	// point at OneNote: the link pass finds its work by it.
 	PropLinksPending = "Links to rewrite"
+	// PropInternalLinks records where the page's internal links are (see
+	// InternalLink), for the link pass: they are written as text.
+	PropInternalLinks = "Internal links"
 )
 
 // The values of PropStatus.
@@ -39,14 +42,15 @@ const (
 func sectionSchema() map[string]any {
 	empty := map[string]any{}
 	return map[string]any{
-		PropName:         map[string]any{"title": empty},
-		PropOneNoteID:    map[string]any{"rich_text": empty},
-		PropSectionPath:  map[string]any{"rich_text": empty},
-		PropCreated:      map[string]any{"date": empty},
-		PropLastModified: map[string]any{"date": empty},
-		PropLink:         map[string]any{"url": empty},
-		PropLinkID:       map[string]any{"rich_text": empty},
-		PropLinksPending: map[string]any{"checkbox": empty},
+		PropName:          map[string]any{"title": empty},
+		PropOneNoteID:     map[string]any{"rich_text": empty},
+		PropSectionPath:   map[string]any{"rich_text": empty},
+		PropCreated:       map[string]any{"date": empty},
+		PropLastModified:  map[string]any{"date": empty},
+		PropLink:          map[string]any{"url": empty},
+		PropLinkID:        map[string]any{"rich_text": empty},
+		PropLinksPending:  map[string]any{"checkbox": empty},
+		PropInternalLinks: map[string]any{"rich_text": empty},
 		PropStatus: map[string]any{"select": map[string]any{"options": []map[string]any{
 			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"}}}},
 	}
@@ -135,7 +139,8 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 	}
 }
 
-// rowProperties are the property values of a page's row.
+// rowProperties are the property values of a page's row while it is
+// written (doneProperties are set with the last request).
 func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 	var losses []Loss
 	props := map[string]any{
@@ -146,7 +151,6 @@ func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 		PropCreated:      dateValue(in.Created),
 		PropLastModified: dateValue(in.LastModified),
 		PropLinkID:       map[string]any{"rich_text": text(in.LinkID)},
-		PropLinksPending: map[string]any{"checkbox": in.HasLinks},
 	}
 	switch {
 	case in.Link == "":
@@ -155,6 +159,12 @@ func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 		props[PropLink] = map[string]any{"url": nil}
 		losses = append(losses, Loss{Kind: LossProperty, Location: PropLink,
 			Detail: fmt.Sprintf("the OneNote link is %d characters, Notion accepts %d", blocks.UTF16Len(in.Link), blocks.MaxURLLen)})
+	case !blocks.IsWebURL(in.Link):
+		// The property is the page's web link; a client (onenote:) link
+		// there would not open in a browser.
+		props[PropLink] = map[string]any{"url": nil}
+		losses = append(losses, Loss{Kind: LossProperty, Location: PropLink,
+			Detail: fmt.Sprintf("the OneNote link %q is not an http or https URL; left out", short(in.Link))})
 	default:
 		props[PropLink] = map[string]any{"url": in.Link}
 	}
@@ -164,6 +174,19 @@ func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 	}
 	props[PropParent] = map[string]any{"relation": rel}
 	return props, losses
+}
+
+// doneProperties mark a row done, with the record of its internal links
+// (see InternalLink). They go in one request, so every done row holds
+// the record of the content it was written with, however the write got
+// there (created, resumed or replaced, across crashes).
+func doneProperties(links []InternalLink) (map[string]any, []Loss) {
+	record, losses := encodeLinks(links)
+	return map[string]any{
+		PropStatus:        map[string]any{"select": map[string]any{"name": StatusDone}},
+		PropInternalLinks: map[string]any{"rich_text": record},
+		PropLinksPending:  map[string]any{"checkbox": len(links) > 0},
+	}, losses
 }
 
 // dateFormat is how OneNote times are stored: UTC, to the millisecond.

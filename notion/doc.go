@@ -68,7 +68,10 @@
 //
 //  1. Query the section database for rows whose "OneNote page ID" is the
 //     page's ID (several: keep a done one, else the oldest, and archive
-//     the others).
+//     the others). Notion rounds created_time down to the minute, so
+//     "oldest" ties for rows made in one minute (a create sent again after
+//     its answer was lost); the lower row ID breaks the tie, so every run
+//     keeps the same row whatever order the query returns.
 //  2. A row with status done and the input's Last modified: the page is
 //     complete and unchanged; stop (Result.Unchanged).
 //  3. Upload the page's files. A file Notion refuses becomes a paragraph
@@ -97,7 +100,8 @@
 //     keeps the invariant of step 6: a replace that stops half-way leaves a
 //     row whose date matches no input, so the next run replaces again
 //     rather than taking leftover old blocks for a prefix of the new plan.
-//  8. Set status done. Only now is the page complete; a crash anywhere
+//  8. Set status done, with the record of the page's internal links (see
+//     Links). Only now is the page complete; a crash anywhere
 //     before leaves status writing (or no row), and the next WritePage
 //     ends with one complete row. A crash after it leaves a done row,
 //     which the next run finds unchanged.
@@ -134,6 +138,15 @@
 // equations over 1000 are kept as text or LaTeX code. Each visible change
 // is a Loss.
 //
+// Only http and https URLs are ever sent as links (blocks.LinkAllowed):
+// real Notion refuses a whole request for one link of another scheme
+// (400 validation_error "Invalid URL for link."). A link of another
+// scheme (file:, mailto:, teams:, ...) keeps its text followed by its
+// target, "text (file:///…)", and is a Loss naming the scheme; a media
+// block whose URL is not a web URL becomes a paragraph showing it; the
+// OneNote link property is left empty (and a Loss) unless it is a web
+// link.
+//
 // # Uploads
 //
 // Files up to 20 MB go in one part, larger ones in parts of 10 MiB. Files
@@ -148,20 +161,36 @@
 //
 // # Links
 //
-// RewriteLinks turns internal links (a run whose PageRef, or onenote: link,
-// names a OneNote page) into mentions of the migrated pages, given a map of
-// OneNote page IDs to Notion page IDs; links to pages that were not
-// migrated keep their text and become a Loss. Use it in memory, through
-// PageInput.LinkTargets, when the targets are known before a page is
-// written; use Client.RewritePageLinks as a second pass over written pages.
+// An internal link (a run whose PageRef names a OneNote page, from an
+// onenote: link's page-id) is written as plain text: onenote: links are
+// never sent. WritePage records on the row where each one is
+// (PropInternalLinks: the block's position in the page, which text of it,
+// the link's offsets in that text, and the target's page-id GUID; see
+// InternalLink) and checks "Links to rewrite" in the request that marks
+// the row done, so every done row holds the record of the content it was
+// written with, whether it was created, resumed or replaced.
+// Nothing else is needed later: not the page HTML, not the worker that
+// wrote the page, not a list kept in workflow history.
 //
-// The second pass needs no list kept elsewhere: each row holds the
-// page-id GUID internal links name it by (OneNote link ID) and is checked
-// "Links to rewrite" while its links still point at OneNote. Client.Rows
-// reads the rows (paced like every request): the done ones give the map of
-// targets, the checked ones the pages to rewrite; MarkLinksRewritten
-// unchecks a row once its links are rewritten, so the pass goes on where
-// it stopped.
+// The second pass, Client.RewriteRowLinks, runs once every page is
+// written. Each row holds the page-id GUID internal links name it by
+// (OneNote link ID); Client.Rows reads the rows (paced like every
+// request): the done ones give the map of targets, the checked ones the
+// pages to rewrite. For each recorded block (found by position, listing
+// only the parents on the way) the links to migrated pages become page
+// mentions (or, if Notion refuses the mention, links to the pages' Notion
+// URLs) and those to pages not migrated keep their text followed by
+// "(OneNote page not migrated)" and are a Loss; all links of a block go
+// in one update. A block that already shows the pass's work (a mention,
+// the note, a Notion URL link where its first link was) is left alone, so
+// a pass that stopped half-way goes on where it stopped; an update whose
+// outcome is unknown is checked the same way. MarkLinksRewritten unchecks
+// the row once its links are done. Rows written before rows recorded
+// their links are read back block by block and their onenote: links
+// rewritten (RewritePageLinks reads the row first).
+//
+// RewriteLinks does the same in memory, through PageInput.LinkTargets,
+// when the targets are known before a page is written.
 //
 // # Missing resources
 //
@@ -175,19 +204,25 @@
 // EnsureLayout makes a page per notebook under the operator's parent page,
 // a page per section group (nested as in OneNote) and a database per
 // section, with the properties Name, OneNote page ID, Section path,
-// Created, Last modified in OneNote, OneNote link, OneNote link ID, Links
-// to rewrite, Parent item (a relation of the database to itself, so
-// subpages are sub-items) and Migration status (a database made before a
-// property existed gets it when EnsureLayout finds it). Every container is looked for by title among its parent's
-// child_page and child_database blocks before it is created.
+// Created, Last modified in OneNote, OneNote link (the page's https web
+// link), OneNote link ID, Links to rewrite, Internal links, Parent item (a
+// relation of the database to itself, so subpages are sub-items) and
+// Migration status (a database made before a property existed gets it
+// when EnsureLayout finds it). Every container is looked for by title
+// among its parent's child_page and child_database blocks before it is
+// created.
 //
 // # Why not jomei/notionapi
 //
-// The module depends on github.com/jomei/notionapi, but this package uses
-// none of it. Its transport cannot change the base URL and its retry breaks
-// POST and PATCH, so the HTTP layer is ours anyway; for blocks,
-// notion/blocks already marshals Notion's shapes (including file_upload
-// sources jomei cannot express); what is left (a query filter, a handful
-// of property values, the database schema) is a few small maps and
-// structs here, clearer than adapting jomei's interface-typed properties.
+// The design names github.com/jomei/notionapi; this package does not use
+// it (and the module does not depend on it). Its client has no way to
+// change the base URL (only a custom http.Client can redirect it); its
+// only retry, on 429, sends the same *http.Request again with its body
+// already read, so every POST and PATCH retry fails; it does not retry
+// 5xx or 529 and drops the status of a non-JSON error body; its file
+// objects cannot name a file_upload source and it has no File Upload
+// endpoints. The HTTP layer, the reconciliation of unknown outcomes and
+// uploads are ours anyway; for blocks, notion/blocks already marshals
+// Notion's shapes; what is left (a query filter, a few property values,
+// the database schema) is a few small maps here.
 package notion

@@ -502,8 +502,8 @@ func TestRewritePageLinksSecondPass(t *testing.T) {
 	if m := got[0].RichText[1]; m.Mention == "" || strings.ReplaceAll(m.Mention, "-", "") != strings.ReplaceAll(rb.PageID, "-", "") {
 		t.Errorf("link became %+v, want a mention of %s", m, rb.PageID)
 	}
-	if m := got[1].Children[0].RichText[0]; m.Link != "" || m.Text != "missing" {
-		t.Errorf("link to a page not migrated became %+v, want plain text", m)
+	if m := got[1].Children[0].RichText; m[0].Link != "" || blocks.PlainText(m) != "missing (OneNote page not migrated)" {
+		t.Errorf("link to a page not migrated became %+v, want plain text with a note", m)
 	}
 }
 

@@ -30,8 +30,8 @@ func TestRewriteLinks(t *testing.T) {
 	if got := out[0].RichText[1]; got.Mention != "notion-page-1" || got.Link != "" || got.PageRef != "" || got.Text != "Known page" || !got.Annotations.Bold {
 		t.Errorf("known link became %+v, want a bold mention of notion-page-1", got)
 	}
-	if got := out[0].RichText[3]; got.Mention != "" || got.Link != "" || got.PageRef != "" || got.Text != "Lost page" {
-		t.Errorf("unknown link became %+v, want plain text", got)
+	if got := out[0].RichText[3]; got.Mention != "" || got.Link != "" || got.PageRef != "" || got.Text != "Lost page (OneNote page not migrated)" {
+		t.Errorf("unknown link became %+v, want plain text with a note", got)
 	}
 	if got := out[1].Children[0].RichText; got[0].Mention != "notion-page-1" || got[1].Link != "https://example.com" {
 		t.Errorf("nested runs became %+v", got)

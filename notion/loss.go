@@ -8,7 +8,9 @@ const (
 	// LossAttachment: a file or image Notion refused (type not allowed, or
 	// larger than the workspace allows).
 	LossAttachment LossKind = "attachment"
-	// LossLink: an internal link to a OneNote page that was not migrated.
+	// LossLink: a link that could not stay a link: an internal link to a
+	// OneNote page that was not migrated, or a link Notion refuses (a
+	// scheme other than http and https), kept as text.
 	LossLink LossKind = "link"
 	// LossProperty: a property value Notion cannot hold (e.g. a link
 	// longer than Notion accepts).

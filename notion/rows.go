@@ -26,6 +26,28 @@ type Row struct {
 	// LinksPending is PropLinksPending: its internal links still point at
 	// OneNote.
 	LinksPending bool
+	// Title is the row's title (PropName).
+	Title string
+	// linkRecord is PropInternalLinks as stored: where the page's
+	// internal links are (see InternalLink).
+	linkRecord string
+}
+
+// rowOf reads a row's properties.
+func rowOf(p pageObject) Row {
+	r := Row{PageID: p.ID, OneNotePageID: plain(p.Properties[PropOneNoteID].RichText),
+		LinkID: plain(p.Properties[PropLinkID].RichText), Title: plain(p.Properties[PropName].Title),
+		linkRecord: plain(p.Properties[PropInternalLinks].RichText)}
+	if s := p.Properties[PropStatus].Select; s != nil {
+		r.Status = s.Name
+	}
+	if d := p.Properties[PropLastModified].Date; d != nil {
+		r.LastModified = d.Start
+	}
+	if b := p.Properties[PropLinksPending].Checkbox; b != nil {
+		r.LinksPending = *b
+	}
+	return r
 }
 
 // RowFilter narrows Rows. The zero value reads every live row.
@@ -74,18 +96,7 @@ func (c *Client) Rows(ctx context.Context, db string, f RowFilter, fn func(Row) 
 			if p.Archived || p.InTrash {
 				continue
 			}
-			r := Row{PageID: p.ID, OneNotePageID: plain(p.Properties[PropOneNoteID].RichText),
-				LinkID: plain(p.Properties[PropLinkID].RichText)}
-			if s := p.Properties[PropStatus].Select; s != nil {
-				r.Status = s.Name
-			}
-			if d := p.Properties[PropLastModified].Date; d != nil {
-				r.LastModified = d.Start
-			}
-			if b := p.Properties[PropLinksPending].Checkbox; b != nil {
-				r.LinksPending = *b
-			}
-			if err := fn(r); err != nil {
+			if err := fn(rowOf(p)); err != nil {
 				return err
 			}
 		}

@@ -23,8 +23,12 @@ func TestRowsFiltersAndLinkPassMarks(t *testing.T) {
 	db := e.section(t, c)
 	ctx := context.Background()
 	for i, links := range []bool{true, false, true} {
-		in := pageInput(fmt.Sprint("p", i), []blocks.Block{{Type: blocks.Paragraph, RichText: rt("x")}}, nil)
-		in.LinkID, in.HasLinks = fmt.Sprintf("guid-%d", i), links
+		para := blocks.Block{Type: blocks.Paragraph, RichText: rt("x")}
+		if links {
+			para.RichText = append(para.RichText, blocks.RichText{Text: "other page", PageRef: fmt.Sprintf("guid-%d", i+1)})
+		}
+		in := pageInput(fmt.Sprint("p", i), []blocks.Block{para}, nil)
+		in.LinkID = fmt.Sprintf("guid-%d", i)
 		if _, err := c.WritePage(ctx, db, in); err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,9 @@ import (
 // at most 2000 characters per item (longer runs are split), 100 items per
 // array (adjacent runs with the same formatting are merged; a text block
 // still longer is split into several blocks of its type, and a caption or
-// table cell keeps the rest as plain text), links and media URLs of at
-// most 2000 characters, and equations of at most 1000 characters (a
+// table cell keeps the rest as plain text), links and media URLs that are
+// http or https (blocks.LinkAllowed: another is kept as text with its
+// target shown) of at most 2000 characters, and equations of at most 1000 characters (a
 // longer block equation becomes a LaTeX code block, a longer inline one
 // code-formatted text). What changes visibly is reported as a Loss.
 func fitText(bs []blocks.Block) ([]blocks.Block, []Loss) {
@@ -37,6 +38,11 @@ func fitBlocks(bs []blocks.Block, prefix string, losses *[]Loss) []blocks.Block 
 		if b.Media != nil && blocks.UTF16Len(b.Media.URL) > blocks.MaxURLLen {
 			*losses = append(*losses, Loss{Kind: LossText, Location: where,
 				Detail: fmt.Sprintf("%s URL of %d characters (Notion allows %d) kept as text", b.Type, blocks.UTF16Len(b.Media.URL), blocks.MaxURLLen)})
+			b = blocks.Block{Type: blocks.Paragraph, RichText: text(b.Media.URL), Children: b.Children}
+		}
+		if b.Media != nil && b.Media.URL != "" && !blocks.IsWebURL(b.Media.URL) {
+			*losses = append(*losses, Loss{Kind: LossLink, Location: where,
+				Detail: fmt.Sprintf("%s with a %s: URL kept as text with its target shown: Notion takes only http and https URLs", b.Type, blocks.LinkScheme(b.Media.URL))})
 			b = blocks.Block{Type: blocks.Paragraph, RichText: text(b.Media.URL), Children: b.Children}
 		}
 		b.Caption = fitArray(fitRuns(b.Caption, where+" caption", losses), where+" caption", losses)
@@ -81,6 +87,15 @@ func fitRuns(rt []blocks.RichText, where string, losses *[]Loss) []blocks.RichTe
 				Detail: fmt.Sprintf("inline equation of %d characters kept as code text", blocks.UTF16Len(r.Equation))})
 			r = blocks.RichText{Text: r.Equation, Annotations: r.Annotations}
 			r.Annotations.Code = true
+		}
+		if r.Link != "" && r.PageRef == "" && !blocks.IsWebURL(r.Link) {
+			// Notion refuses the whole request for one such link.
+			*losses = append(*losses, Loss{Kind: LossLink, Location: where,
+				Detail: fmt.Sprintf("%s: link on %q kept as text with its target shown: Notion links only to http and https URLs", blocks.LinkScheme(r.Link), short(r.Text))})
+			if r.Text != r.Link {
+				r.Text += " (" + r.Link + ")"
+			}
+			r.Link = ""
 		}
 		if r.Link != "" && blocks.UTF16Len(r.Link) > blocks.MaxURLLen {
 			*losses = append(*losses, Loss{Kind: LossText, Location: where,

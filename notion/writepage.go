@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/notebridge/notebridge/notion/blocks"
@@ -22,7 +23,8 @@ type PageInput struct {
 	SectionPath  string
 	Created      time.Time
 	LastModified time.Time
-	// Link is the page's OneNote web link.
+	// Link is the page's OneNote web link (links.oneNoteWebUrl, https),
+	// stored in PropLink; anything but an http or https URL is left out.
 	Link string
 	// ParentPageID is the Notion page ID of the row of the page's parent
 	// page, if it is a subpage ("" if not): the row becomes its sub-item.
@@ -34,9 +36,6 @@ type PageInput struct {
 	// LinkID is the page-id GUID of the page's OneNote client link (how
 	// internal links name it), stored on the row for the link pass.
 	LinkID string
-	// HasLinks marks the row as holding internal links still to rewrite
-	// (PropLinksPending), for the link pass to find.
-	HasLinks bool
 	// LinkTargets, if not nil, maps OneNote page IDs to Notion page IDs:
 	// internal links are rewritten (see RewriteLinks) before writing.
 	// Leave it nil in the first pass and use RewritePageLinks later.
@@ -54,6 +53,9 @@ type Result struct {
 	BlocksWritten int
 	// Requests counts the requests sent to Notion (retries included).
 	Requests int
+	// InternalLinks counts the internal links written as text and
+	// recorded on the row for the link pass (PropInternalLinks).
+	InternalLinks int
 	// Losses is what could not be carried over.
 	Losses []Loss
 }
@@ -120,8 +122,12 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	}
 	bs, tl := fitText(bs)
 	res.Losses = append(res.Losses, tl...)
+	bs, links := recordLinks(bs)
 	props, pl := rowProperties(in, StatusWriting)
 	res.Losses = append(res.Losses, pl...)
+	done, dl := doneProperties(links)
+	res.Losses = append(res.Losses, dl...)
+	res.InternalLinks = len(links) - len(dl)
 	batches, err := splitBatches(bs, c.limits)
 	if err != nil {
 		return res, err
@@ -146,25 +152,31 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	if err != nil {
 		return res, err
 	}
-	done := map[string]any{PropStatus: map[string]any{"select": map[string]any{"name": StatusDone}}}
 	return res, c.updateRow(ctx, res.PageID, done)
 }
 
 // pickRow chooses the row to keep among rows found for one OneNote page:
-// a done one if any, else the oldest. The others are returned as extra.
+// a done one if any, else the oldest. Notion rounds created_time down to
+// the minute (notion-reality.md fact 5), so rows made in the same minute
+// (a create re-sent after its outcome was lost) tie: the row ID breaks
+// the tie, so that every call keeps the same row whatever order a query
+// returns them in. The others are returned as extra.
 func pickRow(rows []row) (keep *row, extra []row) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
 	rows = slices.Clone(rows)
-	slices.SortStableFunc(rows, func(a, b row) int {
+	slices.SortFunc(rows, func(a, b row) int {
 		if (a.Status == StatusDone) != (b.Status == StatusDone) {
 			if a.Status == StatusDone {
 				return -1
 			}
 			return 1
 		}
-		return a.Created.Compare(b.Created)
+		if c := a.Created.Truncate(time.Minute).Compare(b.Created.Truncate(time.Minute)); c != 0 {
+			return c
+		}
+		return strings.Compare(normalizeGUID(strings.ReplaceAll(a.ID, "-", "")), normalizeGUID(strings.ReplaceAll(b.ID, "-", "")))
 	})
 	return &rows[0], rows[1:]
 }

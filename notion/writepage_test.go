@@ -25,6 +25,58 @@ func TestPickRowPrefersDoneThenOldest(t *testing.T) {
 	}
 }
 
+// TestPickRowSameMinute: Notion rounds created_time down to the minute,
+// so rows made in one minute tie; every order of the same rows (as a
+// query may return them) keeps the same row, and a time within the
+// minute never decides.
+func TestPickRowSameMinute(t *testing.T) {
+	minute := time.Date(2026, 1, 1, 10, 7, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		rows []row
+		keep string
+	}{
+		{"two writing rows of one minute: lower ID", []row{
+			{ID: "bbbbbbbb-0000-4000-8000-000000000002", Status: StatusWriting, Created: minute},
+			{ID: "aaaaaaaa-0000-4000-8000-000000000001", Status: StatusWriting, Created: minute},
+		}, "aaaaaaaa-0000-4000-8000-000000000001"},
+		{"seconds within the minute do not count", []row{
+			{ID: "bbbbbbbb-0000-4000-8000-000000000002", Status: StatusWriting, Created: minute.Add(5 * time.Second)},
+			{ID: "aaaaaaaa-0000-4000-8000-000000000001", Status: StatusWriting, Created: minute.Add(50 * time.Second)},
+		}, "aaaaaaaa-0000-4000-8000-000000000001"},
+		{"IDs compare without dashes or case", []row{
+			{ID: "AAAAAAAA00004000800000000000000F", Status: StatusWriting, Created: minute},
+			{ID: "aaaaaaaa-0000-4000-8000-000000000003", Status: StatusWriting, Created: minute},
+		}, "aaaaaaaa-0000-4000-8000-000000000003"},
+		{"done wins the tie", []row{
+			{ID: "aaaaaaaa-0000-4000-8000-000000000001", Status: StatusWriting, Created: minute},
+			{ID: "bbbbbbbb-0000-4000-8000-000000000002", Status: StatusDone, Created: minute},
+		}, "bbbbbbbb-0000-4000-8000-000000000002"},
+		{"an earlier minute wins", []row{
+			{ID: "aaaaaaaa-0000-4000-8000-000000000001", Status: StatusWriting, Created: minute},
+			{ID: "bbbbbbbb-0000-4000-8000-000000000002", Status: StatusWriting, Created: minute.Add(-time.Second)},
+		}, "bbbbbbbb-0000-4000-8000-000000000002"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, order := range [][]row{tt.rows, {tt.rows[1], tt.rows[0]}} {
+				keep, extra := pickRow(order)
+				if keep.ID != tt.keep || len(extra) != 1 || extra[0].ID == tt.keep {
+					t.Errorf("order %v: kept %s, extra %v; want %s", rowIDs(order), keep.ID, extra, tt.keep)
+				}
+			}
+		})
+	}
+}
+
+func rowIDs(rows []row) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
 func TestSameTime(t *testing.T) {
 	lm := time.Date(2024, 3, 2, 11, 30, 15, 250e6, time.UTC)
 	for stored, want := range map[string]bool{

@@ -102,6 +102,11 @@ type NotebookReport struct {
 	LinkPages  int `json:"linkPages"`
 	LinkBlocks int `json:"linkBlocks"`
 	LinkFailed int `json:"linkFailed,omitempty"`
+	// LinkLosses counts the internal links the link pass kept as text
+	// (their page was not migrated), on LinkLossPages pages; the pages
+	// LossPages names carry them in their notes.
+	LinkLosses    int `json:"linkLosses,omitempty"`
+	LinkLossPages int `json:"linkLossPages,omitempty"`
 	// UnsentUnits counts Graph permit units granted but not used
 	// (resource downloads that stopped early), which the limiter gives
 	// back.
@@ -747,10 +752,39 @@ func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, db
 			rep.LinkPages += r.Pages
 			rep.LinkBlocks += r.BlocksWritten
 			rep.LinkFailed += r.Failed
+			rep.addLinkLosses(r)
 			more = r.More
 		}
 	}
 	return nil
+}
+
+// addLinkLosses adds a link pass's losses to the report: counted apart
+// from the write's, and noted on the pages LossPages names (a page
+// already named gets the notes added).
+func (rep *NotebookReport) addLinkLosses(r activities.RewriteLinksResult) {
+	rep.LinkLosses += r.Losses
+	rep.LinkLossPages += r.LossPageCount
+	for _, lp := range r.LossPages {
+		i := -1
+		for j := range rep.LossPages {
+			if lp.OneNotePageID != "" && rep.LossPages[j].ID == lp.OneNotePageID {
+				i = j
+				break
+			}
+		}
+		switch {
+		case i >= 0:
+			rep.LossPages[i].Losses += lp.Losses
+			rep.LossPages[i].Notes = append(rep.LossPages[i].Notes, lp.Samples...)
+		case len(rep.LossPages) < 20:
+			id := lp.OneNotePageID
+			if id == "" {
+				id = lp.NotionPageID
+			}
+			rep.LossPages = append(rep.LossPages, PageLoss{ID: id, Title: lp.Title, Losses: lp.Losses, Notes: lp.Samples})
+		}
+	}
 }
 
 func (nb *notebook) report() NotebookReport {
@@ -810,6 +844,9 @@ func (nb *notebook) summary(rep NotebookReport) string {
 			}
 		}
 		msg += fmt.Sprintf("; %d sections failed: %s", rep.FailedSections, strings.Join(failed, "; "))
+	}
+	if rep.LinkLosses > 0 {
+		msg += fmt.Sprintf("; %d internal links kept as text by the link pass (see lossPages), on %d pages", rep.LinkLosses, rep.LinkLossPages)
 	}
 	if rep.LinkFailed > 0 {
 		msg += fmt.Sprintf("; the links of %d pages could not be rewritten", rep.LinkFailed)

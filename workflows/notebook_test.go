@@ -80,7 +80,12 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 			}
 			return activities.StageLinkTargetsResult{Targets: 6}, nil
 		})
-	env.OnActivity(activities.RewriteLinksName, mock.Anything, mock.Anything).Return(activities.RewriteLinksResult{Pages: 1}, nil)
+	env.OnActivity(activities.RewriteLinksName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RewriteLinksInput) (activities.RewriteLinksResult, error) {
+			return activities.RewriteLinksResult{Pages: 1, Losses: 1, LossPageCount: 1, LossPages: []activities.LinkLossPage{
+				{OneNotePageID: "page-of-" + in.DatabaseID, NotionPageID: "n", Title: "T", Losses: 1,
+					Samples: []string{"link: points to a page not migrated"}}}}, nil
+		})
 	runs := map[string]int{}
 	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
 		func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
@@ -117,6 +122,10 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 	}
 	if rep.FailedSections != 0 || rep.Written != 6 || rep.LinkPages != 3 {
 		t.Errorf("report: %+v", rep)
+	}
+	if rep.LinkLosses != 3 || rep.LinkLossPages != 3 || len(rep.LossPages) != 3 || rep.LossPages[0].Notes[0] != "link: points to a page not migrated" ||
+		!strings.Contains(rep.Message, "3 internal links kept as text") {
+		t.Errorf("the link pass's losses in the report: %d on %d pages, %+v, %q", rep.LinkLosses, rep.LinkLossPages, rep.LossPages, rep.Message)
 	}
 	if runs["s1"] != 1 || runs["s2"] != 2 || runs["s3"] != 1 {
 		t.Errorf("section runs %v, want s2 twice and the others once", runs)
@@ -168,4 +177,27 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Errorf("report: %+v", rep)
 	}
 	env.AssertNotCalled(t, activities.EnsureLayoutName, mock.Anything, mock.Anything)
+}
+
+// TestLinkLossesJoinTheReport: the link pass's losses are counted apart
+// and noted on the pages the report names, a page already named getting
+// the notes added, at most 20 pages named.
+func TestLinkLossesJoinTheReport(t *testing.T) {
+	rep := NotebookReport{LossPages: []PageLoss{{ID: "a", Title: "A", Losses: 2, Notes: []string{"colour"}}}}
+	r := activities.RewriteLinksResult{Losses: 25, LossPageCount: 22, LossPages: []activities.LinkLossPage{
+		{OneNotePageID: "a", Losses: 1, Samples: []string{"link a"}},
+		{NotionPageID: "notion-only", Title: "Old form", Losses: 1, Samples: []string{"link n"}}}}
+	for i := 0; i < 20; i++ {
+		r.LossPages = append(r.LossPages, activities.LinkLossPage{OneNotePageID: fmt.Sprint("p", i), Losses: 1})
+	}
+	rep.addLinkLosses(r)
+	if rep.LinkLosses != 25 || rep.LinkLossPages != 22 || len(rep.LossPages) != 20 {
+		t.Fatalf("%d losses on %d pages, %d named", rep.LinkLosses, rep.LinkLossPages, len(rep.LossPages))
+	}
+	if a := rep.LossPages[0]; a.Losses != 3 || len(a.Notes) != 2 || a.Notes[1] != "link a" {
+		t.Errorf("page a: %+v", a)
+	}
+	if n := rep.LossPages[1]; n.ID != "notion-only" || n.Title != "Old form" {
+		t.Errorf("a page known by its Notion ID only: %+v", n)
+	}
 }

@@ -199,7 +199,7 @@ func Expect(ctx context.Context, src Source) (*Expected, error) {
 
 // expectedRun is how a converted run should read back from Notion: an
 // internal link to a migrated page as a mention of it, any other internal
-// link as its plain text.
+// link as its plain text followed by the note the link pass adds.
 func (e *Expected) expectedRun(r blocks.RichText) blocks.RichText {
 	ref := r.PageRef
 	if ref == "" {
@@ -211,6 +211,8 @@ func (e *Expected) expectedRun(r blocks.RichText) blocks.RichText {
 	r.PageRef, r.Link = "", ""
 	if id, ok := e.byGUID[normGUID(ref)]; ok {
 		r.Mention, r.Text = id, ""
+	} else {
+		r.Text += " (OneNote page not migrated)"
 	}
 	return r
 }

@@ -139,12 +139,14 @@ type Resource struct {
 type RichText struct {
 	// Text is the run's content (text.content).
 	Text string
-	// Link is the run's link URL, if any.
+	// Link is the run's link URL, if any. Only a URL LinkAllowed accepts
+	// is ever sent to Notion.
 	Link string
 	// PageRef is the OneNote page ID (the GUID in an onenote: link's
-	// page-id) the run links to. The writer rewrites such links to the
-	// migrated Notion page once it exists; until then Link keeps the
-	// original onenote: URL.
+	// page-id) the run links to. The writer writes such a run as plain
+	// text and records where it is; the link pass makes it a mention of
+	// the migrated Notion page. Link may keep the original onenote: URL,
+	// which is never sent.
 	PageRef string
 	// Equation, when set, makes the run an inline equation instead of text.
 	Equation string

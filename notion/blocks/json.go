@@ -269,8 +269,10 @@ type jsonAnnotations struct {
 }
 
 // MarshalJSON writes the run in the Notion API's rich-text request shape.
-// PageRef is not part of Notion's shape: a run that still carries one is
-// written as its Link.
+// PageRef is not part of Notion's shape. A Link that LinkAllowed refuses
+// (an onenote: link a run with a PageRef keeps, for one) is not written:
+// the run goes out as plain text, so that one bad link never fails a
+// whole request.
 func (r RichText) MarshalJSON() ([]byte, error) {
 	j := jsonRichText{}
 	switch {
@@ -280,7 +282,7 @@ func (r RichText) MarshalJSON() ([]byte, error) {
 		j.Type, j.Mention = "mention", &jsonMention{Type: "page", Page: &jsonID{ID: r.Mention}}
 	default:
 		j.Type, j.Text = "text", &jsonText{Content: r.Text}
-		if r.Link != "" {
+		if r.Link != "" && LinkAllowed(r.Link) {
 			j.Text.Link = &jsonURL{URL: r.Link}
 		}
 	}

@@ -165,6 +165,11 @@ type call struct {
 // it, and returns a classified *Error. The Observation always has Cost set
 // (0 if nothing was sent) and, for non-2xx, Duration.
 func (c *Client) send(ctx context.Context, cl call) (*http.Response, Observation, string, error) {
+	if accountWide(cl.url) {
+		return nil, Observation{}, "", &Error{Kind: KindInvalidArgument, Op: cl.op,
+			Message: "refusing an account-wide listing (/onenote/sections, /onenote/sectionGroups or /onenote/pages): " +
+				"Graph answers 500/19999 or 20266 to them; list per notebook, section group or section instead"}
+	}
 	tok, err := c.tokens.Token(ctx)
 	if err != nil {
 		kind := KindAuth
@@ -217,6 +222,27 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, Observation
 		e.Message = "unexpected redirect (not followed: it would be a request without a permit)"
 	}
 	return nil, obs, tok, e
+}
+
+// accountWideCollections are the OneNote collections that list a whole
+// account. Real Graph answers /sections and /sectionGroups without a
+// $filter with 500/19999 every time and /pages with 20266 on accounts with
+// many sections (graph-reality.md #4, #5), so the client never sends them.
+var accountWideCollections = []string{"/onenote/sections", "/onenote/sectiongroups", "/onenote/pages"}
+
+// accountWide reports whether u is one of the account-wide listings.
+func accountWide(u string) bool {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	p := strings.ToLower(strings.TrimRight(pu.Path, "/"))
+	for _, c := range accountWideCollections {
+		if strings.HasSuffix(p, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // responseError builds the *Error for a non-2xx response.

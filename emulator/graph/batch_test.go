@@ -101,7 +101,7 @@ func TestBatchDependsOnFailure(t *testing.T) {
 		{ID: "a", Method: "GET", URL: "/me/onenote/pages/no-such-page"},
 		{ID: "b", Method: "GET", URL: "/me/onenote/notebooks", DependsOn: []string{"a"}},
 		{ID: "c", Method: "GET", URL: "/me/onenote/notebooks"},
-		{ID: "d", Method: "GET", URL: "/me/onenote/sections", DependsOn: []string{"C"}},
+		{ID: "d", Method: "GET", URL: "/me/onenote/sections?$filter=displayName ne ''", DependsOn: []string{"C"}},
 		{ID: "e", Method: "GET", URL: "me/onenote/notebooks"},
 		{ID: "f", Method: "GET", URL: "https://graph.microsoft.com/v1.0/me/onenote/notebooks"},
 	}
@@ -134,9 +134,10 @@ func TestBatchResponsesOutOfOrderAndBodies(t *testing.T) {
 			t.Errorf("item %s: status %d", r.ID, r.Status)
 		}
 		if r.ID == "1" {
-			var html string
-			if err := json.Unmarshal(r.Body, &html); err != nil || !strings.Contains(html, "<html") {
-				t.Errorf("content sub-response body is not an HTML string: %.80s (%v)", r.Body, err)
+			// Page HTML does not come back through $batch ([M5]): 200,
+			// text/html, and no body.
+			if len(r.Body) != 0 || !strings.HasPrefix(r.Headers["Content-Type"], "text/html") {
+				t.Errorf("content sub-response: %q body %.80s, want text/html and no body", r.Headers["Content-Type"], r.Body)
 			}
 			continue
 		}

@@ -55,6 +55,12 @@ func (s *Server) route(ar *apiRequest) response {
 			return s.errorFor(ar, http.StatusForbidden, "40003", "")
 		}
 	default:
+		seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if seg != "me" && seg != "users" {
+			// What Graph answers for a path it cannot route, e.g. a
+			// $batch step whose url repeats the version ("/v1.0/me/...").
+			return s.errorFor(ar, http.StatusBadRequest, "BadRequest", "Resource not found for the segment '"+seg+"'.")
+		}
 		return s.notFound(ar)
 	}
 	s.dataMu.RLock()

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -150,7 +151,10 @@ func (s *Server) pageJSON(ar *apiRequest, ref *pageRef, pageLevel bool) map[stri
 		"contentUrl":           self + "/content",
 		"links":                links(s.pageClientURL(ud, ref.section, p), s.webURL(ud, p.ID, p.Title)),
 		"parentSection":        s.parentRef(ar, "sections", sec.ID, sec.DisplayName),
-		"parentNotebook":       s.parentRef(ar, "notebooks", ref.section.notebook.ID, ref.section.notebook.DisplayName),
+	}
+	// Pages come with parentSection; parentNotebook only when expanded.
+	if slices.Contains(expandNames(ar.expand), "parentNotebook") {
+		m["parentNotebook"] = s.parentRef(ar, "notebooks", ref.section.notebook.ID, ref.section.notebook.DisplayName)
 	}
 	expandParents(m, ar.expand)
 	if pageLevel {

@@ -42,6 +42,26 @@ func TestFlagsBuildConfig(t *testing.T) {
 					t.Errorf("faults %+v", o.faults)
 				}
 			}},
+		{name: "reality switches", args: []string{"-app-scope=false", "-fault-burst", "108", "-fault-expand-outage", "1", "-locked-sections", "2", "-message-locale", "nl", "-tls"},
+			check: func(t *testing.T, o options, cfg graph.Config) {
+				if len(cfg.Limits.App.Windows) != 0 || cfg.Limits.App.Concurrency != 0 || len(cfg.Limits.User.Windows) != 2 {
+					t.Errorf("-app-scope=false: limits %+v", cfg.Limits)
+				}
+				f := o.faults
+				if f.BurstConcurrency != 108 || f.BurstCooldown != 3*time.Minute || f.ExpandOutageRate != 1 || f.ExpandOutage != 7*time.Minute || f.MessageLocale != "nl" {
+					t.Errorf("faults %+v", f)
+				}
+				if o.spec.LockedSections != 2 || !o.tls {
+					t.Errorf("locked sections %d, tls %v", o.spec.LockedSections, o.tls)
+				}
+			}},
+		{name: "app scope on by default", check: func(t *testing.T, o options, cfg graph.Config) {
+			if cfg.Limits.App.Windows[1] != (graph.Window{N: 800, Duration: time.Hour}) {
+				t.Errorf("app limits %+v", cfg.Limits.App)
+			}
+		}},
+		{name: "cert out without tls", args: []string{"-tls-cert-out", "x.pem"}, wantErr: true},
+		{name: "unknown locale", args: []string{"-message-locale", "de"}, wantErr: true},
 		{name: "bad scope header", args: []string{"-scope-header", "loud"}, wantErr: true},
 		{name: "unknown flag", args: []string{"-nope"}, wantErr: true},
 	} {

@@ -172,6 +172,22 @@ func TestPageIDsEmbedTheirSectionAndMovesRenumber(t *testing.T) {
 	if rec := f.get(t, "alice", "/v1.0/me/onenote/pages/"+moved.ID); rec.Code != http.StatusNotFound {
 		t.Errorf("old id after the move: %d, want 404", rec.Code)
 	}
+	res := f.srv.PageResources(newID)
+	if len(res) != 1 {
+		t.Fatalf("moved page has %d resources, want 1", len(res))
+	}
+	if rec := f.get(t, "alice", "/v1.0/me/onenote/resources/"+res[0].ID+"/$value"); rec.Code != http.StatusOK {
+		t.Errorf("moved page's resource: %d", rec.Code)
+	}
+	if err := f.srv.LockSection(to.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if rec := f.get(t, "alice", "/v1.0/me/onenote/resources/"+res[0].ID+"/$value"); rec.Code != http.StatusForbidden {
+		t.Errorf("moved page's resource in its now locked section: %d, want 403", rec.Code)
+	}
+	if err := f.srv.LockSection(to.ID, false); err != nil {
+		t.Fatal(err)
+	}
 	var found bool
 	for _, p := range list(to).Value {
 		if p.ID == newID {
@@ -217,14 +233,19 @@ func TestPageIDsEmbedTheirSectionAndMovesRenumber(t *testing.T) {
 	}
 
 	// Edits and deletes roll up to the section.
+	last := list(from).Value[0].ID
 	for _, step := range []func(string) error{f.srv.TouchPage, f.srv.DeletePage} {
 		f.clock.Advance(time.Minute + 300*time.Millisecond)
-		if err := step(list(from).Value[0].ID); err != nil {
+		if err := step(last); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := meta(from)["lastModifiedDateTime"], graphTime(f.clock.Now()); got != want {
 			t.Errorf("section after an edit or delete: %v, want %s", got, want)
 		}
+	}
+	// A deleted page's resources are gone with it.
+	if rec := f.get(t, "alice", "/v1.0/me/onenote/resources/"+f.srv.PageResources(last)[0].ID+"/$value"); rec.Code != http.StatusNotFound {
+		t.Errorf("resource of a deleted page: %d, want 404", rec.Code)
 	}
 }
 

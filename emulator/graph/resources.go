@@ -21,7 +21,8 @@ import (
 // with code 20185; another user's resource is not found.
 func (s *Server) serveResource(ar *apiRequest, id string) response {
 	ref, ok := ar.owner.resources[id]
-	if !ok {
+	if !ok || (ref.page != nil && ref.page.page.deleted) {
+		// Another user's resource, a removed one, or one of a deleted page.
 		return s.notFound(ar)
 	}
 	if ref.page != nil && ref.page.section.section.PasswordProtected {

@@ -179,8 +179,5 @@ func (s *Server) listNotebooks(ar *apiRequest) response {
 		}
 		items = append(items, s.notebookJSON(ar, nb))
 	}
-	if ar.query.Get("$orderby") == "" {
-		sortItems(items, "displayName asc")
-	}
 	return s.collection(ar, "notebooks", items)
 }

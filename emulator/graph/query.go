@@ -67,13 +67,18 @@ func (s *Server) entity(ar *apiRequest, context string, m map[string]any) respon
 	return jsonResponse(http.StatusOK, m)
 }
 
-// collection answers a small collection: $filter, $orderby, $skip, $top
-// and $select apply; there is no server-side paging.
+// collection answers a small collection: $filter, $orderby (default
+// displayName asc), $skip, $top and $select apply; there is no server-side
+// paging.
 func (s *Server) collection(ar *apiRequest, context string, items []map[string]any) response {
 	items = ar.filter.apply(items)
-	if ob := ar.query.Get("$orderby"); ob != "" {
-		sortItems(items, ob)
+	ob := ar.query.Get("$orderby")
+	if ob == "" {
+		// Notebooks, section groups and sections sort by name by default
+		// (doc, as recorded by [M1]).
+		ob = "displayName asc"
 	}
+	sortItems(items, ob)
 	skip, top, _, bad := s.topSkip(ar)
 	if bad.status != 0 {
 		return bad

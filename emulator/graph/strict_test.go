@@ -135,6 +135,15 @@ func TestDeepSectionGroupsOneRequestEach(t *testing.T) {
 	if got := f.srv.Stats().Users["alice"].Requests; got != int64(calls) {
 		t.Errorf("server counted %d requests for %d calls", got, calls)
 	}
+	// Child lists sort by name by default.
+	for _, nb := range list("/v1.0/me/onenote/notebooks") {
+		for _, kind := range []string{"sections", "sectionGroups"} {
+			items := list("/v1.0/me/onenote/notebooks/" + nb.ID + "/" + kind)
+			if !slices.IsSortedFunc(items, func(a, b container) int { return strings.Compare(strings.ToLower(a.DisplayName), strings.ToLower(b.DisplayName)) }) {
+				t.Errorf("%s of %s not sorted by name: %+v", kind, nb.ID, items)
+			}
+		}
+	}
 	// The child lists page with $top and $skip.
 	nb := list("/v1.0/me/onenote/notebooks")[0].ID
 	all := list("/v1.0/me/onenote/notebooks/" + nb + "/sectionGroups?$orderby=displayName")

@@ -139,7 +139,9 @@ func TestDeepSectionGroupsOneRequestEach(t *testing.T) {
 	for _, nb := range list("/v1.0/me/onenote/notebooks") {
 		for _, kind := range []string{"sections", "sectionGroups"} {
 			items := list("/v1.0/me/onenote/notebooks/" + nb.ID + "/" + kind)
-			if !slices.IsSortedFunc(items, func(a, b container) int { return strings.Compare(strings.ToLower(a.DisplayName), strings.ToLower(b.DisplayName)) }) {
+			if !slices.IsSortedFunc(items, func(a, b container) int {
+				return strings.Compare(strings.ToLower(a.DisplayName), strings.ToLower(b.DisplayName))
+			}) {
 				t.Errorf("%s of %s not sorted by name: %+v", kind, nb.ID, items)
 			}
 		}

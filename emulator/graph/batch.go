@@ -211,6 +211,7 @@ func (s *Server) serveSubRequest(r *http.Request, tok *accessToken, br batchRequ
 		default:
 			resp = graphError(http.StatusServiceUnavailable, "10002", "", requestID, s.now())
 		}
+		resp = s.finish(resp, u, requestID, clientRequestID)
 	}
 	return resp
 }
@@ -220,7 +221,11 @@ func (s *Server) serveSubRequest(r *http.Request, tok *accessToken, br batchRequ
 func toBatchResponse(id string, resp response) batchResponse {
 	br := batchResponse{ID: id, Status: resp.status, Headers: map[string]string{}}
 	for k, v := range resp.header {
-		if len(v) > 0 && !strings.EqualFold(k, "Content-Length") {
+		switch {
+		case len(v) == 0 || strings.EqualFold(k, "Content-Length"):
+		case strings.EqualFold(k, "request-id"), strings.EqualFold(k, "client-request-id"):
+			br.Headers[strings.ToLower(k)] = v[0] // Graph's own spelling
+		default:
 			br.Headers[k] = v[0]
 		}
 	}

@@ -11,10 +11,11 @@ import (
 )
 
 type batchItem struct {
-	ID        string   `json:"id"`
-	Method    string   `json:"method"`
-	URL       string   `json:"url"`
-	DependsOn []string `json:"dependsOn,omitempty"`
+	ID        string            `json:"id"`
+	Method    string            `json:"method"`
+	URL       string            `json:"url"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	DependsOn []string          `json:"dependsOn,omitempty"`
 }
 
 type batchResult struct {

@@ -439,3 +439,31 @@ func TestPageContentInBatchIsNotUsable(t *testing.T) {
 		t.Errorf("counted %d, want %d: each sub-request counts", n, len(items))
 	}
 }
+
+// TestBatchStepErrorsLikePlainOnes: injected inner errors carry the step's
+// client-request-id and the configured message language, as plain errors.
+func TestBatchStepErrorsLikePlainOnes(t *testing.T) {
+	f := newFixture(t, Config{Limits: UnlimitedLimits()}, GenSpec{Notebooks: 1})
+	f.srv.SetFaults(Faults{BatchInnerRate: 1, MessageLocale: "nl"})
+	items := batchOf(6, func(int) string { return "/me/onenote/notebooks" })
+	for i := range items {
+		items[i].Headers = map[string]string{"client-request-id": "step-" + items[i].ID}
+	}
+	for _, r := range f.batch(t, "alice", items) {
+		var e struct {
+			Error struct {
+				Code, Message string
+				InnerError    map[string]string `json:"innerError"`
+			}
+		}
+		if err := json.Unmarshal(r.Body, &e); err != nil {
+			t.Fatalf("step %s: %v", r.ID, err)
+		}
+		if want, ok := dutchMessages[e.Error.Code]; !ok || e.Error.Message != want {
+			t.Errorf("step %s: %d %s %q, want the Dutch message", r.ID, r.Status, e.Error.Code, e.Error.Message)
+		}
+		if got := e.Error.InnerError["client-request-id"]; got != "step-"+r.ID || r.Headers["client-request-id"] != got {
+			t.Errorf("step %s: client-request-id %q in the body, %q in the headers", r.ID, got, r.Headers["client-request-id"])
+		}
+	}
+}

@@ -202,6 +202,15 @@ func (s *Server) serveAPI(ctx context.Context, tok *accessToken, method string, 
 	} else {
 		resp = s.answerAdmitted(ctx, tok, adm, method, u, base, requestID)
 	}
+	resp = s.finish(resp, u, requestID, clientRequestID)
+	s.rec.record(tok.user, adm.at, resp.status, resp.code, adm.scope)
+	return resp
+}
+
+// finish sets the request-id headers of resp and renders an error body
+// with them, in the configured locale; a 20166 on a resource download
+// carries "Too may connections" ([M3] #257).
+func (s *Server) finish(resp response, u *url.URL, requestID, clientRequestID string) response {
 	if clientRequestID == "" {
 		clientRequestID = requestID
 	}
@@ -216,7 +225,6 @@ func (s *Server) serveAPI(ctx context.Context, tok *accessToken, method string, 
 	}
 	resp.header.Set("request-id", requestID)
 	resp.header.Set("client-request-id", clientRequestID)
-	s.rec.record(tok.user, adm.at, resp.status, resp.code, adm.scope)
 	return resp
 }
 

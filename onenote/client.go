@@ -25,7 +25,7 @@ func User(id string) string { return "users/" + url.PathEscape(id) }
 // InkML) when Config.MaxContentBytes is 0.
 const DefaultMaxContentBytes = 64 << 20
 
-// maxJSONBytes caps the JSON bodies of listings and batches.
+// maxJSONBytes caps the JSON bodies of listings.
 const maxJSONBytes = 64 << 20
 
 // maxErrorBodyBytes caps how much of an error body is read.
@@ -51,8 +51,7 @@ type Config struct {
 }
 
 // Client is a Microsoft Graph OneNote client. Each method makes exactly one
-// upstream HTTP request (a $batch is one HTTP request costing one Graph
-// request per sub-request) and never retries: the caller obtains a permit
+// upstream HTTP request and never retries: the caller obtains a permit
 // from the limiter before each call and reports the returned Observation
 // back to it. A Client is safe for concurrent use.
 type Client struct {
@@ -129,7 +128,6 @@ func (c *Client) UserSelector() string { return c.user }
 
 // OneNotePath returns the path of a OneNote resource relative to the Graph
 // root, e.g. OneNotePath("pages/x/content") is "/me/onenote/pages/x/content".
-// It is the form $batch sub-request URLs take.
 func (c *Client) OneNotePath(rel string) string {
 	return "/" + c.user + "/onenote/" + strings.TrimLeft(rel, "/")
 }

@@ -33,7 +33,7 @@ type fakeSection struct {
 	// with lockContent, its content) answer 403/20185.
 	lockedFrom  string
 	lockContent bool
-	cleaned  int
+	cleaned     int
 }
 
 func (f *fakeSection) pages() []activities.PageMeta {

@@ -129,7 +129,9 @@ func (r *treeReader) call(ctx workflow.Context, activity string, arg any, summar
 // matches); names lists every notebook seen.
 func (r *treeReader) notebooks(ctx workflow.Context, match string) (trees []*activities.NotebookTree, names []string, err error) {
 	trees, names, err = r.listNotebooks(ctx, match, false)
-	if err == nil || ctx.Err() != nil || findApp(err) != nil && findApp(err).NonRetryable() {
+	if app := findApp(err); err == nil || ctx.Err() != nil || (app != nil && app.NonRetryable()) {
+		// Done, or nothing else would help (the sign-in is gone, the
+		// library is over its limit, no permission).
 		return trees, names, err
 	}
 	workflow.GetLogger(ctx).Warn("The expanded notebooks call failed; reading the tree without $expand", "user", r.user, "error", err)

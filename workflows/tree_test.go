@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
@@ -169,5 +170,20 @@ func TestScanCountsTreeCalls(t *testing.T) {
 	}
 	if res.Requests != 8+5 || *permits != res.Requests {
 		t.Errorf("scan reports %d requests, made %d calls; want 13", res.Requests, *permits)
+	}
+}
+
+// TestNoFallbackOnFatalTreeErrors: an error no retry can help (here the
+// sign-in gone) ends the tree read at once, without the plain listings.
+func TestNoFallbackOnFatalTreeErrors(t *testing.T) {
+	env, permits := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(
+		activities.ListNotebooksResult{}, temporal.NewNonRetryableApplicationError("not signed in", activities.ErrTypeNotSignedIn, nil))
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Deep", NotionParent: "p"})
+	if app := findApp(env.GetWorkflowError(), ErrTypeConfig); app == nil || !strings.Contains(app.Message(), "starter login") {
+		t.Fatalf("error %v, want a %s saying to sign in", env.GetWorkflowError(), ErrTypeConfig)
+	}
+	if *permits != 1 {
+		t.Errorf("%d tree calls, want 1 (no fallback)", *permits)
 	}
 }

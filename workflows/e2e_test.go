@@ -306,7 +306,7 @@ func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
 // savedGeneration names the histories this code saves. The histories of
 // earlier generations stay in testdata: replaying them checks that
 // workflows started by earlier code still run (workflow.GetVersion).
-const savedGeneration = "-3"
+const savedGeneration = "-4"
 
 // maybeSave keeps, for the replay test, the smallest completed notebook
 // history that handled a retry-section signal, the smallest that ran the

@@ -317,8 +317,12 @@ func TestPasswordProtectedSectionIsTyped(t *testing.T) {
 		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: sec.ID}})
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || app.Type() != activities.ErrTypeGraphProtected || !app.NonRetryable() ||
-		!strings.Contains(err.Error(), "password") {
+		!strings.Contains(err.Error(), "password") || !strings.Contains(err.Error(), "retry the section") {
 		t.Errorf("protected section: %v", err)
+	}
+	var o limiter.Outcome
+	if err := app.Details(&o); err != nil || o.Status != 403 || o.IsThrottle() {
+		t.Errorf("protected section: outcome %+v (%v), want the 403 for the limiter", o, err)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -131,9 +130,10 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 	var res FetchResourcesResult
 	for _, r := range in.Resources {
 		var buf bytes.Buffer
-		var got onenote.Resource
 		var obs onenote.Observation
-		got, obs, err = c.DownloadResource(ctx, r.URL, &buf, limit)
+		// The download's Content-Type is not kept: Graph says
+		// application/octet-stream for every file (the opener decides).
+		_, obs, err = c.DownloadResource(ctx, r.URL, &buf, limit)
 		res.Requests += obs.Cost
 		o := outcome(obs)
 		// Units of the permit this sequence will not send, if it stops
@@ -143,9 +143,6 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 			res.Outcome = o
 			path := a.resourcePath(in.Key, r.ID)
 			err = writeWith(path, func(w io.Writer) error { _, err := buf.WriteTo(w); return err })
-			if err == nil && got.ContentType != "" {
-				err = os.WriteFile(path+".type", []byte(got.ContentType), 0o600)
-			}
 			if err != nil {
 				return res, temporal.NewApplicationErrorWithCause("staging resource: "+err.Error(), ErrTypeStaging, err, res.Outcome)
 			}

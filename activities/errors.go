@@ -25,8 +25,10 @@ const (
 	ErrTypeGraphLibraryLimit = "GraphLibraryLimit"
 	ErrTypeGraphConfig       = "GraphConfiguration"
 	ErrTypeGraphNotFound     = "GraphNotFound"
-	// ErrTypeGraphProtected is a password-protected section (OneNote code
-	// 10004): the API cannot read it until its password is removed.
+	// ErrTypeGraphProtected is a password-protected (encrypted) section:
+	// OneNote code 20185, what real Graph answers, or 10004. The API
+	// cannot read it until a person unlocks it in OneNote; the section is
+	// skipped, and can be retried once unlocked.
 	ErrTypeGraphProtected   = "GraphPasswordProtected"
 	ErrTypeGraphOther       = "GraphError"
 	ErrTypeNotionNotShared  = "NotionNotShared"
@@ -103,9 +105,8 @@ func graphError(err error, obs onenote.Observation) error {
 		typ = ErrTypeGraphAuth
 	case onenote.KindPermission:
 		typ = ErrTypeGraphPermission
-		if obs.Code == onenote.CodePasswordProtected {
-			typ = ErrTypeGraphProtected
-		}
+	case onenote.KindProtected:
+		typ = ErrTypeGraphProtected
 	case onenote.KindConfiguration:
 		typ = ErrTypeGraphConfig
 		if obs.Code == CodeLibraryLimit {

@@ -11,6 +11,8 @@ import (
 // Registered names of the Graph activities.
 const (
 	ListNotebooksName  = "ListNotebooks"
+	ListSectionsName   = "ListSections"
+	ListGroupsName     = "ListSectionGroups"
 	ListPagesName      = "ListPages"
 	FetchContentName   = "FetchContent"
 	FetchResourcesName = "FetchResources"
@@ -24,14 +26,24 @@ type ListNotebooksInput struct {
 	// Match, if set, is a notebook ID or display name; only that
 	// notebook's tree is returned in full (names of all are returned).
 	Match string `json:"match,omitempty"`
+	// Plain lists the notebooks without $expand: the fallback when Graph
+	// fails the expanded call (500/19999). Their trees come back
+	// Unlisted.
+	Plain bool `json:"plain,omitempty"`
 }
 
-// NotebookTree is a notebook's containers: small, plain data.
+// NotebookTree is a notebook's containers: small, plain data. A tree call
+// reads only part of it; the Unlisted flags say what is left to list, one
+// Graph request each (ListSections, ListSectionGroups). The zero flags
+// mean the tree is complete.
 type NotebookTree struct {
 	ID            string      `json:"id"`
 	Name          string      `json:"name"`
 	Sections      []TreeNode  `json:"sections,omitempty"`
 	SectionGroups []GroupNode `json:"sectionGroups,omitempty"`
+	// Unlisted is set when the notebook's sections and section groups
+	// are not listed yet (a plain listing).
+	Unlisted bool `json:"unlisted,omitempty"`
 }
 
 // GroupNode is a section group with its contents.
@@ -40,6 +52,11 @@ type GroupNode struct {
 	Name          string      `json:"name"`
 	Sections      []TreeNode  `json:"sections,omitempty"`
 	SectionGroups []GroupNode `json:"sectionGroups,omitempty"`
+	// SectionsUnlisted is set when the group's sections are not listed
+	// yet, GroupsUnlisted when the groups inside it are not: Graph's
+	// $expand reaches two levels at most.
+	SectionsUnlisted bool `json:"sectionsUnlisted,omitempty"`
+	GroupsUnlisted   bool `json:"groupsUnlisted,omitempty"`
 }
 
 // TreeNode is a section.
@@ -69,20 +86,31 @@ type ListNotebooksResult struct {
 // LimiterOutcome implements entity.Observed.
 func (r ListNotebooksResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
 
-// ListNotebooks lists one page of the user's notebooks with their whole
-// trees: one Graph request.
+// ListNotebooks lists one page of the user's notebooks with their trees as
+// deep as one call reads them (two levels; deeper groups are marked
+// GroupsUnlisted), or with In.Plain without trees: one Graph request.
 func (a *Activities) ListNotebooks(ctx context.Context, in ListNotebooksInput) (ListNotebooksResult, error) {
 	c, err := a.graph(in.User)
 	if err != nil {
 		return ListNotebooksResult{}, err
 	}
-	list, obs, err := c.ListNotebooks(ctx, in.Next)
+	list := c.ListNotebooks
+	if in.Plain {
+		list = c.ListNotebookNames
+	}
+	page, obs, err := list(ctx, in.Next)
 	if err != nil {
 		return ListNotebooksResult{}, graphError(err, obs)
 	}
-	res := ListNotebooksResult{Next: list.NextLink, Outcome: outcome(obs)}
-	for _, nb := range list.Notebooks {
+	res := ListNotebooksResult{Next: page.NextLink, Outcome: outcome(obs)}
+	for _, nb := range page.Notebooks {
 		tree := treeOf(nb)
+		tree.Unlisted = in.Plain
+		for i := range tree.SectionGroups {
+			// The expand lists the first level of groups with their
+			// sections, not the groups inside them.
+			tree.SectionGroups[i].GroupsUnlisted = true
+		}
 		info := NotebookInfo{ID: nb.ID, Name: nb.DisplayName}
 		if in.Match == "" {
 			info.Tree = &tree
@@ -108,6 +136,69 @@ func groupNode(g onenote.SectionGroup) GroupNode {
 		n.SectionGroups = append(n.SectionGroups, groupNode(sg))
 	}
 	return n
+}
+
+// ListChildrenInput asks for one page of the sections or section groups
+// directly inside a notebook or section group.
+type ListChildrenInput struct {
+	User   string            `json:"user"`
+	Parent onenote.Container `json:"parent"`
+	// Next is the NextLink of the previous page, "" for the first.
+	Next string `json:"next,omitempty"`
+}
+
+// ListSectionsResult is one page of a container's sections.
+type ListSectionsResult struct {
+	Sections []TreeNode      `json:"sections"`
+	Next     string          `json:"next,omitempty"`
+	Outcome  limiter.Outcome `json:"outcome"`
+}
+
+// LimiterOutcome implements entity.Observed.
+func (r ListSectionsResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
+
+// ListGroupsResult is one page of a container's section groups, each
+// with its sections and groups unlisted.
+type ListGroupsResult struct {
+	Groups  []GroupNode     `json:"groups"`
+	Next    string          `json:"next,omitempty"`
+	Outcome limiter.Outcome `json:"outcome"`
+}
+
+// LimiterOutcome implements entity.Observed.
+func (r ListGroupsResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
+
+// ListSections lists one page of the sections directly inside a notebook
+// or section group: one Graph request.
+func (a *Activities) ListSections(ctx context.Context, in ListChildrenInput) (ListSectionsResult, error) {
+	c, err := a.graph(in.User)
+	if err != nil {
+		return ListSectionsResult{}, err
+	}
+	list, obs, err := c.ListSections(ctx, in.Parent, in.Next)
+	if err != nil {
+		return ListSectionsResult{}, graphError(err, obs)
+	}
+	return ListSectionsResult{Sections: sectionNodes(list.Sections), Next: list.NextLink, Outcome: outcome(obs)}, nil
+}
+
+// ListSectionGroups lists one page of the section groups directly inside
+// a notebook or section group: one Graph request. Their own sections and
+// groups are left for later calls.
+func (a *Activities) ListSectionGroups(ctx context.Context, in ListChildrenInput) (ListGroupsResult, error) {
+	c, err := a.graph(in.User)
+	if err != nil {
+		return ListGroupsResult{}, err
+	}
+	list, obs, err := c.ListSectionGroups(ctx, in.Parent, in.Next)
+	if err != nil {
+		return ListGroupsResult{}, graphError(err, obs)
+	}
+	res := ListGroupsResult{Groups: []GroupNode{}, Next: list.NextLink, Outcome: outcome(obs)}
+	for _, g := range list.SectionGroups {
+		res.Groups = append(res.Groups, GroupNode{ID: g.ID, Name: g.DisplayName, SectionsUnlisted: true, GroupsUnlisted: true})
+	}
+	return res, nil
 }
 
 func sectionNodes(ss []onenote.Section) []TreeNode {

@@ -9,6 +9,8 @@ import (
 func (a *Activities) Register(r worker.ActivityRegistry) {
 	for name, fn := range map[string]any{
 		ListNotebooksName:    a.ListNotebooks,
+		ListSectionsName:     a.ListSections,
+		ListGroupsName:       a.ListSectionGroups,
 		ListPagesName:        a.ListPages,
 		FetchContentName:     a.FetchContent,
 		FetchResourcesName:   a.FetchResources,

@@ -76,7 +76,8 @@ func stagingMissing(what string, err error) error {
 		ErrTypeStaging, err)
 }
 
-// opener serves a page's staged resources to the Notion writer; a
+// opener serves a page's staged resources to the Notion writer, each with
+// the type resourceType decides (never Graph's download header); a
 // resource in lost is unavailable (the page is written without it).
 func (a *Activities) opener(k StageKey, lost []LostResource) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
 	return func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
@@ -95,13 +96,12 @@ func (a *Activities) opener(k StageKey, lost []LostResource) func(ctx context.Co
 			f.Close()
 			return nil, 0, "", err
 		}
-		mime := r.MIME
-		if mime == "" {
-			if b, err := os.ReadFile(p + ".type"); err == nil {
-				mime = string(b)
-			}
+		head := readHead(f)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, 0, "", err
 		}
-		return f, st.Size(), mime, nil
+		return f, st.Size(), resourceType(r.MIME, r.Name, head), nil
 	}
 }
 

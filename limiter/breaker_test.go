@@ -40,6 +40,8 @@ func TestHardBreaker(t *testing.T) {
 		{"429 app scope", Outcome{Status: 429, Scope: ScopeApp}, true},
 		{"20166 in a 200 envelope", Outcome{Status: 200, Code: CodeThrottled, Scope: ScopeUser}, false},
 		{"429 without scope, one user: user", Outcome{Status: 429}, false},
+		{"429 10007 (a burst on real Graph)", Outcome{Status: 429, Code: CodeServerBusy, Scope: ScopeUser}, false},
+		{"10007 in a 503", Outcome{Status: 503, Code: CodeServerBusy, Scope: ScopeUser}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // Its rate units stay spent. The outcome drives the breakers, the
 // adaptive limits and the retry budget:
 //
-//   - 429 or error 20166: the hard breaker of the named scope opens (a
+//   - 429, or error 20166 or 10007: the hard breaker of the named scope opens (a
 //     throttle without a scope is blamed on the app when another user was
 //     throttled within InferWindow, else on the user) and the busiest
 //     window of that scope is lowered to the count it held at grant.

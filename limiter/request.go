@@ -117,8 +117,14 @@ func (s ThrottleScope) String() string {
 // OneNote error codes the limiter reacts to.
 const (
 	CodeThrottled   = "20166" // too many requests for this user
+	CodeServerBusy  = "10007" // server too busy: real Graph's 429 to a burst (graph-reality.md #9)
 	CodeConcurrency = "10003" // too many active requests
 )
+
+// IsThrottle reports whether o is a throttle: HTTP 429, or code 20166 or
+// 10007 in any status (not 10003, which lowers concurrency instead). A
+// throttle opens the hard breaker of its scope.
+func (o Outcome) IsThrottle() bool { return o.throttled() }
 
 // Outcome is what upstream said about a granted request. The zero Outcome
 // means the request was never sent or its fate is unknown.
@@ -144,7 +150,7 @@ type Outcome struct {
 func (o Outcome) concurrency() bool { return o.Code == CodeConcurrency }
 
 func (o Outcome) throttled() bool {
-	return !o.concurrency() && (o.Status == 429 || o.Code == CodeThrottled)
+	return !o.concurrency() && (o.Status == 429 || o.Code == CodeThrottled || o.Code == CodeServerBusy)
 }
 
 func (o Outcome) serverError() bool {
@@ -152,7 +158,7 @@ func (o Outcome) serverError() bool {
 		return false
 	}
 	switch o.Code {
-	case "10001", "10002", "10007", "10014", "10015", "30103", "19999":
+	case "10001", "10002", "10014", "10015", "30103", "19999":
 		return true
 	}
 	return o.Status >= 500

@@ -25,7 +25,7 @@ func User(id string) string { return "users/" + url.PathEscape(id) }
 // InkML) when Config.MaxContentBytes is 0.
 const DefaultMaxContentBytes = 64 << 20
 
-// maxJSONBytes caps the JSON bodies of listings and batches.
+// maxJSONBytes caps the JSON bodies of listings.
 const maxJSONBytes = 64 << 20
 
 // maxErrorBodyBytes caps how much of an error body is read.
@@ -51,8 +51,7 @@ type Config struct {
 }
 
 // Client is a Microsoft Graph OneNote client. Each method makes exactly one
-// upstream HTTP request (a $batch is one HTTP request costing one Graph
-// request per sub-request) and never retries: the caller obtains a permit
+// upstream HTTP request and never retries: the caller obtains a permit
 // from the limiter before each call and reports the returned Observation
 // back to it. A Client is safe for concurrent use.
 type Client struct {
@@ -129,7 +128,6 @@ func (c *Client) UserSelector() string { return c.user }
 
 // OneNotePath returns the path of a OneNote resource relative to the Graph
 // root, e.g. OneNotePath("pages/x/content") is "/me/onenote/pages/x/content".
-// It is the form $batch sub-request URLs take.
 func (c *Client) OneNotePath(rel string) string {
 	return "/" + c.user + "/onenote/" + strings.TrimLeft(rel, "/")
 }
@@ -165,6 +163,11 @@ type call struct {
 // it, and returns a classified *Error. The Observation always has Cost set
 // (0 if nothing was sent) and, for non-2xx, Duration.
 func (c *Client) send(ctx context.Context, cl call) (*http.Response, Observation, string, error) {
+	if accountWide(cl.url) {
+		return nil, Observation{}, "", &Error{Kind: KindInvalidArgument, Op: cl.op,
+			Message: "refusing an account-wide listing (/onenote/sections, /onenote/sectionGroups or /onenote/pages): " +
+				"Graph answers 500/19999 or 20266 to them; list per notebook, section group or section instead"}
+	}
 	tok, err := c.tokens.Token(ctx)
 	if err != nil {
 		kind := KindAuth
@@ -217,6 +220,27 @@ func (c *Client) send(ctx context.Context, cl call) (*http.Response, Observation
 		e.Message = "unexpected redirect (not followed: it would be a request without a permit)"
 	}
 	return nil, obs, tok, e
+}
+
+// accountWideCollections are the OneNote collections that list a whole
+// account. Real Graph answers /sections and /sectionGroups without a
+// $filter with 500/19999 every time and /pages with 20266 on accounts with
+// many sections (graph-reality.md #4, #5), so the client never sends them.
+var accountWideCollections = []string{"/onenote/sections", "/onenote/sectiongroups", "/onenote/pages"}
+
+// accountWide reports whether u is one of the account-wide listings.
+func accountWide(u string) bool {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	p := strings.ToLower(strings.TrimRight(pu.Path, "/"))
+	for _, c := range accountWideCollections {
+		if strings.HasSuffix(p, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // responseError builds the *Error for a non-2xx response.

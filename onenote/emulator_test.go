@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +69,11 @@ func TestEmulatorNotebookTree(t *testing.T) {
 	if obs.Cost != 1 || len(list.Notebooks) != len(nbs) {
 		t.Fatalf("cost %d, %d notebooks", obs.Cost, len(list.Notebooks))
 	}
+	// The expanded call holds the first level of groups with their
+	// sections; the deeper ones are listed one request each.
+	expanded := len(onenote.FlattenSections(list.Notebooks[0]))
+	deep := list.Notebooks[0]
+	deep.SectionGroups = deeperGroups(t, e, deep.SectionGroups, true)
 	// Every generated section is in the tree, with its group path.
 	var want []string
 	var walk func(prefix string, secs []*graph.Section, groups []*graph.SectionGroup)
@@ -82,16 +87,44 @@ func TestEmulatorNotebookTree(t *testing.T) {
 	}
 	walk(nbs[0].DisplayName, nbs[0].Sections, nbs[0].SectionGroups)
 	var got []string
-	for _, r := range onenote.FlattenSections(list.Notebooks[0]) {
+	for _, r := range onenote.FlattenSections(deep) {
 		got = append(got, strings.Join(r.Path, "/")+"#"+r.Section.ID)
 	}
+	// Child lists come sorted by name (as Graph sorts them), not in the
+	// generated order.
+	slices.Sort(got)
+	slices.Sort(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("sections:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	nb, _, err := e.client.GetNotebook(context.Background(), nbs[0].ID)
-	if err != nil || nb.ID != nbs[0].ID || len(onenote.FlattenSections(nb)) != len(want) {
-		t.Fatalf("GetNotebook: %v", err)
+	if err != nil || nb.ID != nbs[0].ID || len(onenote.FlattenSections(nb)) != expanded {
+		t.Fatalf("GetNotebook: %v: %d sections, want the %d of the expanded listing", err, len(onenote.FlattenSections(nb)), expanded)
 	}
+}
+
+// deeperGroups fills in the groups inside groups (and, unless
+// sectionsKnown, their sections), one request per listing.
+func deeperGroups(t *testing.T, e *env, groups []onenote.SectionGroup, sectionsKnown bool) []onenote.SectionGroup {
+	t.Helper()
+	for i := range groups {
+		in := onenote.Container{Kind: onenote.InSectionGroup, ID: groups[i].ID}
+		if !sectionsKnown {
+			ss, obs, err := e.client.ListSections(context.Background(), in, "")
+			e.add(obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups[i].Sections = ss.Sections
+		}
+		gs, obs, err := e.client.ListSectionGroups(context.Background(), in, "")
+		e.add(obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups[i].SectionGroups = deeperGroups(t, e, gs.SectionGroups, false)
+	}
+	return groups
 }
 
 func TestEmulatorPagesAll250(t *testing.T) {
@@ -224,79 +257,6 @@ func TestEmulatorContentInkAndResources(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// TestEmulatorBatchInnerFaults: with inner-batch faults injected, a batch of
-// 20 page GETs comes back 200; the failed sub-requests are exactly the
-// retryable 429/502/503 ones, and re-sending them completes all 20.
-func TestEmulatorBatchInnerFaults(t *testing.T) {
-	spec := graph.GenSpec{Seed: 11, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 20}
-	e := newEnv(t, graph.Config{Seed: 11, BatchConcurrency: 5}, graph.Generate(spec)...)
-	e.srv.SetFaults(graph.Faults{BatchInnerRate: 0.4})
-	c := e.client
-	ids := e.srv.PageIDs(user)
-	if len(ids) != 20 {
-		t.Fatalf("%d pages", len(ids))
-	}
-	var reqs []onenote.BatchRequest
-	for i, id := range ids {
-		reqs = append(reqs, onenote.BatchRequest{ID: fmt.Sprint(i + 1), Method: "GET", URL: c.OneNotePath("pages/" + id + "?pagelevel=true")})
-	}
-	want := map[string]string{}
-	for i, id := range ids {
-		want[fmt.Sprint(i+1)] = id
-	}
-	done := map[string]bool{}
-	pending := reqs
-	rounds, sawFailure := 0, false
-	for len(pending) > 0 {
-		if rounds++; rounds > 20 {
-			t.Fatalf("still %d pending after 20 rounds", len(pending))
-		}
-		results, obs, err := c.Batch(context.Background(), pending)
-		e.add(obs)
-		if obs.Status != 200 || obs.Cost != len(pending) || len(results) != len(pending) {
-			t.Fatalf("envelope: %+v, %d results", obs, len(results))
-		}
-		failed := 0
-		for _, r := range results {
-			if !r.Failed() {
-				if done[r.ID] {
-					t.Fatalf("sub-request %s succeeded twice", r.ID)
-				}
-				body, _ := r.BodyBytes()
-				if !bytes.Contains(body, []byte(want[r.ID])) {
-					t.Fatalf("sub %s body does not hold page %s: %.200s", r.ID, want[r.ID], body)
-				}
-				done[r.ID] = true
-				continue
-			}
-			failed++
-			sawFailure = true
-			if !r.Retryable() || (r.Status != 429 && r.Status != 502 && r.Status != 503) {
-				t.Fatalf("sub %s failed with %d (%v), want a retryable 429/502/503", r.ID, r.Status, r.Err)
-			}
-			if r.Status == 429 && (!errors.Is(r.Err, onenote.ErrThrottled) || r.Observation.Code != "20166") {
-				t.Fatalf("sub %s: 429 must be throttled with code 20166: %v", r.ID, r.Err)
-			}
-		}
-		var be *onenote.BatchError
-		if (failed > 0) != errors.As(err, &be) || (be != nil && len(be.Failed) != failed) {
-			t.Fatalf("BatchError %v does not match %d failures", err, failed)
-		}
-		retry := onenote.RetryRequests(pending, results)
-		if len(retry) != failed {
-			t.Fatalf("RetryRequests gave %d, %d failed", len(retry), failed)
-		}
-		pending = retry
-	}
-	if !sawFailure {
-		t.Fatal("no inner fault was injected; the test proves nothing")
-	}
-	if len(done) != 20 {
-		t.Fatalf("%d of 20 done", len(done))
-	}
-	assertCounted(t, e)
-}
 
 func TestEmulatorThrottling(t *testing.T) {
 	limits := graph.Limits{User: graph.ScopeLimits{Windows: []graph.Window{{N: 5, Duration: time.Hour}}}}

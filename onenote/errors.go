@@ -16,14 +16,15 @@ const (
 	// retryable.
 	KindUnknown Kind = iota
 	// KindThrottled means Graph refused the request because a rate limit
-	// was reached: HTTP 429, or OneNote error code 20166 in any status.
+	// was reached: HTTP 429, or OneNote error code 20166 or 10007 in any
+	// status.
 	// Retry after the limiter's breaker cools down.
 	KindThrottled
 	// KindConcurrency means too many requests were in flight for the user
 	// (OneNote error code 10003). Retry when fewer requests are active.
 	KindConcurrency
 	// KindTransient is a server-side or network failure that is expected to
-	// go away: 5xx, OneNote codes 10001, 10002, 10007, 10014, 10015, 19999,
+	// go away: 5xx, OneNote codes 10001, 10002, 10014, 10015, 19999,
 	// 30103, a truncated or unparseable body, or a bare 400 on a page GET.
 	KindTransient
 	// KindAuth means the access token was rejected (HTTP 401, code 40001)
@@ -49,6 +50,11 @@ const (
 	// KindCanceled means the caller's context ended before a response
 	// arrived.
 	KindCanceled
+	// KindProtected means the section is password-protected (encrypted):
+	// OneNote code 20185 or 10004, in any status (real Graph answers 403).
+	// Nothing in it can be read until a person unlocks it in OneNote;
+	// then the same request succeeds. Retrying before that does not help.
+	KindProtected
 )
 
 var kindNames = [...]string{
@@ -63,6 +69,7 @@ var kindNames = [...]string{
 	KindTooLarge:        "too large",
 	KindInvalidArgument: "invalid argument",
 	KindCanceled:        "canceled",
+	KindProtected:       "protected",
 }
 
 // String returns a short lower-case name for k.
@@ -99,6 +106,7 @@ var (
 	ErrTooLarge        error = &kindError{KindTooLarge}
 	ErrInvalidArgument error = &kindError{KindInvalidArgument}
 	ErrCanceled        error = &kindError{KindCanceled}
+	ErrProtected       error = &kindError{KindProtected}
 )
 
 // kindError is the type of the sentinel errors. It is unexported so that

@@ -8,38 +8,6 @@ import (
 
 // The parsers see bytes straight from the network; they must never panic.
 
-func FuzzParseBatch(f *testing.F) {
-	for _, s := range []string{
-		`{"responses":[{"id":"1","status":200,"headers":{"Content-Type":"application/json"},"body":{"id":"p"}}]}`,
-		`{"responses":[{"id":"3","status":429,"headers":{"x-ms-throttle-scope":"User","Retry-After":"0.249"},"body":{"error":{"code":"20166"}}}]}`,
-		`{"responses":[{"id":2,"status":"503","headers":{"a":1,"b":null},"body":"aGVsbG8="}]}`,
-		`{"responses":[]}`, `{"responses":null}`, `{}`, `[]`, ``, `{"responses":[{"id":"1","status":200,"bo`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		subs, err := ParseBatchResponse(b)
-		if err != nil {
-			return
-		}
-		reqs := make([]BatchRequest, 0, len(subs))
-		for _, s := range subs {
-			if s.ID == "" || s.Status < 100 || s.Status > 999 {
-				t.Fatalf("invalid sub-response accepted: %+v", s)
-			}
-			reqs = append(reqs, BatchRequest{ID: s.ID, Method: "GET", URL: "/me/onenote/pages"})
-		}
-		results := matchBatch(reqs, subs, 0, "tok-abcdefgh", time.Now())
-		for _, r := range results {
-			_, _ = r.BodyBytes()
-			if r.Err != nil {
-				_ = r.Err.Error()
-			}
-		}
-		_ = RetryRequests(reqs, results)
-	})
-}
-
 func FuzzParseThrottleScope(f *testing.F) {
 	for _, s := range []string{
 		"User", "Application", "Tenant_Application/ReadWrite/9a3d526c-b3c1-4479-ba74-197b5c5751ae/0785ef7c-2d7a-4542-b048-95bcab406e0b",

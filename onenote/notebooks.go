@@ -3,14 +3,26 @@ package onenote
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
 )
 
-// ExpandNotebookTree is the $expand value that returns a notebook's whole
-// tree (sections and section groups nested to any depth) in one call.
-const ExpandNotebookTree = "sections,sectionGroups($expand=sections,sectionGroups(levels=max;expand=sections))"
+// TreeSelect is the $select of every notebook, section group and section
+// a tree call reads: only what the migration uses. Graph sends every
+// property otherwise, about 5.7 times the bytes (graph-reality.md #3).
+const TreeSelect = "id,displayName"
+
+// ExpandNotebookTree is the $expand of ListNotebooks and GetNotebook: a
+// notebook's sections and section groups, and the sections of those
+// groups, each with TreeSelect. Two levels is the most Graph serves: a
+// deeper sectionGroups level or levels=max answers 400 (graph-reality.md
+// #1). Inside a clause $select and $expand are joined by ";", each keeping
+// its "$" (#2). Groups nested deeper are listed with ListSectionGroups and
+// ListSections, one request each.
+const ExpandNotebookTree = "sections($select=" + TreeSelect + "),sectionGroups($select=" + TreeSelect +
+	";$expand=sections($select=" + TreeSelect + "))"
 
 // Link is a Graph link object.
 type Link struct {
@@ -25,7 +37,8 @@ type Links struct {
 }
 
 // Notebook is a Graph onenote notebook, with its sections and section
-// groups when listed with ExpandNotebookTree.
+// groups when listed with ExpandNotebookTree (the groups then hold their
+// sections, but not their own groups).
 type Notebook struct {
 	ID                   string         `json:"id"`
 	DisplayName          string         `json:"displayName"`
@@ -42,7 +55,9 @@ type Notebook struct {
 	SectionGroups        []SectionGroup `json:"sectionGroups,omitempty"`
 }
 
-// SectionGroup is a Graph sectionGroup. Section groups nest to any depth.
+// SectionGroup is a Graph sectionGroup. Section groups nest to any depth;
+// a tree call fills Sections and SectionGroups only as deep as its
+// $expand reached.
 type SectionGroup struct {
 	ID                   string         `json:"id"`
 	DisplayName          string         `json:"displayName"`
@@ -75,12 +90,30 @@ type NotebookList struct {
 	NextLink string
 }
 
-// ListNotebooks returns the user's notebooks with their whole tree of
-// section groups and sections, in one request. With next == "" it gets the
-// first page; otherwise next must be a NextLink from a previous call.
+// ListNotebooks returns one page of the user's notebooks (every property:
+// a top-level $select would drop the expanded ones on some servers) with
+// their sections, section groups and those groups' sections (ExpandNotebookTree),
+// in one request. Groups inside groups are not in it: list them with
+// ListSectionGroups. With next == "" it gets the first page; otherwise
+// next must be a NextLink from a previous call.
+//
+// Graph has been seen answering any $expand on /notebooks with 500 and
+// code 19999 for minutes while un-expanded calls worked
+// (graph-reality.md #6): fall back to ListNotebookNames, ListSections and
+// ListSectionGroups then.
 func (c *Client) ListNotebooks(ctx context.Context, next string) (NotebookList, Observation, error) {
-	const op = "list notebooks"
-	u := c.url("notebooks", url.Values{"$expand": {ExpandNotebookTree}})
+	return c.listNotebooks(ctx, "list notebooks", next, url.Values{"$expand": {ExpandNotebookTree}})
+}
+
+// ListNotebookNames returns one page of the user's notebooks without
+// their trees (no $expand): the fallback when Graph fails the expanded
+// call. next is as for ListNotebooks.
+func (c *Client) ListNotebookNames(ctx context.Context, next string) (NotebookList, Observation, error) {
+	return c.listNotebooks(ctx, "list notebook names", next, url.Values{"$select": {TreeSelect}})
+}
+
+func (c *Client) listNotebooks(ctx context.Context, op, next string, q url.Values) (NotebookList, Observation, error) {
+	u := c.url("notebooks", q)
 	if next != "" {
 		nu, err := c.checkNextLink(op, next)
 		if err != nil {
@@ -99,7 +132,8 @@ func (c *Client) ListNotebooks(ctx context.Context, next string) (NotebookList, 
 	return NotebookList{Notebooks: body.Value, NextLink: body.NextLink}, obs, nil
 }
 
-// GetNotebook returns one notebook with its whole tree, in one request.
+// GetNotebook returns one notebook with its tree as deep as
+// ExpandNotebookTree reaches, in one request.
 func (c *Client) GetNotebook(ctx context.Context, notebookID string) (Notebook, Observation, error) {
 	const op = "get notebook"
 	if notebookID == "" {
@@ -109,6 +143,91 @@ func (c *Client) GetNotebook(ctx context.Context, notebookID string) (Notebook, 
 	var nb Notebook
 	obs, err := c.getJSON(ctx, call{op: op, method: http.MethodGet, url: u, cost: 1}, &nb)
 	return nb, obs, err
+}
+
+// ContainerKind says what holds sections and section groups.
+type ContainerKind string
+
+// The two containers of sections and section groups.
+const (
+	InNotebook     ContainerKind = "notebook"
+	InSectionGroup ContainerKind = "sectionGroup"
+)
+
+// Container names a notebook or a section group. It is plain data, so a
+// workflow can carry it to an activity.
+type Container struct {
+	Kind ContainerKind `json:"kind"`
+	ID   string        `json:"id"`
+}
+
+// path is the container's path below the user's onenote root, or an
+// error for an empty ID or unknown kind: never an account-wide listing.
+func (ct Container) path(op string) (string, error) {
+	if ct.ID == "" {
+		return "", &Error{Kind: KindInvalidArgument, Op: op, Message: "container ID is empty (the account-wide listings are never used)"}
+	}
+	switch ct.Kind {
+	case InNotebook:
+		return "notebooks/" + url.PathEscape(ct.ID), nil
+	case InSectionGroup:
+		return "sectionGroups/" + url.PathEscape(ct.ID), nil
+	}
+	return "", &Error{Kind: KindInvalidArgument, Op: op, Message: fmt.Sprintf("container kind %q is not %q or %q", ct.Kind, InNotebook, InSectionGroup)}
+}
+
+// SectionList is one page of a container's sections.
+type SectionList struct {
+	Sections []Section
+	// NextLink is Graph's @odata.nextLink, or "" on the last page.
+	NextLink string
+}
+
+// SectionGroupList is one page of a container's section groups.
+type SectionGroupList struct {
+	SectionGroups []SectionGroup
+	// NextLink is Graph's @odata.nextLink, or "" on the last page.
+	NextLink string
+}
+
+// ListSections lists one page of the sections directly in a notebook or
+// section group, in one request (GET .../notebooks/{id}/sections or
+// .../sectionGroups/{id}/sections, with TreeSelect). next is "" or a
+// NextLink from a previous call.
+func (c *Client) ListSections(ctx context.Context, parent Container, next string) (SectionList, Observation, error) {
+	var body struct {
+		Value    []Section `json:"value"`
+		NextLink string    `json:"@odata.nextLink"`
+	}
+	obs, err := c.listChildren(ctx, "list sections", parent, "sections", next, &body)
+	return SectionList{Sections: body.Value, NextLink: body.NextLink}, obs, err
+}
+
+// ListSectionGroups lists one page of the section groups directly in a
+// notebook or section group, in one request (GET
+// .../notebooks/{id}/sectionGroups or .../sectionGroups/{id}/sectionGroups,
+// with TreeSelect): how a tree deeper than ExpandNotebookTree is read.
+func (c *Client) ListSectionGroups(ctx context.Context, parent Container, next string) (SectionGroupList, Observation, error) {
+	var body struct {
+		Value    []SectionGroup `json:"value"`
+		NextLink string         `json:"@odata.nextLink"`
+	}
+	obs, err := c.listChildren(ctx, "list section groups", parent, "sectionGroups", next, &body)
+	return SectionGroupList{SectionGroups: body.Value, NextLink: body.NextLink}, obs, err
+}
+
+func (c *Client) listChildren(ctx context.Context, op string, parent Container, kind, next string, v any) (Observation, error) {
+	p, err := parent.path(op)
+	if err != nil {
+		return Observation{}, err
+	}
+	u := c.url(p+"/"+kind, url.Values{"$select": {TreeSelect}})
+	if next != "" {
+		if u, err = c.checkNextLink(op, next); err != nil {
+			return Observation{}, err
+		}
+	}
+	return c.getJSON(ctx, call{op: op, method: http.MethodGet, url: u, cost: 1}, v)
 }
 
 // checkNextLink validates an @odata.nextLink before the token is sent to

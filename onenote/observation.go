@@ -41,10 +41,10 @@ type Observation struct {
 	Cost int
 }
 
-// Throttled reports whether the response was a throttle: HTTP 429 or
-// OneNote error code 20166 in any status.
+// Throttled reports whether the response was a throttle: HTTP 429, or
+// OneNote error code 20166 or 10007 in any status (see IsThrottleCode).
 func (o Observation) Throttled() bool {
-	return o.Status == http.StatusTooManyRequests || o.Code == CodeThrottled
+	return o.Status == http.StatusTooManyRequests || IsThrottleCode(o.Code)
 }
 
 // observe fills an Observation from response headers (h may be nil).

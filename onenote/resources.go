@@ -12,9 +12,11 @@ import (
 
 // Resource describes a downloaded resource.
 type Resource struct {
-	// ContentType is the response's Content-Type (often
-	// application/octet-stream; the page HTML's data-src-type or type
-	// attribute is usually more precise).
+	// ContentType is the response's Content-Type. Do not rely on it: real
+	// Graph answers application/octet-stream for every resource
+	// (graph-reality.md #15); take the type from the page HTML
+	// (data-src-type, data-fullres-src-type, an object's type) or from the
+	// bytes.
 	ContentType string
 	// Bytes is how many bytes were written.
 	Bytes int64

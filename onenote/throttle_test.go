@@ -1,6 +1,7 @@
 package onenote
 
 import (
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -96,5 +97,46 @@ func TestObservationFromHeaders(t *testing.T) {
 	}
 	if !(Observation{Status: 400, Code: "20166"}).Throttled() {
 		t.Fatal("code 20166 in a 400 is a throttle")
+	}
+}
+
+// TestThrottleBodiesFromRealAccounts: what real Graph sent (graph-reality.md
+// #9-#13) is classified by status and code only: 429 with 10007 is a
+// throttle like 20166, whatever language or spelling the message has.
+func TestThrottleBodiesFromRealAccounts(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		body      string
+		want      Kind
+		throttled bool
+	}{
+		{"429 10007 burst", 429, `{"error":{"code":"10007","message":"The server is too busy to handle the incoming request. Please try again later."}}`, KindThrottled, true},
+		{"429 10007 Dutch", 429, `{"error":{"code":"10007","message":"De server is te druk om de binnenkomende aanvraag af te handelen. Probeer het later opnieuw."}}`, KindThrottled, true},
+		{"503 10007", 503, `{"error":{"code":"10007","message":"busy"}}`, KindThrottled, true},
+		{"20166 Too may connections", 429, `{"error":{"code":"20166","message":"Too may connections"}}`, KindThrottled, true},
+		{"20166 with innerError", 429, `{"error":{"code":"20166","message":"The app has issued too many requests on behalf of this user in a short time period.","innerError":{"date":"2026-08-19T10:00:00","request-id":"r","client-request-id":"c"}}}`, KindThrottled, true},
+		{"20166 Dutch in a 503", 503, `{"error":{"code":"20166","message":"De app heeft te veel aanvragen verzonden namens deze gebruiker."}}`, KindThrottled, true},
+		{"500 19999 saying too many", 500, `{"error":{"code":"19999","message":"Too many requests"}}`, KindTransient, false},
+		{"403 20185 Dutch", 403, `{"error":{"code":"20185","message":"Versleutelde secties zijn niet toegankelijk."}}`, KindProtected, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.body))
+			})
+			_, obs, err := c.DownloadResource(t.Context(), "resources/r1/$value", io.Discard, 1<<20)
+			if KindOf(err) != tt.want {
+				t.Fatalf("kind %v, want %v: %v", KindOf(err), tt.want, err)
+			}
+			if obs.Throttled() != tt.throttled {
+				t.Errorf("Observation.Throttled() = %v, want %v (%+v)", obs.Throttled(), tt.throttled, obs)
+			}
+			if IsThrottleCode(obs.Code) != (tt.throttled && obs.Code != "") {
+				t.Errorf("IsThrottleCode(%q) = %v", obs.Code, IsThrottleCode(obs.Code))
+			}
+		})
 	}
 }

@@ -60,15 +60,15 @@ func runRetry(ctx context.Context, c *cli, args []string) error {
 		return fmt.Errorf("%s does not answer its progress query yet (is a worker running?); try again in a moment", id)
 	}
 	if all {
-		if snap.progress.Failed == 0 {
-			return fmt.Errorf("no section of %s has failed (%d done, %d running, %d pending): nothing to retry",
+		if snap.progress.Failed+snap.progress.Skipped == 0 {
+			return fmt.Errorf("no section of %s has failed or been skipped (%d done, %d running, %d pending): nothing to retry",
 				id, snap.progress.Done, snap.progress.Running, snap.progress.Pending)
 		}
 		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalRetryFailed, nil); err != nil {
 			return fmt.Errorf("signal %s: %w", workflows.SignalRetryFailed, err)
 		}
-		fmt.Fprintf(c.stdout, "Sent %s to %s: %d failed section(s) run again. Follow with:\n  starter status -w %s --follow\n",
-			workflows.SignalRetryFailed, id, snap.progress.Failed, shellQuote(id))
+		fmt.Fprintf(c.stdout, "Sent %s to %s: %d failed or skipped section(s) run again. Follow with:\n  starter status -w %s --follow\n",
+			workflows.SignalRetryFailed, id, snap.progress.Failed+snap.progress.Skipped, shellQuote(id))
 		return nil
 	}
 	var names []string
@@ -77,8 +77,8 @@ func runRetry(ctx context.Context, c *cli, args []string) error {
 			names = append(names, fmt.Sprintf("%q (%s, %s)", sec.Path, sec.ID, sec.Status))
 			continue
 		}
-		if sec.Status != workflows.SectionFailed {
-			return fmt.Errorf("section %q of %s is %s, not failed: only failed sections can be retried", sec.Path, id, sec.Status)
+		if sec.Status != workflows.SectionFailed && sec.Status != workflows.SectionSkipped {
+			return fmt.Errorf("section %q of %s is %s, not failed: only failed or skipped sections can be retried", sec.Path, id, sec.Status)
 		}
 		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalRetrySection, sec.ID); err != nil {
 			return fmt.Errorf("signal %s: %w", workflows.SignalRetrySection, err)

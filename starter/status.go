@@ -164,13 +164,18 @@ func (s *statusCmd) stopFollowing(tty bool) error {
 	return errInterrupted
 }
 
-// printWaiting tells the operator that failed sections wait for them.
+// printWaiting tells the operator that failed or skipped
+// (password-protected) sections wait for them.
 func (s *statusCmd) printWaiting(w io.Writer, snap *snapshot) {
 	id := shellQuote(snap.id)
-	fmt.Fprintf(w, "%d section(s) failed and the migration waits for you. Run a failed section again with\n"+
-		"  starter retry -w %s --section <section>     (or --all for every failed section)\n"+
-		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.progress.Failed, id, id)
+	fmt.Fprintf(w, "%d section(s) failed and %d skipped, and the migration waits for you. Run a failed section, "+
+		"or a skipped one once it is unlocked in OneNote, again with\n"+
+		"  starter retry -w %s --section <section>     (or --all for every failed or skipped section)\n"+
+		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.progress.Failed, snap.progress.Skipped, id, id)
 	for _, sec := range snap.progress.Sections {
+		if sec.Status == workflows.SectionSkipped {
+			fmt.Fprintf(w, "  skipped: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))
+		}
 		if sec.Status == workflows.SectionFailed {
 			fmt.Fprintf(w, "  failed: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))
 		}

@@ -117,9 +117,10 @@ func sdkRetried(o limiter.Outcome) bool {
 		o.Code == limiter.CodeThrottled || o.Code == limiter.CodeConcurrency
 }
 
-// throttledOutcome reports whether o is a throttle (429, 20166 or 10003).
+// throttledOutcome reports whether o is a throttle (429, 20166, 10007 or
+// 10003).
 func throttledOutcome(o limiter.Outcome) bool {
-	return o.Status == 429 || o.Code == limiter.CodeThrottled || o.Code == limiter.CodeConcurrency
+	return o.IsThrottle() || o.Code == limiter.CodeConcurrency
 }
 
 // handled reports whether the policy deals with o itself (rather than

@@ -32,6 +32,29 @@ func emuSections(nb *graph.Notebook) []*graph.Section {
 	return out
 }
 
+// treeCalls is how many Graph requests reading nb's tree takes: the
+// expanded notebooks call (it holds the first level of section groups with
+// their sections), then for each group below it a listing of its sections,
+// and for every group a listing of the groups inside it.
+func treeCalls(nb *graph.Notebook) int {
+	var below func(g *graph.SectionGroup, first bool) int
+	below = func(g *graph.SectionGroup, first bool) int {
+		n := 1 // its groups
+		if !first {
+			n++ // its sections
+		}
+		for _, c := range g.SectionGroups {
+			n += below(c, false)
+		}
+		return n
+	}
+	n := 1
+	for _, g := range nb.SectionGroups {
+		n += below(g, true)
+	}
+	return n
+}
+
 // toOneNote gives the notebook's shape as the Graph client sees it.
 func toOneNote(nb *graph.Notebook) onenote.Notebook {
 	var groups func(gs []*graph.SectionGroup) []onenote.SectionGroup

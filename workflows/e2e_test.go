@@ -94,9 +94,10 @@ func TestEndToEnd(t *testing.T) {
 		if got := h.notionWrites() - writes; got != 0 {
 			t.Errorf("re-run sent %d writes to Notion, want 0", got)
 		}
-		// One notebook tree and one listing per section (60 pages each).
-		if got := h.checkPermits(t) - before; got != 1+5 {
-			t.Errorf("re-run made %d Graph requests, want 6 (tree and listings)", got)
+		// The notebook tree (the expanded call and the deeper groups'
+		// listings) and one listing per section (60 pages each).
+		if got, want := h.checkPermits(t)-before, int64(treeCalls(nb)+5); got != want {
+			t.Errorf("re-run made %d Graph requests, want %d (tree and listings)", got, want)
 		}
 	})
 
@@ -190,8 +191,14 @@ func TestEndToEnd(t *testing.T) {
 		if len(res.Notebooks) != 1 || res.Notebooks[0].Pages != 360 || len(res.Notebooks[0].Sections) != 6 {
 			t.Fatalf("scan: %+v", res)
 		}
-		if got := h.checkPermits(t) - before; got != int64(res.Requests) || got != 7 {
-			t.Errorf("scan made %d Graph requests, reported %d, want 7", got, res.Requests)
+		want := treeCalls(nb) + 6
+		if got := h.checkPermits(t) - before; got != int64(res.Requests) || got != int64(want) {
+			t.Errorf("scan made %d Graph requests, reported %d, want %d (tree and listings)", got, res.Requests, want)
+		}
+		// The estimate counts the tree calls too: the tree, 6 listings,
+		// 360 pages and 360 resources (one a page assumed).
+		if est := res.Notebooks[0].Requests; est != treeCalls(nb)+6+360+360 {
+			t.Errorf("scan estimates %d requests, want %d", est, treeCalls(nb)+6+720)
 		}
 		if res.Notebooks[0].ETA <= 0 {
 			t.Errorf("scan ETA is %s", res.Notebooks[0].ETAText)
@@ -299,7 +306,7 @@ func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
 // savedGeneration names the histories this code saves. The histories of
 // earlier generations stay in testdata: replaying them checks that
 // workflows started by earlier code still run (workflow.GetVersion).
-const savedGeneration = "-3"
+const savedGeneration = "-4"
 
 // maybeSave keeps, for the replay test, the smallest completed notebook
 // history that handled a retry-section signal, the smallest that ran the

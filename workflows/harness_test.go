@@ -2,7 +2,9 @@ package workflows_test
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -82,7 +84,20 @@ func genSpec() graph.GenSpec {
 		ImageBytes: 1024, AttachmentBytes: 2048}
 }
 
+// harnessOptions vary the harness: the generated data, and how the Graph
+// emulator is served.
+type harnessOptions struct {
+	spec graph.GenSpec
+	// tls serves the Graph emulator over HTTPS, as real Graph is.
+	tls bool
+}
+
 func newHarness(t *testing.T) *harness {
+	t.Helper()
+	return newHarnessWith(t, harnessOptions{spec: genSpec()})
+}
+
+func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	t.Helper()
 	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
 	h := &harness{srv: srv, c: srv.Client(), failListed: map[string]bool{}, profile: fmt.Sprintf("onenote-x%d", e2eScale),
@@ -91,10 +106,18 @@ func newHarness(t *testing.T) *harness {
 
 	h.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: e2eScale, AppID: e2eApp,
 		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true})
-	h.notebooks = graph.Generate(genSpec())
+	h.notebooks = graph.Generate(opts.spec)
 	h.graph.AddNotebooks(e2eUser, h.notebooks...)
-	gts := httptest.NewServer(h.graph)
-	t.Cleanup(gts.Close)
+	graphHTTP := onenote.NewHTTPClient(30 * time.Second)
+	var gts *httptest.Server
+	if opts.tls {
+		var cert *graph.TLSCert
+		gts, cert = graph.NewTLSTestServer(t, h.graph)
+		graphHTTP.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: cert.Pool()}
+	} else {
+		gts = httptest.NewServer(h.graph)
+		t.Cleanup(gts.Close)
+	}
 	h.graphURL = gts.URL + "/v1.0"
 	h.graphTok = h.graph.IssueToken(e2eUser, []string{"Notes.Read"}, 2*time.Hour)
 
@@ -111,7 +134,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	acts, err := activities.New(activities.Config{
-		GraphBaseURL: h.graphURL, GraphHTTP: onenote.NewHTTPClient(30 * time.Second),
+		GraphBaseURL: h.graphURL, GraphHTTP: graphHTTP,
 		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc, NotionBaseURL: nts.URL, NotionToken: tok,
 		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listSection},
 	})
@@ -173,14 +196,23 @@ func (h *harness) limiterState(t *testing.T) entity.State {
 // requests from the user as the limiter granted permit units.
 func (h *harness) checkPermits(t *testing.T) int64 {
 	t.Helper()
+	return h.checkPermitsUnsent(t, 0)
+}
+
+// checkPermitsUnsent is checkPermits when unsent of the units granted were
+// never sent (resource downloads stopped early, e.g. by a throttle; the
+// reports' UnsentUnits) and given back to the limiter.
+func (h *harness) checkPermitsUnsent(t *testing.T, unsent int) int64 {
+	t.Helper()
 	st := h.limiterState(t)
 	gs := h.graph.Stats()
 	if v := h.graph.Violations(); len(v) != 0 {
 		t.Errorf("the Graph emulator found %d limit violations, first: %+v", len(v), v[0])
 	}
 	got, units := gs.Users[e2eUser].Requests, int64(st.Stats.Units[e2eUser])
-	if got != units {
-		t.Errorf("Graph emulator received %d requests from %s; the limiter granted %d permit units", got, e2eUser, units)
+	if got != units-int64(unsent) {
+		t.Errorf("Graph emulator received %d requests from %s; the limiter granted %d permit units, %d of them unsent",
+			got, e2eUser, units, unsent)
 	}
 	t.Logf("Graph: %d requests (throttled %d, max concurrency %d); limiter: %d units, %d runs, %d expired leases",
 		got, gs.Throttled, gs.Users[e2eUser].MaxConcurrent, units, st.Stats.Runs, st.Stats.Expired)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/limiter"
-	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -43,7 +42,9 @@ const (
 	SectionDone    = "done"
 	SectionFailed  = "failed"
 	// SectionSkipped is a section that cannot be migrated as it is (it
-	// is password-protected): it is reported, and the others migrate.
+	// is password-protected): it is reported with the reason, the others
+	// migrate, and the notebook waits, as for a failed section, for a
+	// retry-section once a person has unlocked it (or finish).
 	SectionSkipped = "skipped"
 )
 
@@ -145,6 +146,9 @@ type NotebookProgress struct {
 	Running  int              `json:"running"`
 	Done     int              `json:"done"`
 	Failed   int              `json:"failed"`
+	// Skipped counts the sections skipped (password-protected) that wait
+	// for a retry-section.
+	Skipped int `json:"skipped,omitempty"`
 	// Pages counts are over finished sections.
 	PagesDone    int           `json:"pagesDone"`
 	PagesFailed  int           `json:"pagesFailed"`
@@ -336,7 +340,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if nb.stop != nil && nb.running == 0 {
 			return nb.stopped()
 		}
-		if settled() && (nb.failed() == 0 || nb.finish) {
+		if settled() && (nb.waiting() == 0 || nb.finish) {
 			break
 		}
 		if nb.running == 0 && nb.continueNow(ctx) {
@@ -355,7 +359,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		seen := nb.changes
 		if err := workflow.Await(ctx, func() bool {
 			return nb.changes != seen || canStart() ||
-				(settled() && (nb.failed() == 0 || nb.finish)) || (nb.running == 0 && (nb.stop != nil || nb.continueNow(ctx)))
+				(settled() && (nb.waiting() == 0 || nb.finish)) || (nb.running == 0 && (nb.stop != nil || nb.continueNow(ctx)))
 		}); err != nil {
 			return NotebookReport{}, err
 		}
@@ -405,36 +409,29 @@ func (nb *notebook) stopped() (NotebookReport, error) {
 	return NotebookReport{}, temporal.NewNonRetryableApplicationError(rep.Message, ErrTypeConfig, nil, rep)
 }
 
-// readTree lists the user's notebooks (with their trees, one Graph request
-// per page of notebooks) and picks the one asked for.
+// readTree finds the notebook asked for and reads its whole tree: the
+// expanded notebooks call (one Graph request per page of notebooks), then
+// one request per listing of the section groups below the first level,
+// each under its own permit; without $expand when Graph fails that call.
 func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.NotebookTree, error) {
-	var names []string
-	next := ""
-	for {
-		var r activities.ListNotebooksResult
-		_, err := lim.Call(ctx, entity.Call{
-			Ask:      entity.AskOptions{User: nb.in.User, Lane: limiter.Background},
-			Activity: activities.ListNotebooksName,
-			Args:     []any{activities.ListNotebooksInput{User: nb.in.User, Next: next, Match: nb.in.Notebook}},
-			Options:  workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: "Read the notebook tree of " + nb.in.User},
-		}, &r)
-		if err != nil {
-			return nil, nb.graphFatal(err, append(fatalGraphTypes, activities.ErrTypeGraphPermission)...)
-		}
-		if r.Match != nil {
-			return r.Match, nil
-		}
-		for _, n := range r.Notebooks {
-			names = append(names, fmt.Sprintf("%q", n.Name))
-		}
-		if r.Next == "" {
-			break
-		}
-		next = r.Next
+	r := newTreeReader(lim, nb.in.User, limiter.Background)
+	trees, names, err := r.notebooks(ctx, nb.in.Notebook)
+	if err == nil && len(trees) == 1 {
+		err = r.complete(ctx, trees[0])
+	}
+	if err != nil {
+		return nil, nb.graphFatal(err, append(fatalGraphTypes, activities.ErrTypeGraphPermission)...)
+	}
+	if len(trees) == 1 {
+		return trees[0], nil
 	}
 	avail := "none"
 	if len(names) > 0 {
-		avail = strings.Join(names, ", ")
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		avail = strings.Join(quoted, ", ")
 	}
 	return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"notebook %q not found for user %q; available notebooks: %s. Start again with one of these names (or an ID) in \"notebook\"",
@@ -590,7 +587,8 @@ func (nb *notebook) listen(ctx workflow.Context) {
 	})
 }
 
-// retrySection queues failed section id (an ID, name or path) again.
+// retrySection queues failed or skipped section id (an ID, name or path)
+// again: a skipped section is one a person has to unlock first.
 func (nb *notebook) retrySection(log interface {
 	Info(string, ...any)
 	Warn(string, ...any)
@@ -598,11 +596,11 @@ func (nb *notebook) retrySection(log interface {
 	id = strings.TrimSpace(id)
 	for i, s := range nb.sections {
 		if s.ID == id || s.Name == id || s.Path == id {
-			if s.Status == SectionFailed {
+			if retriable(s.Status) {
 				s.Status = SectionPending
 				nb.queue = append(nb.queue, i)
 			} else {
-				log.Info("retry-section ignored: section has not failed", "section", id, "status", s.Status)
+				log.Info("retry-section ignored: section has not failed nor been skipped", "section", id, "status", s.Status)
 			}
 			return
 		}
@@ -610,10 +608,10 @@ func (nb *notebook) retrySection(log interface {
 	log.Warn("retry-section ignored: no such section", "section", id)
 }
 
-// retryFailed queues every failed section again.
+// retryFailed queues every failed or skipped section again.
 func (nb *notebook) retryFailed() {
 	for i, s := range nb.sections {
-		if s.Status == SectionFailed {
+		if retriable(s.Status) {
 			s.Status = SectionPending
 			nb.queue = append(nb.queue, i)
 		}
@@ -636,10 +634,16 @@ func (nb *notebook) drainSignals(ctx workflow.Context) {
 	}
 }
 
-func (nb *notebook) failed() int {
+// retriable reports whether a section in this status waits for an
+// operator's retry: it failed, or was skipped (password-protected).
+func retriable(status string) bool { return status == SectionFailed || status == SectionSkipped }
+
+// waiting counts the sections that wait for an operator: failed or
+// skipped.
+func (nb *notebook) waiting() int {
 	n := 0
 	for _, s := range nb.sections {
-		if s.Status == SectionFailed {
+		if retriable(s.Status) {
 			n++
 		}
 	}
@@ -867,6 +871,8 @@ func (nb *notebook) progress() NotebookProgress {
 			p.Done++
 		case SectionFailed:
 			p.Failed++
+		case SectionSkipped:
+			p.Skipped++
 		}
 		if r := s.result; r != nil {
 			p.PagesDone += r.Done
@@ -889,8 +895,8 @@ func (nb *notebook) details(ctx workflow.Context) {
 	if name == "" {
 		name = nb.in.Notebook
 	}
-	md := fmt.Sprintf("**%s** (%s): sections %d done, %d running, %d pending, %d failed · pages %d done, %d failed",
-		name, p.Phase, p.Done, p.Running, p.Pending, p.Failed, p.PagesDone, p.PagesFailed)
+	md := fmt.Sprintf("**%s** (%s): sections %d done, %d running, %d pending, %d failed, %d skipped · pages %d done, %d failed",
+		name, p.Phase, p.Done, p.Running, p.Pending, p.Failed, p.Skipped, p.PagesDone, p.PagesFailed)
 	if p.ETA > 0 {
 		md += fmt.Sprintf(" · ETA %s", p.ETA)
 	}

@@ -75,7 +75,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 		if a := findApp(err, stopTypes...); a != nil && s.version >= 1 && s.stop == "" {
 			// No page can be written until a person acts: stop
 			// starting pages.
-			s.stop, s.stopType = a.Message(), a.Type()
+			s.stop, s.stopType, s.stopErr = a.Message(), a.Type(), err
 			if a.Type() == activities.ErrTypeNotionBlockLimit {
 				s.stop = StopBlockLimit
 			}
@@ -258,7 +258,9 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 				attempt-- // progress, not a failure
 			}
 		case r.Fatal:
-			return lost, fmt.Errorf("resources: %s", r.Error)
+			// Typed, so the page's caller can tell a stop (a locked
+			// section, the sign-in gone) from a page failure.
+			return lost, fmt.Errorf("resources: %w", temporal.NewNonRetryableApplicationError(r.Error, r.ErrorType, nil))
 		case r.ErrorType == activities.ErrTypeGraphThrottled:
 			// The limiter's breaker holds the next permit back.
 		default:
@@ -281,8 +283,10 @@ func clip(s string) string {
 }
 
 // stopTypes are the error types of a page that stop its section: no
-// other page can be migrated until a person acts.
-var stopTypes = []string{activities.ErrTypeNotionBlockLimit, activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit}
+// other page can be migrated until a person acts. A password-protected
+// section (locked since it was listed) is then skipped.
+var stopTypes = []string{activities.ErrTypeNotionBlockLimit, activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit,
+	activities.ErrTypeGraphProtected}
 
 // findApp returns the first ApplicationError in err's chain whose type is
 // one of types (any type if none is given), or nil. errors.As stops at

@@ -21,6 +21,7 @@ import (
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 )
@@ -300,30 +301,67 @@ func TestBlockLimitStopsTheSectionAndTheNotebook(t *testing.T) {
 	}
 }
 
-// TestPasswordProtectedSectionIsSkipped: one section cannot be read; it
-// is skipped and reported, the others migrate, the notebook completes.
+// TestPasswordProtectedSectionIsSkipped: one section cannot be read
+// (403, code 20185): it is skipped with the reason named, the others
+// migrate, and the notebook waits. Once unlocked, a retry-section runs it
+// and the notebook completes; a second notebook completes on finish with
+// the section still skipped.
 func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
-	env, _ := newEnv(t)
-	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
-	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
-		SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
-	env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(activities.ExistingRowsResult{}, nil)
-	env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
-			if in.Cursor.SectionID == "s2" {
-				return activities.ListPagesResult{}, temporal.NewNonRetryableApplicationError(
-					"onenote: list pages: permission: HTTP 403 code 10004", activities.ErrTypeGraphProtected, nil)
+	for _, unlock := range []bool{true, false} {
+		t.Run(fmt.Sprintf("unlock %v", unlock), func(t *testing.T) {
+			env, _ := newEnv(t)
+			env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+			env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
+				SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
+			env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(activities.ExistingRowsResult{}, nil)
+			locked, listings := true, map[string]int{}
+			env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
+					listings[in.Cursor.SectionID]++
+					if in.Cursor.SectionID == "s2" && locked {
+						return activities.ListPagesResult{}, entity.OutcomeError(errors.New("onenote: list pages: protected: HTTP 403 code 20185: Encrypted sections are not accessible."),
+							activities.ErrTypeGraphProtected, limiter.Outcome{Status: 403, Code: "20185"}, true)
+					}
+					return activities.ListPagesResult{Done: true}, nil
+				})
+			env.RegisterDelayedCallback(func() {
+				v, err := env.QueryWorkflow(QueryProgress)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var p NotebookProgress
+				if err := v.Get(&p); err != nil {
+					t.Fatal(err)
+				}
+				s2 := p.Sections[1]
+				if p.Skipped != 1 || p.Failed != 0 || p.Done != 2 || p.Phase != PhaseWaiting || s2.Status != SectionSkipped ||
+					!strings.Contains(s2.Error, "password-protected") || !strings.Contains(s2.Error, "20185") ||
+					!strings.Contains(s2.Error, "unlock it in OneNote, then retry the section") {
+					t.Errorf("progress while skipped: %+v", p)
+				}
+				if unlock {
+					locked = false
+					env.SignalWorkflow(SignalRetrySection, "s2")
+				} else {
+					env.SignalWorkflow(SignalFinish, nil)
+				}
+			}, time.Hour)
+			env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p"})
+			var rep NotebookReport
+			if err := env.GetWorkflowResult(&rep); err != nil {
+				t.Fatal(err)
 			}
-			return activities.ListPagesResult{Done: true}, nil
+			if unlock {
+				if rep.SkippedSections != 0 || rep.FailedSections != 0 || rep.Sections[1].Status != SectionDone || rep.Sections[1].Attempts != 2 || listings["s2"] != 2 {
+					t.Errorf("after unlock and retry-section: %+v (listings %v)", rep, listings)
+				}
+				return
+			}
+			if rep.SkippedSections != 1 || rep.FailedSections != 0 || rep.Sections[1].Status != SectionSkipped ||
+				!strings.Contains(rep.Message, "password-protected") || !strings.Contains(rep.Message, "2023") {
+				t.Errorf("report %+v", rep)
+			}
 		})
-	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p"})
-	var rep NotebookReport
-	if err := env.GetWorkflowResult(&rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.SkippedSections != 1 || rep.FailedSections != 0 || rep.Sections[1].Status != SectionSkipped ||
-		!strings.Contains(rep.Message, "password") || !strings.Contains(rep.Message, "2023") {
-		t.Errorf("report %+v", rep)
 	}
 }
 

@@ -33,6 +33,9 @@ type SectionScan struct {
 	Pages int    `json:"pages"`
 	// Subpages counts pages of level 1 or 2.
 	Subpages int `json:"subpages"`
+	// Protected is set when the section is password-protected: its pages
+	// cannot be read (or counted) until it is unlocked in OneNote.
+	Protected bool `json:"protected,omitempty"`
 }
 
 // NotebookScan is one notebook of a scan, with the estimate of its
@@ -42,7 +45,9 @@ type NotebookScan struct {
 	Name     string        `json:"name"`
 	Sections []SectionScan `json:"sections"`
 	Pages    int           `json:"pages"`
-	// Requests is the Graph requests a migration needs: the tree, the
+	// Requests is the Graph requests a migration needs: the tree (the
+	// notebooks call plus one per listing of deeper section groups, or
+	// the plain listings when Graph failed the expanded call), the page
 	// listings, one per page's content and one per resource (assumed).
 	Requests int `json:"requests"`
 	// ETA is how long those requests take under the limits (the binding
@@ -83,30 +88,23 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	}
 	lim := w.caller(ctx, spec)
 	ask := entity.AskOptions{User: in.User, Lane: limiter.Foreground}
-	next := ""
-	for {
-		var r activities.ListNotebooksResult
-		if _, err := lim.Call(ctx, entity.Call{Ask: ask, Activity: activities.ListNotebooksName,
-			Args:    []any{activities.ListNotebooksInput{User: in.User, Next: next}},
-			Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: "List notebooks of " + in.User},
-		}, &r); err != nil {
-			return res, errors.Join(err, lim.Flush(ctx))
+	tr := newTreeReader(lim, in.User, limiter.Foreground)
+	trees, _, err := tr.notebooks(ctx, "")
+	for _, t := range trees {
+		if err == nil {
+			err = tr.complete(ctx, t)
 		}
-		res.Requests++
-		for _, n := range r.Notebooks {
-			if n.Tree == nil {
-				continue
-			}
-			res.Notebooks = append(res.Notebooks, NotebookScan{ID: n.ID, Name: n.Name})
-			nbScan := &res.Notebooks[len(res.Notebooks)-1]
-			for _, sec := range flatten(*n.Tree) {
-				nbScan.Sections = append(nbScan.Sections, SectionScan{ID: sec.ID, Path: sec.Path})
-			}
+	}
+	res.Requests += tr.requests
+	if err != nil {
+		return res, errors.Join(err, lim.Flush(ctx))
+	}
+	for _, t := range trees {
+		res.Notebooks = append(res.Notebooks, NotebookScan{ID: t.ID, Name: t.Name})
+		nbScan := &res.Notebooks[len(res.Notebooks)-1]
+		for _, sec := range flatten(*t) {
+			nbScan.Sections = append(nbScan.Sections, SectionScan{ID: sec.ID, Path: sec.Path})
 		}
-		if r.Next == "" {
-			break
-		}
-		next = r.Next
 	}
 	for i := range res.Notebooks {
 		nbScan := &res.Notebooks[i]
@@ -116,13 +114,20 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 			cur := onenote.PageCursor{SectionID: sec.ID}
 			for {
 				var r activities.ListPagesResult
-				if _, err := lim.Call(ctx, entity.Call{Ask: ask, Activity: activities.ListPagesName,
+				st, err := lim.Call(ctx, entity.Call{Ask: ask, Activity: activities.ListPagesName,
 					Args:    []any{activities.ListPagesInput{User: in.User, Cursor: cur}},
 					Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: "Count pages of " + sec.Path},
-				}, &r); err != nil {
+				}, &r)
+				res.Requests += st.Attempts
+				if findApp(err, activities.ErrTypeGraphProtected) != nil {
+					// Password-protected: its pages cannot be counted
+					// until it is unlocked; the others still are.
+					sec.Protected = true
+					break
+				}
+				if err != nil {
 					return res, errors.Join(fmt.Errorf("counting pages of %q: %w", sec.Path, err), lim.Flush(ctx))
 				}
-				res.Requests++
 				listCalls++
 				sec.Pages += len(r.Pages)
 				for _, p := range r.Pages {
@@ -138,7 +143,11 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 			nbScan.Pages += sec.Pages
 			workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanning **%s**: %s has %d pages", in.User, sec.Path, sec.Pages))
 		}
-		nbScan.Requests = 1 + listCalls + nbScan.Pages + int(math.Ceil(float64(nbScan.Pages)*in.ResourcesPerPage))
+		// The tree: the notebooks call, and the calls that listed what it
+		// did not reach (the deeper groups, or everything after a plain
+		// listing), as this scan made them.
+		treeCalls := 1 + tr.calls[nbScan.ID]
+		nbScan.Requests = treeCalls + listCalls + nbScan.Pages + int(math.Ceil(float64(nbScan.Pages)*in.ResourcesPerPage))
 		nbScan.ETA = EstimateDuration(spec, nbScan.Requests)
 		nbScan.ETAText = fmt.Sprintf("about %s for %d Graph requests under %q", nbScan.ETA.Round(time.Second), nbScan.Requests, spec.Name)
 	}

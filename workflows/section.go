@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -184,8 +183,9 @@ type section struct {
 	// version is the section's code version (see sectionChange).
 	version workflow.Version
 	// stop, when set, stops the section before its next page; stopType
-	// is the error type that stopped it.
+	// is the error type that stopped it, and stopErr the error.
 	stop, stopType string
+	stopErr        error
 }
 
 // sectionChange names the change of the section's command sequence:
@@ -317,6 +317,11 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		return SectionResult{}, err
 	}
 	s.sess.complete(ctx)
+	if s.stopType == activities.ErrTypeGraphProtected {
+		// Locked while it migrated: skip it like a section locked from
+		// the start; the pages written stay, a retry skips them.
+		return SectionResult{}, s.protected(s.stopErr)
+	}
 	if s.stop != "" {
 		s.phase = "stopped: " + s.stop
 		res := s.result()
@@ -351,12 +356,8 @@ func (s *section) list(ctx workflow.Context) error {
 		}, &r)
 		s.count(st)
 		if err != nil {
-			var app *temporal.ApplicationError
-			if s.version >= 1 && errors.As(err, &app) && app.Type() == activities.ErrTypeGraphProtected {
-				return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-					"section %q is protected by a password, which the OneNote API cannot open: "+
-						"remove its password in OneNote and run the migration again to include it", s.in.Section.Path),
-					ErrTypeSectionProtected, err)
+			if s.version >= 1 && findApp(err, activities.ErrTypeGraphProtected) != nil {
+				return s.protected(err)
 			}
 			return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
 		}
@@ -406,6 +407,23 @@ func (s *section) list(ctx workflow.Context) error {
 		}
 	}
 	return nil
+}
+
+// protected is the error a section ends with when Graph answers that it is
+// password-protected (403, code 20185 on real Graph): the notebook reports
+// it skipped, with the reason and what to do, and runs it again on a
+// retry-section once it is unlocked. Nothing of it is written until then.
+func (s *section) protected(err error) error {
+	code := onenote.CodeEncryptedSection
+	var o limiter.Outcome
+	if app := findApp(err, activities.ErrTypeGraphProtected); app != nil && app.HasDetails() && app.Details(&o) == nil && o.Code != "" {
+		code = o.Code
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+		"section %q skipped: it is password-protected, which the OneNote API cannot read (Graph error %s, "+
+			"\"Encrypted sections are not accessible.\"); unlock it in OneNote, then retry the section "+
+			"(signal %s with %q)", s.in.Section.Path, code, SignalRetrySection, s.in.Section.ID),
+		ErrTypeSectionProtected, err)
 }
 
 func (s *section) count(st entity.CallStats) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
 )
 
 // fakeSection mocks a section's activities: pages p0..p(n-1), p2 a
@@ -25,7 +28,12 @@ type fakeSection struct {
 	writes   []activities.WritePageInput
 	fetches  [][]string // resource IDs asked for, per FetchResources call
 	throttle bool       // the first resource fetch stops after one
-	cleaned  int
+	// lockedFrom, when set, is the page from which the section is
+	// password-protected (locked after its listing): its resources (or,
+	// with lockContent, its content) answer 403/20185.
+	lockedFrom  string
+	lockContent bool
+	cleaned     int
 }
 
 func (f *fakeSection) pages() []activities.PageMeta {
@@ -123,6 +131,10 @@ func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 		})
 	env.OnActivity(activities.FetchContentName, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.FetchContentInput) (activities.ContentMeta, error) {
+			if f.lockContent && f.locked(in.Key) {
+				return activities.ContentMeta{}, entity.OutcomeError(errors.New("onenote: get page content: protected: HTTP 403 code 20185"),
+					activities.ErrTypeGraphProtected, limiter.Outcome{Status: 403, Code: "20185"}, true)
+			}
 			return activities.ContentMeta{Resources: []activities.ResourceRef{{ID: "r1"}, {ID: "r2"}, {ID: "r3"}}, Links: 1}, nil
 		})
 	env.OnActivity(activities.FetchResourcesName, mock.Anything, mock.Anything).Return(
@@ -134,6 +146,10 @@ func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 				ids = append(ids, r.ID)
 			}
 			f.fetches = append(f.fetches, ids)
+			if f.locked(in.Key) {
+				return activities.FetchResourcesResult{Requests: 1, Fatal: true, ErrorType: activities.ErrTypeGraphProtected,
+					Error: "onenote: get resource: protected: HTTP 403 code 20185: Encrypted sections are not accessible."}, nil
+			}
 			if f.throttle {
 				f.throttle = false
 				return activities.FetchResourcesResult{Fetched: ids[:1], Requests: 2, Error: "throttled", ErrorType: activities.ErrTypeGraphThrottled}, nil
@@ -154,4 +170,41 @@ func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 			f.mu.Unlock()
 			return nil
 		})
+}
+
+// locked reports whether the page of a stage key ("<run>/<page>") is in
+// the locked part of the section.
+func (f *fakeSection) locked(key activities.StageKey) bool {
+	k := string(key)
+	return f.lockedFrom != "" && k[strings.LastIndex(k, "/")+1:] >= f.lockedFrom
+}
+
+// TestSectionLockedMidRunIsSkipped: a section locked after its listing
+// (its content or resources answer 403/20185) stops starting pages and
+// ends skipped with the reason, so the notebook reports it and can retry
+// it once unlocked.
+func TestSectionLockedMidRunIsSkipped(t *testing.T) {
+	for _, content := range []bool{true, false} {
+		t.Run(fmt.Sprintf("content %v", content), func(t *testing.T) {
+			f := &fakeSection{n: 5, existing: map[string]string{}, lockedFrom: "p3", lockContent: content}
+			env, _ := newEnv(t)
+			f.mock(env)
+			in := SectionInput{User: "alice", NotebookID: "nb", Section: SectionRef{ID: "s", Name: "S", Path: "NB / S"},
+				DatabaseID: "db", PageParallelism: 1, PagesPerRun: 100}
+			env.ExecuteWorkflow(MigrateSectionName, in)
+			err := env.GetWorkflowError()
+			app := findApp(err, ErrTypeSectionProtected)
+			if app == nil || !strings.Contains(app.Message(), "password-protected") || !strings.Contains(app.Message(), "20185") ||
+				!strings.Contains(app.Message(), "unlock it in OneNote, then retry the section") {
+				t.Fatalf("error %v, want a %s naming the reason", err, ErrTypeSectionProtected)
+			}
+			var written []string
+			for _, w := range f.writes {
+				written = append(written, w.Page.ID)
+			}
+			if !slices.Equal(written, []string{"p0", "p1", "p2"}) {
+				t.Errorf("wrote %v, want the pages before the lock (p0..p2) and none after", written)
+			}
+		})
+	}
 }

@@ -4,8 +4,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/onenote"
 )
 
 // flatten lists a notebook's sections depth first: the notebook's own
@@ -63,4 +70,190 @@ func filterSections(refs []SectionRef, include, exclude []string) ([]SectionRef,
 		}
 	}
 	return out, nil
+}
+
+// Tree reading. Real Graph serves a notebook's tree two levels deep in
+// one call at most (sections, section groups and their sections), so the
+// groups inside groups are listed one Graph request each, every request
+// under its own permit; when Graph fails the expanded call (500/19999,
+// seen for minutes while plain calls worked), the tree is read with plain
+// listings instead. See onenote.ExpandNotebookTree.
+
+const (
+	// expandAttempts is how many permits the expanded notebooks call may
+	// use before the tree is read without $expand.
+	expandAttempts = 2
+	// treeCallAttempts bounds the permits of each other tree call: a
+	// 500/19999 on a GET is retried, each time through a new permit.
+	treeCallAttempts = 10
+	// maxGroupDepth bounds how deep section groups are followed, against
+	// a tree that answers in circles.
+	maxGroupDepth = 64
+)
+
+// treeReader reads notebook trees, each Graph request under a permit.
+type treeReader struct {
+	lim  caller
+	user string
+	lane limiter.Lane
+	// requests counts the permits used (failed attempts included), calls
+	// the tree calls that succeeded, per notebook ID: what a migration of
+	// it needs beyond the notebooks listing.
+	requests int
+	calls    map[string]int
+	// plain is set once the expanded call failed and the plain listings
+	// were used.
+	plain bool
+}
+
+func newTreeReader(lim caller, user string, lane limiter.Lane) *treeReader {
+	return &treeReader{lim: lim, user: user, lane: lane, calls: map[string]int{}}
+}
+
+// call runs one tree activity under a permit.
+func (r *treeReader) call(ctx workflow.Context, activity string, arg any, summary string, attempts int, result any) error {
+	st, err := r.lim.Call(ctx, entity.Call{
+		Ask:         entity.AskOptions{User: r.user, Lane: r.lane},
+		Activity:    activity,
+		Args:        []any{arg},
+		Options:     workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: summary},
+		MaxAttempts: attempts,
+	}, result)
+	r.requests += st.Attempts
+	return err
+}
+
+// notebooks lists the user's notebooks (every page of them) with the
+// expanded call, or with plain listings when Graph fails it. With match
+// set only the matching notebook's tree is returned (nil if none
+// matches); names lists every notebook seen.
+func (r *treeReader) notebooks(ctx workflow.Context, match string) (trees []*activities.NotebookTree, names []string, err error) {
+	trees, names, err = r.listNotebooks(ctx, match, false)
+	if app := findApp(err); err == nil || ctx.Err() != nil || (app != nil && app.NonRetryable()) {
+		// Done, or nothing else would help (the sign-in is gone, the
+		// library is over its limit, no permission).
+		return trees, names, err
+	}
+	workflow.GetLogger(ctx).Warn("The expanded notebooks call failed; reading the tree without $expand", "user", r.user, "error", err)
+	r.plain = true
+	return r.listNotebooks(ctx, match, true)
+}
+
+func (r *treeReader) listNotebooks(ctx workflow.Context, match string, plain bool) ([]*activities.NotebookTree, []string, error) {
+	var trees []*activities.NotebookTree
+	var names []string
+	attempts, summary := expandAttempts, "Read the notebook tree of "+r.user
+	if plain {
+		attempts, summary = treeCallAttempts, "List the notebooks of "+r.user+" (without $expand)"
+	}
+	next := ""
+	for {
+		var res activities.ListNotebooksResult
+		err := r.call(ctx, activities.ListNotebooksName,
+			activities.ListNotebooksInput{User: r.user, Next: next, Match: match, Plain: plain}, summary, attempts, &res)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range res.Notebooks {
+			names = append(names, n.Name)
+			if n.Tree != nil {
+				trees = append(trees, n.Tree)
+			}
+		}
+		if res.Match != nil {
+			return []*activities.NotebookTree{res.Match}, names, nil
+		}
+		if res.Next == "" {
+			return trees, names, nil
+		}
+		next = res.Next
+	}
+}
+
+// complete lists what the tree calls so far left unlisted: the
+// notebook's own sections and groups after a plain listing, and the
+// groups (and their sections) below the first level.
+func (r *treeReader) complete(ctx workflow.Context, t *activities.NotebookTree) error {
+	seen := map[string]bool{}
+	root := onenote.Container{Kind: onenote.InNotebook, ID: t.ID}
+	if t.Unlisted {
+		var err error
+		if t.Sections, err = r.sections(ctx, t.ID, root, t.Name); err != nil {
+			return err
+		}
+		if t.SectionGroups, err = r.groups(ctx, t.ID, root, t.Name); err != nil {
+			return err
+		}
+		t.Unlisted = false
+	}
+	for i := range t.SectionGroups {
+		if err := r.completeGroup(ctx, t.ID, &t.SectionGroups[i], t.Name, 1, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *treeReader) completeGroup(ctx workflow.Context, notebookID string, g *activities.GroupNode, path string, depth int, seen map[string]bool) error {
+	path += " / " + g.Name
+	if depth > maxGroupDepth || seen[g.ID] {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"section group %q nests deeper than %d levels or contains itself; Graph's answers about it do not form a tree",
+			path, maxGroupDepth), ErrTypeConfig, nil)
+	}
+	seen[g.ID] = true
+	in := onenote.Container{Kind: onenote.InSectionGroup, ID: g.ID}
+	var err error
+	if g.SectionsUnlisted {
+		if g.Sections, err = r.sections(ctx, notebookID, in, path); err != nil {
+			return err
+		}
+		g.SectionsUnlisted = false
+	}
+	if g.GroupsUnlisted {
+		if g.SectionGroups, err = r.groups(ctx, notebookID, in, path); err != nil {
+			return err
+		}
+		g.GroupsUnlisted = false
+	}
+	for i := range g.SectionGroups {
+		if err := r.completeGroup(ctx, notebookID, &g.SectionGroups[i], path, depth+1, seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sections lists every page of a container's sections.
+func (r *treeReader) sections(ctx workflow.Context, notebookID string, in onenote.Container, path string) ([]activities.TreeNode, error) {
+	var out []activities.TreeNode
+	for next := ""; ; {
+		var res activities.ListSectionsResult
+		if err := r.call(ctx, activities.ListSectionsName, activities.ListChildrenInput{User: r.user, Parent: in, Next: next},
+			"List the sections of "+path, treeCallAttempts, &res); err != nil {
+			return nil, fmt.Errorf("listing the sections of %q: %w", path, err)
+		}
+		r.calls[notebookID]++
+		out = append(out, res.Sections...)
+		if next = res.Next; next == "" {
+			return out, nil
+		}
+	}
+}
+
+// groups lists every page of a container's section groups.
+func (r *treeReader) groups(ctx workflow.Context, notebookID string, in onenote.Container, path string) ([]activities.GroupNode, error) {
+	var out []activities.GroupNode
+	for next := ""; ; {
+		var res activities.ListGroupsResult
+		if err := r.call(ctx, activities.ListGroupsName, activities.ListChildrenInput{User: r.user, Parent: in, Next: next},
+			"List the section groups of "+path, treeCallAttempts, &res); err != nil {
+			return nil, fmt.Errorf("listing the section groups of %q: %w", path, err)
+		}
+		r.calls[notebookID]++
+		out = append(out, res.Groups...)
+		if next = res.Next; next == "" {
+			return out, nil
+		}
+	}
 }

@@ -18,13 +18,13 @@ const (
 
 // Signal and query names: part of the operator interface.
 const (
-	// SignalRetrySection takes a section ID and runs that failed section
-	// again.
+	// SignalRetrySection takes a section ID and runs that failed or
+	// skipped (password-protected, since unlocked) section again.
 	SignalRetrySection = "retry-section"
-	// SignalRetryFailed runs every failed section again.
+	// SignalRetryFailed runs every failed or skipped section again.
 	SignalRetryFailed = "retry-failed"
-	// SignalFinish completes a notebook that waits with failed sections,
-	// with a report of what failed.
+	// SignalFinish completes a notebook that waits with failed or skipped
+	// sections, with a report of what failed.
 	SignalFinish = "finish"
 	// QueryProgress returns a NotebookProgress or SectionProgress.
 	QueryProgress = "progress"

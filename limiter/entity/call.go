@@ -144,7 +144,7 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 		if st.Attempts >= maxAttempts {
 			return st, fmt.Errorf("gave up after %d attempts: %w", st.Attempts, err)
 		}
-		if !(o.Status == 429 || o.Code == limiter.CodeThrottled || o.Code == limiter.CodeConcurrency) {
+		if !(o.IsThrottle() || o.Code == limiter.CodeConcurrency) {
 			if err := workflow.Sleep(ctx, backoff); err != nil {
 				return st, err
 			}

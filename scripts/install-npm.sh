@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Node packages of the conformance suites (conformance/*/ with a
+# package.json) exactly as their package-lock.json pins them, with `npm ci`.
+# A folder whose node_modules was installed from the same lockfile (its hash
+# is kept in node_modules/.notebridge-lock) is reused without touching the
+# network, so the script is instant and offline-safe once it has run.
+# Node 20 or later and npm are needed; without node the Go tests skip
+# (outside CI) and this script says so and exits 0, except under CI=true.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  if [ "${CI:-}" = "true" ]; then
+    echo "install-npm: node and npm are needed (CI=true); install Node 20 or later" >&2
+    exit 1
+  fi
+  echo "install-npm: node or npm is not installed; the conformance suites will skip" >&2
+  exit 0
+fi
+
+for lock in conformance/*/package-lock.json; do
+  dir=$(dirname "$lock")
+  want=$(sha256sum "$lock" | cut -d' ' -f1)
+  stamp="$dir/node_modules/.notebridge-lock"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    continue
+  fi
+  echo "install-npm: npm ci in $dir" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" >"$stamp"
+done

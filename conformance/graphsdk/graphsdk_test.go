@@ -15,12 +15,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/conformance/internal/findings"
 	"github.com/notebridge/notebridge/conformance/internal/nodetest"
 	"github.com/notebridge/notebridge/emulator/graph"
 )
 
 // nodeTimeout bounds one node process; the retry case waits about 16 s.
 const nodeTimeout = 45 * time.Second
+
+// openFindings are the emulator mismatches reported in
+// /work/notes/conformance-findings-graph.md and not yet fixed (see
+// conformance/README.md). Delete an entry once the emulator is fixed.
+var openFindings = findings.Open{
+	"G1": "a top-level $select removes the $expanded sections and sectionGroups",
+	"G2": "a user's token reads another user's resource through /me",
+	"G3": "/users/{other}/onenote serves another user's pages and resources to a delegated token",
+	"G4": "a $batch step with a versioned url answers 404 20102 instead of 400",
+}
 
 // fixture is one emulator served over HTTPS with two users' data.
 type fixture struct {
@@ -170,6 +181,8 @@ func TestNotebookTreeExpand(t *testing.T) {
 		selected bool
 	}{{"with $select", got.Selected.Value, true}, {"plain", got.Plain.Value, false}} {
 		t.Run(form.name, func(t *testing.T) {
+			checks := findings.New(t, openFindings)
+			defer checks.Finish()
 			if g, w := ids(form.value, func(n node) string { return n.ID }), ids(f.alice, func(n *graph.Notebook) string { return n.ID }); !slices.Equal(g, w) {
 				t.Fatalf("notebooks: got %v, want %v", g, w)
 			}
@@ -178,12 +191,13 @@ func TestNotebookTreeExpand(t *testing.T) {
 				if gn.DisplayName != nb.DisplayName {
 					t.Errorf("notebook %s: displayName %q, want %q", nb.ID, gn.DisplayName, nb.DisplayName)
 				}
-				checkSections(t, "notebook "+nb.ID, gn.Sections, nb.Sections, form.selected)
+				checkSections(checks, form.selected, "notebook "+nb.ID, gn.Sections, nb.Sections)
 				if g, w := ids(gn.SectionGroups, func(n node) string { return n.ID }), ids(nb.SectionGroups, func(g *graph.SectionGroup) string { return g.ID }); !slices.Equal(g, w) {
-					t.Fatalf("notebook %s section groups: got %v, want %v", nb.ID, g, w)
+					checks.Errorf(expandFinding(form.selected, g, w), "notebook %s section groups: got %v, want %v", nb.ID, g, w)
+					continue
 				}
 				for j, sg := range nb.SectionGroups {
-					checkSections(t, "section group "+sg.ID, gn.SectionGroups[j].Sections, sg.Sections, form.selected)
+					checkSections(checks, form.selected, "section group "+sg.ID, gn.SectionGroups[j].Sections, sg.Sections)
 					if form.selected {
 						checkSelected(t, "section group "+sg.ID, gn.SectionGroups[j].raw, "sections")
 					}
@@ -196,18 +210,30 @@ func TestNotebookTreeExpand(t *testing.T) {
 	}
 }
 
-func checkSections(t *testing.T, where string, got []node, want []*graph.Section, selected bool) {
-	t.Helper()
+// expandFinding names G1 for an expanded list that is missing altogether
+// from a $select answer.
+func expandFinding(selected bool, got, want []string) string {
+	if selected && len(got) == 0 && len(want) > 0 {
+		return "G1"
+	}
+	return ""
+}
+
+func checkSections(checks *findings.Tracker, selected bool, where string, got []node, want []*graph.Section) {
 	if g, w := ids(got, func(n node) string { return n.ID }), ids(want, func(s *graph.Section) string { return s.ID }); !slices.Equal(g, w) {
-		t.Errorf("%s sections: got %v, want %v", where, g, w)
+		checks.Errorf(expandFinding(selected, g, w), "%s sections: got %v, want %v", where, g, w)
 		return
 	}
 	for i, s := range want {
 		if got[i].DisplayName != s.DisplayName {
-			t.Errorf("%s section %s: displayName %q, want %q", where, s.ID, got[i].DisplayName, s.DisplayName)
+			checks.Errorf("", "%s section %s: displayName %q, want %q", where, s.ID, got[i].DisplayName, s.DisplayName)
 		}
 		if selected {
-			checkSelected(t, "section "+s.ID, got[i].raw)
+			for k := range got[i].raw {
+				if k != "id" && k != "displayName" && !strings.HasPrefix(k, "@odata.") {
+					checks.Errorf("", "section %s: property %q was not selected", s.ID, k)
+				}
+			}
 		}
 	}
 }
@@ -356,11 +382,15 @@ func TestBatchRequestAndResponseContent(t *testing.T) {
 	// SDK 3.0.7 keeps /v1.0 in the step's URL (microsoft-graph-client
 	// issue #1178, "Resource not found for the segment 'v1.0'", 400 from
 	// Graph); the emulator should refuse it the same way.
-	if u := got.SentURLs["versioned"]; !strings.HasPrefix(u, "/v1.0/") {
-		t.Logf("this SDK sends %q for a versioned URL; the 3.0.7 quirk is gone", u)
-	} else if st := got.Responses["versioned"].Status; st != http.StatusBadRequest {
-		t.Errorf("batch step with url %q: status %d (%v), want 400 as Graph answers (SDK issue #1178)", u, st, got.Responses["versioned"].Body)
-	}
+	t.Run("versioned step url", func(t *testing.T) {
+		checks := findings.New(t, openFindings)
+		defer checks.Finish()
+		if u := got.SentURLs["versioned"]; !strings.HasPrefix(u, "/v1.0/") {
+			t.Logf("this SDK sends %q for a versioned URL; the 3.0.7 quirk is gone", u)
+		} else if st := got.Responses["versioned"].Status; st != http.StatusBadRequest {
+			checks.Errorf("G4", "batch step with url %q: status %d (%v), want 400 as Graph answers (SDK issue #1178)", u, st, got.Responses["versioned"].Body)
+		}
+	})
 }
 
 func TestDefaultRetryHandlerOnThrottledUser(t *testing.T) {
@@ -422,19 +452,21 @@ func TestOneUserCannotReadAnother(t *testing.T) {
 	f.run(t, "isolation", f.tokA, map[string]any{
 		"otherPageId": bobPage.ID, "otherResourceId": bobRes.ID, "otherUser": "bob",
 	}, &got)
+	finding := map[string]string{"meResource": "G2", "usersPage": "G3", "usersResource": "G3"}
 	for _, name := range []string{"mePage", "meContent", "meResource", "usersPage", "usersResource"} {
-		a, ok := got[name]
-		if !ok {
-			t.Errorf("%s: no result", name)
-			continue
-		}
-		if a.OK {
-			t.Errorf("%s: alice's token read bob's data; want 403 or 404", name)
-			continue
-		}
-		if a.Error.StatusCode != http.StatusForbidden && a.Error.StatusCode != http.StatusNotFound {
-			t.Errorf("%s: %+v, want 403 or 404", name, a.Error)
-		}
+		t.Run(name, func(t *testing.T) {
+			checks := findings.New(t, openFindings)
+			defer checks.Finish()
+			a, ok := got[name]
+			switch {
+			case !ok:
+				t.Errorf("no result")
+			case a.OK:
+				checks.Errorf(finding[name], "alice's token read bob's data; want 403 or 404")
+			case a.Error.StatusCode != http.StatusForbidden && a.Error.StatusCode != http.StatusNotFound:
+				t.Errorf("%+v, want 403 or 404", a.Error)
+			}
+		})
 	}
 }
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Node packages of the conformance suites (conformance/*/ with a
 # package.json) exactly as their package-lock.json pins them, with `npm ci`.
-# A folder whose node_modules was installed from the same lockfile (its hash
-# is kept in node_modules/.notebridge-lock) is reused without touching the
-# network, so the script is instant and offline-safe once it has run.
+# A folder whose node_modules was installed from the same package.json,
+# package-lock.json and install-time scripts (schema-types.mjs and
+# gen-schemas.mjs, which npm ci runs as postinstall; their hash is kept in
+# node_modules/.notebridge-lock) is reused without touching the network, so
+# the script is instant and offline-safe once it has run.
 # Node 20 or later and npm are needed; without node the Go tests skip
 # (outside CI) and this script says so and exits 0, except under CI=true.
 set -euo pipefail
@@ -20,7 +22,7 @@ fi
 
 for lock in conformance/*/package-lock.json; do
   dir=$(dirname "$lock")
-  want=$(sha256sum "$lock" | cut -d' ' -f1)
+  want=$(cd "$dir" && cat package.json package-lock.json $(ls schema-types.mjs gen-schemas.mjs 2>/dev/null) | sha256sum | cut -d' ' -f1)
   stamp="$dir/node_modules/.notebridge-lock"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     continue

@@ -12,34 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createGenerator } from "ts-json-schema-generator";
-
-// TYPES are the response types the suite validates against: the endpoint
-// answers and the full objects inside them.
-export const TYPES = [
-  "CreatePageResponse",
-  "GetPageResponse",
-  "UpdatePageResponse",
-  "AppendBlockChildrenResponse",
-  "ListBlockChildrenResponse",
-  "GetBlockResponse",
-  "UpdateBlockResponse",
-  "DeleteBlockResponse",
-  "CreateDatabaseResponse",
-  "GetDatabaseResponse",
-  "UpdateDatabaseResponse",
-  "QueryDatabaseResponse",
-  "CreateFileUploadResponse",
-  "SendFileUploadResponse",
-  "CompleteFileUploadResponse",
-  "GetFileUploadResponse",
-  "ListFileUploadsResponse",
-  "GetSelfResponse",
-  "SearchResponse",
-  "PageObjectResponse",
-  "BlockObjectResponse",
-  "DatabaseObjectResponse",
-  "FileUploadObjectResponse",
-];
+import { TYPES } from "./schema-types.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);

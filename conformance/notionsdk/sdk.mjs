@@ -11,12 +11,13 @@
 // answer that does not match the SDK's type); the Go test holds the
 // expectations.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Ajv from "ajv";
 import { Client, APIResponseError, collectPaginatedAPI, iteratePaginatedAPI, isFullBlock, isNotionClientError } from "@notionhq/client";
+import { TYPES } from "./schema-types.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -35,10 +36,13 @@ function need(name) {
 // ---- schemas ----
 
 const schemaFile = join(here, "node_modules/.notebridge-schemas/notion.json");
+if (!existsSync(schemaFile)) {
+  throw new Error(`${schemaFile} is missing (npm ci writes it with gen-schemas.mjs): run scripts/install-npm.sh`);
+}
 const schemaDoc = JSON.parse(readFileSync(schemaFile, "utf8"));
 const sdkVersion = require("@notionhq/client/package.json").version;
-if (schemaDoc.sdkVersion !== sdkVersion) {
-  throw new Error(`${schemaFile} was generated from @notionhq/client ${schemaDoc.sdkVersion}, ${sdkVersion} is installed: run scripts/install-npm.sh`);
+if (schemaDoc.sdkVersion !== sdkVersion || JSON.stringify(schemaDoc.roots) !== JSON.stringify(TYPES)) {
+  throw new Error(`${schemaFile} is stale (generated from @notionhq/client ${schemaDoc.sdkVersion} for other types; ${sdkVersion} is installed): run scripts/install-npm.sh`);
 }
 const ajv = new Ajv({ allErrors: true, strict: false });
 ajv.addSchema(schemaDoc, "notion");
@@ -47,7 +51,7 @@ function validator(type) {
   if (!validators.has(type)) {
     const v = ajv.getSchema(`notion#/definitions/${type}`);
     if (!v) {
-      throw new Error(`no schema for ${type}; add it to TYPES in gen-schemas.mjs`);
+      throw new Error(`no schema for ${type}; add it to TYPES in schema-types.mjs and run scripts/install-npm.sh`);
     }
     validators.set(type, v);
   }

@@ -216,6 +216,28 @@ type Faults struct {
 	// listing returned them, each once: a page changed between its listing
 	// and the fetch of its content.
 	TouchAfterListing []string
+	// ExpandOutageRate is the probability that a notebooks request with
+	// $expand starts an "expand outage": for ExpandOutage every $expand on
+	// /notebooks and /notebooks/{id} answers 500 with code 19999 while the
+	// same requests without $expand succeed ([M1] saw this for about 7
+	// minutes, then it recovered by itself). 1 starts one at the next
+	// expanded request.
+	ExpandOutageRate float64
+	// ExpandOutage is the length of an expand outage, scaled by
+	// Config.TimeScale like the limit windows. Zero means 7 minutes.
+	ExpandOutage time.Duration
+	// BurstConcurrency, when above 0, is the most Graph requests (of all
+	// users, admitted or not) that may be inside the server at once: the
+	// request that exceeds it answers 429 with code 10007, and so does
+	// every request for BurstCooldown after it ([M1]: a burst of about 108
+	// concurrent requests, then five retries over 3 minutes refused).
+	BurstConcurrency int
+	// BurstCooldown is how long a burst keeps every request refused,
+	// scaled by Config.TimeScale. Zero means 3 minutes.
+	BurstCooldown time.Duration
+	// MessageLocale "nl" answers error messages in Dutch, as real Graph
+	// localises them ([M4]); "" or "en" is English. Codes never change.
+	MessageLocale string
 }
 
 // LogEntry is one counted request in the server's request log.

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -55,9 +56,14 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.rec.countBatch()
-	raw, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	body, status, msg := requestBody(r)
+	if status != 0 {
+		graphError(status, "BadRequest", msg, requestID, s.now()).write(w)
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, 4<<20))
 	if err != nil {
-		bad("Invalid batch payload format.")
+		bad("Invalid batch payload format: the body could not be read (" + err.Error() + ").")
 		return
 	}
 	var in struct {
@@ -181,7 +187,20 @@ func (s *Server) serveSubRequest(r *http.Request, tok *accessToken, br batchRequ
 	if err != nil {
 		return graphError(http.StatusBadRequest, "BadRequest", "Invalid request url.", requestID, s.now())
 	}
-	resp := s.serveAPI(r.Context(), tok, strings.ToUpper(br.Method), u, base, requestID)
+	clientRequestID := ""
+	for k, v := range br.Headers {
+		if strings.EqualFold(k, "client-request-id") {
+			clientRequestID = v
+		}
+	}
+	resp := s.serveAPI(r.Context(), tok, strings.ToUpper(br.Method), u, base, requestID, clientRequestID)
+	if resp.status == http.StatusOK && isPageContent(u.Path) {
+		// Page HTML does not come back usable through $batch (reference
+		// fact 16, [M5]): the emulator answers 200 with the HTML headers
+		// and no body, the failure a client can mistake for an empty page.
+		resp.body = nil
+		return resp
+	}
 	if resp.status < 300 && s.faultHit(faultBatchInner) {
 		pick := seedOf("batch-inner", itoa(s.cfg.Seed), requestID) % 3
 		switch pick {
@@ -192,6 +211,7 @@ func (s *Server) serveSubRequest(r *http.Request, tok *accessToken, br batchRequ
 		default:
 			resp = graphError(http.StatusServiceUnavailable, "10002", "", requestID, s.now())
 		}
+		resp = s.finish(resp, u, requestID, clientRequestID)
 	}
 	return resp
 }
@@ -201,7 +221,11 @@ func (s *Server) serveSubRequest(r *http.Request, tok *accessToken, br batchRequ
 func toBatchResponse(id string, resp response) batchResponse {
 	br := batchResponse{ID: id, Status: resp.status, Headers: map[string]string{}}
 	for k, v := range resp.header {
-		if len(v) > 0 && !strings.EqualFold(k, "Content-Length") {
+		switch {
+		case len(v) == 0 || strings.EqualFold(k, "Content-Length"):
+		case strings.EqualFold(k, "request-id"), strings.EqualFold(k, "client-request-id"):
+			br.Headers[strings.ToLower(k)] = v[0] // Graph's own spelling
+		default:
 			br.Headers[k] = v[0]
 		}
 	}
@@ -216,4 +240,29 @@ func toBatchResponse(id string, resp response) batchResponse {
 		br.Body = base64.StdEncoding.EncodeToString(resp.body)
 	}
 	return br
+}
+
+// isPageContent reports whether path asks for a page's HTML.
+func isPageContent(path string) bool {
+	return strings.Contains(path, "/onenote/pages/") && (strings.HasSuffix(path, "/content") || strings.HasSuffix(path, "/$value"))
+}
+
+// requestBody returns r's body, decompressed when it is sent with
+// Content-Encoding: gzip (msgraph-sdk-go compresses request bodies by
+// default and Graph's gateway accepts them, reference fact 27, [S], [M6]).
+// Another encoding answers 415, which is the SDKs' cue to resend the body
+// uncompressed; a corrupt gzip stream answers 400.
+func requestBody(r *http.Request) (io.Reader, int, string) {
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+		return r.Body, 0, ""
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			return nil, http.StatusBadRequest, "The request body is not valid gzip (Content-Encoding: gzip): " + err.Error() + "."
+		}
+		return zr, 0, ""
+	default:
+		return nil, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed or gzip-compressed.", enc)
+	}
 }

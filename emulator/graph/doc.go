@@ -1,13 +1,14 @@
 // Package graph is an in-process and standalone stand-in for the Microsoft
-// Graph OneNote API, faithful to the behaviour described in
-// shared/reference/graph-onenote.md.
+// Graph OneNote API, faithful to what real accounts do
+// (shared/reference/graph-reality.md) and, where that is silent, to the
+// documentation (shared/reference/graph-onenote.md).
 //
 // A *Server is an http.Handler. It serves notebooks, section groups,
 // sections, pages (with Graph's paging quirks), page content as OneNote
 // output HTML, resources and JSON $batch, under both /v1.0/me/onenote/...
-// and /v1.0/users/{id}/onenote/.... It enforces the six OneNote limits
-// (per user and per app: requests per rolling minute, per rolling hour, and
-// concurrent requests) with sliding logs, answers Microsoft identity
+// and /v1.0/users/{id}/onenote/..., over HTTP or HTTPS. It enforces the
+// six OneNote limits (per user and per app: requests per rolling minute,
+// per rolling hour, and concurrent requests) with sliding logs, answers Microsoft identity
 // platform device-code and refresh-token grants, injects faults
 // deterministically from a seed, and keeps counters and a request log that
 // Violations checks against the advertised limits.
@@ -23,13 +24,24 @@
 // The Server's Go API, by job:
 //
 //   - data: AddNotebooks, AddResource, Generate, SmallSpec, LoadFixtures,
-//     PageIDs, DeletePage, TouchPage
+//     PageIDs, PageResources, DeletePage, TouchPage, RenamePage, MovePage,
+//     LockSection, RemoveResource
 //   - auth: IssueToken, ExpireTokens, ApproveDeviceCode, DeclineDeviceCode
 //   - behaviour: SetFaults, ClearFaults, SetBaseURL
+//   - transport: NewTLSCert, NewTLSTestServer (HTTPS on loopback)
 //   - referee: Stats, Log, ResetStats, Violations, CheckViolations,
 //     AdvertisedLimits, EnforcedLimits, UserGUID
 //
+// Where real Graph departs from its documentation the emulator follows the
+// measurement (shared/reference/graph-reality.md): $expand nests two
+// levels at most, the account-wide section and section-group lists answer
+// 500 19999, resources are application/octet-stream, page HTML does not
+// come back through $batch, page ids embed their section. README.md lists
+// every behaviour with its source and switch.
+//
 // Emulator-only endpoints live under /_emulator/ and are neither
 // authenticated nor counted: GET stats, violations and log; POST faults (a
-// JSON Faults), pages/{id}/delete and pages/{id}/touch.
+// JSON Faults), pages/{id}/delete, pages/{id}/touch,
+// pages/{id}/rename?title=, pages/{id}/move?to={sectionId},
+// sections/{id}/lock and sections/{id}/unlock.
 package graph

@@ -8,8 +8,10 @@ import (
 )
 
 // serveEmulator answers the emulator's own endpoints: GET stats,
-// violations and log; POST faults (a JSON Faults, {} clears them), and
-// POST pages/{id}/delete or pages/{id}/touch.
+// violations and log; POST faults (a JSON Faults, {} clears them),
+// pages/{id}/delete, pages/{id}/touch, pages/{id}/rename?title=T,
+// pages/{id}/move?to={sectionId} (answers {"id":"<new page id>"}),
+// sections/{id}/lock and sections/{id}/unlock.
 func (s *Server) serveEmulator(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		s.serveEmulatorControl(w, r)
@@ -35,6 +37,11 @@ func (s *Server) serveEmulator(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveEmulatorControl(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimPrefix(r.URL.Path, "/_emulator/")
+	kind, rest, _ := strings.Cut(path, "/")
+	id, action := rest, ""
+	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
+		id, action = rest[:i], rest[i+1:]
+	}
 	var err error
 	switch {
 	case path == "faults":
@@ -42,10 +49,21 @@ func (s *Server) serveEmulatorControl(w http.ResponseWriter, r *http.Request) {
 		if err = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&f); err == nil {
 			s.SetFaults(f)
 		}
-	case strings.HasPrefix(path, "pages/") && strings.HasSuffix(path, "/delete"):
-		err = s.DeletePage(strings.TrimSuffix(strings.TrimPrefix(path, "pages/"), "/delete"))
-	case strings.HasPrefix(path, "pages/") && strings.HasSuffix(path, "/touch"):
-		err = s.TouchPage(strings.TrimSuffix(strings.TrimPrefix(path, "pages/"), "/touch"))
+	case kind == "pages" && action == "delete":
+		err = s.DeletePage(id)
+	case kind == "pages" && action == "touch":
+		err = s.TouchPage(id)
+	case kind == "pages" && action == "rename":
+		err = s.RenamePage(id, r.URL.Query().Get("title"))
+	case kind == "pages" && action == "move":
+		var newID string
+		if newID, err = s.MovePage(id, r.URL.Query().Get("to")); err == nil {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]string{"id": newID})
+			return
+		}
+	case kind == "sections" && (action == "lock" || action == "unlock"):
+		err = s.LockSection(id, action == "lock")
 	default:
 		http.NotFound(w, r)
 		return

@@ -2,14 +2,17 @@ package graph
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
 
-// graphTime formats t like Graph: UTC with milliseconds.
-func graphTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// graphTime formats t like Graph: UTC, whole seconds, no fraction
+// ("2026-08-19T14:38:36Z", reference fact 24, [M1]).
+func graphTime(t time.Time) string {
+	return t.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z")
+}
 
 func (s *Server) clientBase(ud *userData, nb *Notebook) string {
 	return "https://d.docs.live.net/" + strings.ToLower(ownerHex(ud.name)) + "/Documents/" + url.PathEscape(nb.DisplayName)
@@ -49,12 +52,12 @@ func (s *Server) notebookJSON(ar *apiRequest, nb *Notebook) map[string]any {
 		"lastModifiedBy":       s.identitySet(ud),
 		"links":                links("onenote:"+s.clientBase(ud, nb), s.webURL(ud, nb.ID, nb.DisplayName)),
 	}
-	s.expandContainer(ar, m, nb.Sections, nb.SectionGroups, parseExpand(ar.query.Get("$expand")))
+	s.expandContainer(ar, m, nb.Sections, nb.SectionGroups, ar.expand)
 	return m
 }
 
 func (s *Server) groupJSON(ar *apiRequest, g *SectionGroup) map[string]any {
-	return s.groupJSONExpanded(ar, g, parseExpand(ar.query.Get("$expand")))
+	return s.groupJSONExpanded(ar, g, ar.expand)
 }
 
 func (s *Server) groupJSONExpanded(ar *apiRequest, g *SectionGroup, expand []expandItem) map[string]any {
@@ -87,6 +90,10 @@ func (s *Server) parentRef(ar *apiRequest, kind, id, name string) map[string]any
 }
 
 func (s *Server) sectionJSON(ar *apiRequest, sec *Section) map[string]any {
+	return s.sectionJSONExpanded(ar, sec, ar.expand)
+}
+
+func (s *Server) sectionJSONExpanded(ar *apiRequest, sec *Section, expand []expandItem) map[string]any {
 	ud := ar.owner
 	self := ar.abs("/sections/" + sec.ID)
 	m := map[string]any{
@@ -108,6 +115,7 @@ func (s *Server) sectionJSON(ar *apiRequest, sec *Section) map[string]any {
 			m["parentSectionGroup"] = s.parentRef(ar, "sectionGroups", ref.parent.ID, ref.parent.DisplayName)
 		}
 	}
+	expandParents(m, expand)
 	return m
 }
 
@@ -144,6 +152,11 @@ func (s *Server) pageJSON(ar *apiRequest, ref *pageRef, pageLevel bool) map[stri
 		"links":                links(s.pageClientURL(ud, ref.section, p), s.webURL(ud, p.ID, p.Title)),
 		"parentSection":        s.parentRef(ar, "sections", sec.ID, sec.DisplayName),
 	}
+	// Pages come with parentSection; parentNotebook only when expanded.
+	if slices.Contains(expandNames(ar.expand), "parentNotebook") {
+		m["parentNotebook"] = s.parentRef(ar, "notebooks", ref.section.notebook.ID, ref.section.notebook.DisplayName)
+	}
+	expandParents(m, ar.expand)
 	if pageLevel {
 		m["level"] = p.Level
 		m["order"] = p.Order
@@ -162,12 +175,9 @@ func (s *Server) listNotebooks(ar *apiRequest) response {
 	items := make([]map[string]any, 0, len(ar.owner.notebooks))
 	for _, nb := range ar.owner.notebooks {
 		if s.libraryLimited(ar.owner.name, nb.ID) {
-			return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+			return s.libraryLimit(ar)
 		}
 		items = append(items, s.notebookJSON(ar, nb))
-	}
-	if ar.query.Get("$orderby") == "" {
-		sortItems(items, "displayName asc")
 	}
 	return s.collection(ar, "notebooks", items)
 }

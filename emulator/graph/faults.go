@@ -19,6 +19,7 @@ const (
 	faultBadRequest  faultKind = "bad-request"
 	faultTokenExpiry faultKind = "token-expiry"
 	faultThrottle    faultKind = "throttle"
+	faultExpand      faultKind = "expand-outage"
 )
 
 // SetFaults replaces the injected faults and restarts their sequences, so
@@ -32,6 +33,7 @@ func (s *Server) SetFaults(f Faults) {
 	s.faults.DeleteAfterListing = slices.Clone(f.DeleteAfterListing)
 	s.faults.TouchAfterListing = slices.Clone(f.TouchAfterListing)
 	s.faultSeq = make(map[faultKind]uint64)
+	s.burstUntil, s.expandOutageUntil = time.Time{}, time.Time{}
 }
 
 // ClearFaults turns every injected fault off.
@@ -60,6 +62,8 @@ func (f Faults) rate(kind faultKind) float64 {
 		return f.TokenExpiryRate
 	case faultThrottle:
 		return f.ThrottleRate
+	case faultExpand:
+		return f.ExpandOutageRate
 	}
 	return 0
 }
@@ -134,4 +138,55 @@ func (s *Server) libraryLimited(user, notebookID string) bool {
 	f := s.currentFaults()
 	return slices.Contains(f.LibraryLimitUsers, user) ||
 		(notebookID != "" && slices.Contains(f.LibraryLimitNotebooks, notebookID))
+}
+
+// scaled shortens d by Config.TimeScale, like the limit windows; a zero d
+// means def.
+func (s *Server) scaled(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		d = def
+	}
+	return time.Duration(float64(d) / s.cfg.TimeScale)
+}
+
+// burstRefused reports whether a request arriving while inFlight requests
+// (itself included) are inside the server is refused by the burst fault:
+// it starts a cooldown when inFlight exceeds BurstConcurrency, and every
+// request during the cooldown is refused.
+func (s *Server) burstRefused(inFlight int) bool {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	limit := s.faults.BurstConcurrency
+	if limit <= 0 {
+		return false
+	}
+	now := s.now()
+	if now.Before(s.burstUntil) {
+		return true
+	}
+	if inFlight > limit {
+		s.burstUntil = now.Add(s.scaled(s.faults.BurstCooldown, 3*time.Minute))
+		return true
+	}
+	return false
+}
+
+// expandOutage reports whether a notebooks request with $expand falls in
+// an expand outage, starting one when the seeded draw says so.
+func (s *Server) expandOutage() bool {
+	s.faultMu.Lock()
+	now := s.now()
+	if now.Before(s.expandOutageUntil) {
+		s.faultMu.Unlock()
+		return true
+	}
+	d := s.scaled(s.faults.ExpandOutage, 7*time.Minute)
+	s.faultMu.Unlock()
+	if !s.faultHit(faultExpand) {
+		return false
+	}
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	s.expandOutageUntil = now.Add(d)
+	return true
 }

@@ -19,7 +19,7 @@ var (
 // LoadFixtures reads every *.html file in dir (hand-written OneNote output
 // HTML) and returns a section named name holding one page per file, in
 // file-name order. Page titles and creation times come from <title> and
-// <meta name="created">; ids are derived from the file names. Resource
+// <meta name="created">; AddNotebooks gives the pages ids. Resource
 // URLs in the files are registered with the server by AddNotebooks.
 func LoadFixtures(dir, name string) (*Section, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.html"))
@@ -35,7 +35,6 @@ func LoadFixtures(dir, name string) (*Section, error) {
 		}
 		text := string(b)
 		p := &Page{
-			ID:    fmt.Sprintf("1-%s!%d-FIXTURE0000000000!%d", hexID(32, "fixture", filepath.Base(path)), 1+i, 5000+i),
 			HTML:  text,
 			Order: i,
 		}

@@ -44,6 +44,10 @@ type GenSpec struct {
 	// Start is the creation time of the oldest item. Zero means
 	// 2024-01-01T00:00:00Z.
 	Start time.Time
+	// LockedSections is how many sections are password-protected (see
+	// LockSection): the last LockedSections sections in tree order, so the
+	// first sections of the first notebook stay readable.
+	LockedSections int
 }
 
 // SmallSpec returns a small, feature-rich data set for owner: one notebook
@@ -120,7 +124,30 @@ func Generate(spec GenSpec) []*Notebook {
 		nbs = append(nbs, nb)
 	}
 	g.link()
+	lockLast(nbs, spec.LockedSections)
 	return nbs
+}
+
+// lockLast marks the last n sections of nbs, in tree order, as
+// password-protected.
+func lockLast(nbs []*Notebook, n int) {
+	if n <= 0 {
+		return
+	}
+	var all []*Section
+	var walk func(secs []*Section, groups []*SectionGroup)
+	walk = func(secs []*Section, groups []*SectionGroup) {
+		all = append(all, secs...)
+		for _, g := range groups {
+			walk(g.Sections, g.SectionGroups)
+		}
+	}
+	for _, nb := range nbs {
+		walk(nb.Sections, nb.SectionGroups)
+	}
+	for _, sec := range all[max(0, len(all)-n):] {
+		sec.PasswordProtected = true
+	}
 }
 
 func (g *generator) nextID() string {
@@ -170,7 +197,7 @@ func (g *generator) pages(nb *Notebook, sec *Section) []*Page {
 		g.seq++
 		n := g.seq
 		p := &Page{
-			ID:    fmt.Sprintf("1-%s!%d-%s!%d", hexID(32, "page", spec.Owner, itoa(spec.Seed), itoa(uint64(n))), 1+n%97, g.owner, 1000+n),
+			ID:    pageID(hexID(32, "page", spec.Owner, itoa(spec.Seed), itoa(uint64(n))), 1+i, g.owner, sec.GUID),
 			Title: fmt.Sprintf("%s %d", pick(g.rng, pageTitles), n),
 			Order: i,
 		}

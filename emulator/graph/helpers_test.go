@@ -64,7 +64,8 @@ func (f *fixture) do(t *testing.T, user, method, path, body string) *httptest.Re
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req := httptest.NewRequest(method, "http://graph.test"+path, rd)
+	// Spaces (in $filter) are sent escaped, as a client would.
+	req := httptest.NewRequest(method, "http://graph.test"+strings.ReplaceAll(path, " ", "%20"), rd)
 	if user != "" {
 		req.Header.Set("Authorization", "Bearer "+f.tokens[user])
 	}
@@ -117,6 +118,9 @@ type pageList struct {
 			OneNoteClientURL struct {
 				Href string `json:"href"`
 			} `json:"oneNoteClientUrl"`
+			OneNoteWebURL struct {
+				Href string `json:"href"`
+			} `json:"oneNoteWebUrl"`
 		} `json:"links"`
 	} `json:"value"`
 	NextLink string `json:"@odata.nextLink"`

@@ -32,9 +32,9 @@ type Section struct {
 	// GUID is the section-id used in onenote: client URLs.
 	GUID  string
 	Pages []*Page
-	// PasswordProtected sections cannot be read: listing their pages and
-	// reading their pages answer 403 with code 10004 (see
-	// SetSectionProtected).
+	// PasswordProtected (locked) sections cannot be read: listing their
+	// pages and reading their pages, content and resources answer 403 with
+	// code 20185 (see LockSection and GenSpec.LockedSections).
 	PasswordProtected bool
 }
 

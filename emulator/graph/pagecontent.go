@@ -19,7 +19,7 @@ func (s *Server) pageHTML(ar *apiRequest, ref *pageRef) string {
 	if p.gen == nil {
 		return strings.ReplaceAll(p.HTML, graphResourcePrefix, ar.abs("/"))
 	}
-	key := p.ID + "\x00" + itoa(uint64(p.version)) + "\x00" + ar.abs("")
+	key := p.ID + "\x00" + itoa(uint64(p.version)) + "\x00" + p.Title + "\x00" + ar.abs("")
 	if html, ok := s.rendered.get(key); ok {
 		return html
 	}

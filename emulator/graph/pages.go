@@ -33,6 +33,7 @@ func (s *Server) listPages(ar *apiRequest, refs []*sectionRef, context string) r
 	if orderBy == "" {
 		orderBy = "lastModifiedDateTime desc"
 	}
+	items = ar.filter.apply(items)
 	sortItems(items, orderBy)
 	if !pageLevel {
 		for _, m := range items {
@@ -46,7 +47,7 @@ func (s *Server) listPages(ar *apiRequest, refs []*sectionRef, context string) r
 	total := len(items)
 	items = window(items, skip, top)
 	ar.listed = listedIDs(items)
-	selectFields(items, ar.query.Get("$select"))
+	selectFields(ar, items)
 	if items == nil {
 		items = []map[string]any{}
 	}

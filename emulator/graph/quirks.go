@@ -7,28 +7,35 @@ import (
 	"sort"
 )
 
-// passwordProtected is the answer for a page listing or page read in a
-// password-protected section. OneNote documents 10004 for creating a page
-// in such a section; reading one answering 403 with the same code is an
-// inference (shared/reference: "password-protected sections can't be
-// read").
-func (s *Server) passwordProtected(ar *apiRequest) response {
-	return graphError(http.StatusForbidden, "10004", "", ar.requestID, s.now())
+// locked is the answer for a page listing, page, page content or resource
+// in a password-protected section: 403 with code 20185, "Encrypted
+// sections are not accessible." (reference fact 13, [M2]; the code is not
+// in Microsoft's error list).
+func (s *Server) locked(ar *apiRequest) response {
+	return s.errorFor(ar, http.StatusForbidden, "20185", "")
 }
 
-// SetSectionProtected protects section id with a password (or removes
-// it): while protected, its page listing and its pages answer 403 with
-// code 10004.
-func (s *Server) SetSectionProtected(id string, protected bool) error {
+// LockSection protects section sectionID with a password (locked true) or
+// removes the password. A locked section still appears in every listing
+// and $expand, but its page listing, its pages, their content and their
+// resources answer 403 with code 20185.
+func (s *Server) LockSection(sectionID string, locked bool) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
 	for _, ud := range s.users {
-		if ref := ud.sections[id]; ref != nil {
-			ref.section.PasswordProtected = protected
+		if ref := ud.sections[sectionID]; ref != nil {
+			ref.section.PasswordProtected = locked
 			return nil
 		}
 	}
-	return fmt.Errorf("graph emulator: protect section %q: %w", id, errNotFound)
+	return fmt.Errorf("graph emulator: lock section %q: %w", sectionID, errNotFound)
+}
+
+// SetSectionProtected is LockSection under its earlier name.
+//
+// Deprecated: use LockSection.
+func (s *Server) SetSectionProtected(id string, protected bool) error {
+	return s.LockSection(id, protected)
 }
 
 // listedIDs returns the ids of listed page items.
@@ -75,11 +82,13 @@ func (s *Server) afterListing(listed []string) {
 func (s *Server) RemoveResource(id string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	if _, ok := s.resources[id]; !ok {
-		return fmt.Errorf("graph emulator: remove resource %q: %w", id, errNotFound)
+	for _, ud := range s.users {
+		if _, ok := ud.resources[id]; ok {
+			delete(ud.resources, id)
+			return nil
+		}
 	}
-	delete(s.resources, id)
-	return nil
+	return fmt.Errorf("graph emulator: remove resource %q: %w", id, errNotFound)
 }
 
 // PageResources lists the resources a generated page refers to, in the

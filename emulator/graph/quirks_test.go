@@ -40,8 +40,8 @@ func TestPasswordProtectedSection(t *testing.T) {
 	}
 	for _, p := range []string{path, "/v1.0/me/onenote/pages/" + pages.Value[0].ID + "/content", "/v1.0/me/onenote/pages/" + pages.Value[0].ID} {
 		rec := f.get(t, "alice", p)
-		if rec.Code != http.StatusForbidden || graphErrorCode(t, rec.Body.Bytes()) != "10004" {
-			t.Errorf("GET %s in a protected section: %d %s, want 403 10004", p, rec.Code, rec.Body)
+		if rec.Code != http.StatusForbidden || graphErrorCode(t, rec.Body.Bytes()) != "20185" {
+			t.Errorf("GET %s in a protected section: %d %s, want 403 20185", p, rec.Code, rec.Body)
 		}
 	}
 	if err := f.srv.SetSectionProtected(f.firstSection("alice"), false); err != nil {

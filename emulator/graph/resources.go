@@ -14,14 +14,22 @@ import (
 )
 
 // serveResource answers /resources/{id}/$value and /resources/{id}/content
-// with deterministic bytes of the resource's size and type.
+// with deterministic bytes of the resource's size, always as
+// application/octet-stream whatever the file is (reference fact 15, [M8]):
+// the real type is in the page HTML (data-src-type, data-fullres-src-type,
+// an object's type). A resource of a page in a locked section answers 403
+// with code 20185; another user's resource is not found.
 func (s *Server) serveResource(ar *apiRequest, id string) response {
-	r, ok := s.resources[id]
-	if !ok {
+	ref, ok := ar.owner.resources[id]
+	if !ok || (ref.page != nil && ref.page.page.deleted) {
+		// Another user's resource, a removed one, or one of a deleted page.
 		return s.notFound(ar)
 	}
-	body := resourceBytes(r)
-	h := http.Header{"Content-Type": {r.ContentType}}
+	if ref.page != nil && ref.page.section.section.PasswordProtected {
+		return s.locked(ar)
+	}
+	body := resourceBytes(ref.res)
+	h := http.Header{"Content-Type": {"application/octet-stream"}}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	return response{status: http.StatusOK, header: h, body: body}
 }

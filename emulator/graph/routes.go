@@ -16,6 +16,9 @@ type apiRequest struct {
 	root      string // "/v1.0/me/onenote" or "/v1.0/users/{id}/onenote"
 	owner     *userData
 	requestID string
+	// expand is the parsed $expand, filter the parsed $filter.
+	expand []expandItem
+	filter itemFilter
 	// listed are the page ids a page listing returned (for the
 	// after-listing faults).
 	listed []string
@@ -41,30 +44,50 @@ func (s *Server) route(ar *apiRequest) response {
 		s.dataMu.RLock()
 		ud := s.lookupUserLocked(id)
 		s.dataMu.RUnlock()
-		if ud == nil && id != ar.caller && !strings.EqualFold(id, UserGUID(ar.caller)) {
-			return graphError(http.StatusNotFound, "ResourceNotFound", "User not found.", ar.requestID, s.now())
+		self := id == ar.caller || strings.EqualFold(id, UserGUID(ar.caller)) || strings.HasPrefix(id, ar.caller+"@")
+		switch {
+		case self:
+		case ud == nil:
+			return s.errorFor(ar, http.StatusNotFound, "ResourceNotFound", "User not found.")
+		default:
+			// A token reads its own user's data only: nothing is shared
+			// between the emulator's users.
+			return s.errorFor(ar, http.StatusForbidden, "40003", "")
 		}
-		ar.owner = ud
 	default:
+		seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if seg != "me" && seg != "users" {
+			// What Graph answers for a path it cannot route, e.g. a
+			// $batch step whose url repeats the version ("/v1.0/me/...").
+			return s.errorFor(ar, http.StatusBadRequest, "BadRequest", "Resource not found for the segment '"+seg+"'.")
+		}
 		return s.notFound(ar)
 	}
+	s.dataMu.RLock()
+	ar.owner = s.users[ar.caller]
+	s.dataMu.RUnlock()
 	if ar.owner == nil {
-		s.dataMu.RLock()
-		ar.owner = s.users[ar.caller]
-		s.dataMu.RUnlock()
-		if ar.owner == nil {
-			ar.owner = newUserData(ar.caller)
-		}
+		ar.owner = newUserData(ar.caller)
 	}
 	if ar.method != http.MethodGet {
-		return graphError(http.StatusMethodNotAllowed, "BadRequest", "The emulator serves GET requests only.", ar.requestID, s.now())
+		return s.errorFor(ar, http.StatusMethodNotAllowed, "BadRequest", "The emulator serves GET requests only.")
 	}
 	if s.libraryLimited(ar.owner.name, "") {
 		return s.libraryLimit(ar)
 	}
 	segs := strings.Split(strings.Trim(rest, "/"), "/")
 	if ar.query.Get("pagelevel") != "" && segs[0] != "pages" && !(segs[0] == "sections" && len(segs) == 3 && segs[2] == "pages") {
-		return graphError(http.StatusBadRequest, "20104", "", ar.requestID, s.now())
+		return s.errorFor(ar, http.StatusBadRequest, "20104", "")
+	}
+	if kind, ok := entityKindOf(segs); ok {
+		exp, err := parseExpand(ar.query.Get("$expand"), kind)
+		if err != nil {
+			return err.response(s, ar)
+		}
+		ar.expand = exp
+		if ar.filter, err = parseFilter(ar.query.Get("$filter")); err != nil {
+			return err.response(s, ar)
+		}
 	}
 
 	s.dataMu.RLock()
@@ -86,10 +109,29 @@ func (s *Server) route(ar *apiRequest) response {
 	return s.notFound(ar)
 }
 
+// entityKindOf returns the kind of entity a path below onenote/ answers
+// with ("notebooks/{id}/sections" lists sections), or false for content
+// and resources.
+func entityKindOf(segs []string) (entityKind, bool) {
+	name := segs[len(segs)-1]
+	if len(segs)%2 == 0 {
+		name = segs[len(segs)-2]
+	}
+	k, ok := collectionKinds[name]
+	return k, ok
+}
+
 // libraryLimit is the 403 with code 10008 (the 5,000-item document
 // library limit) for a limited user or notebook.
 func (s *Server) libraryLimit(ar *apiRequest) response {
-	return graphError(http.StatusForbidden, "10008", "", ar.requestID, s.now())
+	return s.errorFor(ar, http.StatusForbidden, "10008", "")
+}
+
+// undetermined is the 500 with code 19999 real Graph gives the
+// account-wide section and section-group lists, and $expand during an
+// outage ([M1]).
+func (s *Server) undetermined(ar *apiRequest) response {
+	return s.errorFor(ar, http.StatusInternalServerError, "19999", "")
 }
 
 // children lists the sections or section groups of a notebook or section
@@ -105,11 +147,14 @@ func (s *Server) children(ar *apiRequest, kind string, secs []*Section, groups [
 }
 
 func (s *Server) notFound(ar *apiRequest) response {
-	return graphError(http.StatusNotFound, "20102", "", ar.requestID, s.now())
+	return s.errorFor(ar, http.StatusNotFound, "20102", "")
 }
 
 func (s *Server) routeNotebooks(ar *apiRequest, segs []string) response {
 	ud := ar.owner
+	if len(ar.expand) > 0 && len(segs) <= 1 && s.expandOutage() {
+		return s.undetermined(ar)
+	}
 	if len(segs) == 0 {
 		return s.listNotebooks(ar)
 	}
@@ -132,13 +177,8 @@ func (s *Server) routeNotebooks(ar *apiRequest, segs []string) response {
 func (s *Server) routeSectionGroups(ar *apiRequest, segs []string) response {
 	ud := ar.owner
 	if len(segs) == 0 {
-		var items []map[string]any
-		for _, ref := range ud.groupOrder {
-			if !s.libraryLimited(ud.name, ref.notebook.ID) {
-				items = append(items, s.groupJSON(ar, ref.group))
-			}
-		}
-		return s.collection(ar, "sectionGroups", items)
+		// The account-wide list answers 500/19999, filtered or not ([M1]).
+		return s.undetermined(ar)
 	}
 	ref := ud.groups[segs[0]]
 	if ref == nil {
@@ -159,6 +199,11 @@ func (s *Server) routeSectionGroups(ar *apiRequest, segs []string) response {
 func (s *Server) routeSections(ar *apiRequest, segs []string) response {
 	ud := ar.owner
 	if len(segs) == 0 {
+		// The account-wide list answers 500/19999 unless it is filtered
+		// ([M1]).
+		if ar.filter == nil {
+			return s.undetermined(ar)
+		}
 		var items []map[string]any
 		for _, ref := range ud.sectionOrder {
 			if !s.libraryLimited(ud.name, ref.notebook.ID) {
@@ -179,7 +224,7 @@ func (s *Server) routeSections(ar *apiRequest, segs []string) response {
 		return s.entity(ar, "sections/$entity", s.sectionJSON(ar, ref.section))
 	case len(segs) == 2 && segs[1] == "pages":
 		if ref.section.PasswordProtected {
-			return s.passwordProtected(ar)
+			return s.locked(ar)
 		}
 		return s.listPages(ar, []*sectionRef{ref}, "sections('"+ref.section.ID+"')/pages")
 	}
@@ -190,9 +235,15 @@ func (s *Server) routePages(ar *apiRequest, segs []string) response {
 	ud := ar.owner
 	if len(segs) == 0 {
 		if len(ud.sectionOrder) > s.cfg.AllPagesSectionLimit {
-			return graphError(http.StatusBadRequest, "20266", "", ar.requestID, s.now())
+			return s.errorFor(ar, http.StatusBadRequest, "20266", "")
 		}
-		return s.listPages(ar, ud.sectionOrder, "pages")
+		var open []*sectionRef
+		for _, sr := range ud.sectionOrder {
+			if !sr.section.PasswordProtected {
+				open = append(open, sr)
+			}
+		}
+		return s.listPages(ar, open, "pages")
 	}
 	ref := ud.pages[segs[0]]
 	if ref == nil || ref.page.deleted {
@@ -202,17 +253,17 @@ func (s *Server) routePages(ar *apiRequest, segs []string) response {
 		return s.libraryLimit(ar)
 	}
 	if ref.section.section.PasswordProtected {
-		return s.passwordProtected(ar)
+		return s.locked(ar)
 	}
 	switch {
 	case len(segs) == 1:
 		if s.faultHit(faultBadRequest) {
-			return graphError(http.StatusBadRequest, "BadRequest", "", ar.requestID, s.now())
+			return s.errorFor(ar, http.StatusBadRequest, "BadRequest", "")
 		}
 		return s.entity(ar, "pages/$entity", s.pageJSON(ar, ref, ar.query.Get("pagelevel") == "true"))
 	case len(segs) == 2 && (segs[1] == "content" || segs[1] == "$value"):
 		if s.faultHit(faultBadRequest) {
-			return graphError(http.StatusBadRequest, "BadRequest", "", ar.requestID, s.now())
+			return s.errorFor(ar, http.StatusBadRequest, "BadRequest", "")
 		}
 		return s.pageContent(ar, ref)
 	}

@@ -32,6 +32,9 @@ type Server struct {
 	rec     *recorder
 	reqSeq  atomic.Uint64
 	batches atomic.Uint64
+	// arrivals counts Graph requests inside serveAPI, admitted or not (for
+	// the burst fault).
+	arrivals atomic.Int64
 
 	rendered *renderCache
 
@@ -51,6 +54,10 @@ type Server struct {
 	faultMu  sync.Mutex
 	faults   Faults
 	faultSeq map[faultKind]uint64
+	// burstUntil ends the refusals a burst started; expandOutageUntil the
+	// current $expand outage (both zero when none).
+	burstUntil        time.Time
+	expandOutageUntil time.Time
 }
 
 // NewServer returns a server with no data; add some with AddNotebooks.
@@ -169,10 +176,7 @@ func (s *Server) serveGraph(w http.ResponseWriter, r *http.Request) {
 		s.unauthorized(err, requestID).write(w)
 		return
 	}
-	resp := s.serveAPI(r.Context(), tok, r.Method, r.URL, s.base(r), requestID)
-	if id := r.Header.Get("client-request-id"); id != "" {
-		resp.header.Set("client-request-id", id) // Graph echoes the caller's id
-	}
+	resp := s.serveAPI(r.Context(), tok, r.Method, r.URL, s.base(r), requestID, r.Header.Get("client-request-id"))
 	s.log.Debug("graph request", "user", tok.user, "method", r.Method, "path", r.URL.Path, "status", resp.status, "code", resp.code)
 	if resp.status < 300 && s.faultHit(faultTruncate) {
 		writeTruncated(w, resp)
@@ -182,17 +186,51 @@ func (s *Server) serveGraph(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveAPI counts, throttles and answers one Graph request (plain or a
-// $batch sub-request) of the token's user.
-func (s *Server) serveAPI(ctx context.Context, tok *accessToken, method string, u *url.URL, base, requestID string) response {
+// $batch sub-request) of the token's user. clientRequestID is the
+// caller's client-request-id header, echoed as Graph does (empty: the
+// request id).
+func (s *Server) serveAPI(ctx context.Context, tok *accessToken, method string, u *url.URL, base, requestID, clientRequestID string) response {
+	arriving := s.arrivals.Add(1)
+	defer s.arrivals.Add(-1)
 	adm := s.limiter.admit(tok.user)
-	resp := s.answerAdmitted(ctx, tok, adm, method, u, base, requestID)
+	var resp response
+	if s.burstRefused(int(arriving)) {
+		if adm.admitted {
+			s.limiter.release(tok.user)
+		}
+		resp = graphError(http.StatusTooManyRequests, "10007", "", requestID, s.now())
+	} else {
+		resp = s.answerAdmitted(ctx, tok, adm, method, u, base, requestID)
+	}
+	resp = s.finish(resp, u, requestID, clientRequestID)
+	s.rec.record(tok.user, adm.at, resp.status, resp.code, adm.scope)
+	return resp
+}
+
+// finish sets the request-id headers of resp and renders an error body
+// with them, in the configured locale; a 20166 on a resource download
+// carries "Too may connections" ([M3] #257).
+func (s *Server) finish(resp response, u *url.URL, requestID, clientRequestID string) response {
+	if clientRequestID == "" {
+		clientRequestID = requestID
+	}
+	if resp.code != "" && resp.status >= 400 {
+		if resp.code == "20166" && isResourcePath(u.Path) {
+			resp.message = tooManyConnections
+		}
+		resp = resp.withErrorBody(requestID, clientRequestID, s.currentFaults().MessageLocale)
+	}
 	if resp.header == nil {
 		resp.header = http.Header{}
 	}
 	resp.header.Set("request-id", requestID)
-	resp.header.Set("client-request-id", requestID)
-	s.rec.record(tok.user, adm.at, resp.status, resp.code, adm.scope)
+	resp.header.Set("client-request-id", clientRequestID)
 	return resp
+}
+
+// isResourcePath reports whether path is a resource download.
+func isResourcePath(path string) bool {
+	return strings.Contains(path, "/onenote/resources/")
 }
 
 func (s *Server) answerAdmitted(ctx context.Context, tok *accessToken, adm admission, method string, u *url.URL, base, requestID string) response {

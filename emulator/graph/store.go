@@ -2,7 +2,9 @@ package graph
 
 import (
 	"fmt"
+	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,6 +17,9 @@ type userData struct {
 	groups    map[string]*groupRef
 	sections  map[string]*sectionRef
 	pages     map[string]*pageRef
+	// resources are the user's images and attachments; page is the page
+	// that refers to each (nil for one added with AddResource).
+	resources map[string]*resourceRef
 	// groupOrder and sectionOrder list every group and section, nested
 	// ones included, in tree order (for the flat lists).
 	groupOrder   []*groupRef
@@ -34,20 +39,36 @@ type sectionRef struct {
 	parent   *SectionGroup
 }
 
+// pageRef is a page and the section it is in. The refs in userData.pages
+// are the canonical ones: MovePage updates them in place.
 type pageRef struct {
 	page    *Page
 	section *sectionRef
 }
 
+type resourceRef struct {
+	res  Resource
+	page *pageRef
+}
+
 func newUserData(name string) *userData {
 	return &userData{
-		name:     name,
-		guid:     guidOf("user", name),
-		groups:   make(map[string]*groupRef),
-		sections: make(map[string]*sectionRef),
-		pages:    make(map[string]*pageRef),
-		books:    make(map[string]*Notebook),
+		name:      name,
+		guid:      guidOf("user", name),
+		groups:    make(map[string]*groupRef),
+		sections:  make(map[string]*sectionRef),
+		pages:     make(map[string]*pageRef),
+		resources: make(map[string]*resourceRef),
+		books:     make(map[string]*Notebook),
 	}
+}
+
+// pageID is a personal-account page id: a 32-hex page part, a sequence
+// number, the owner and the 32-hex id of the section the page is in
+// ("0-<hex>!<n>-<OWNER>!s<section hex>", reference fact 19, [M1]). It
+// embeds the section, so a page moved to another section gets a new id.
+func pageID(pageHex string, n int, owner, sectionGUID string) string {
+	return fmt.Sprintf("0-%s!%d-%s!s%s", pageHex, n, owner, strings.ReplaceAll(sectionGUID, "-", ""))
 }
 
 // AddNotebooks gives user the notebooks nbs (appended to any they have).
@@ -95,14 +116,18 @@ func (s *Server) indexContainer(ud *userData, nb *Notebook, parent *SectionGroup
 		ud.sectionOrder = append(ud.sectionOrder, ref)
 		for i, p := range sec.Pages {
 			if p.ID == "" {
-				p.ID = fmt.Sprintf("1-%s!%d-%s!%d", hexID(32, "page", sec.ID, fmt.Sprint(i)), 1+i%97, ownerHex(ud.name), 1000+i)
+				p.ID = pageID(hexID(32, "page", sec.ID, fmt.Sprint(i)), 1+i, ownerHex(ud.name), sec.GUID)
 			}
 			if p.GUID == "" {
 				p.GUID = guidOf("page", p.ID)
 			}
 			fillTimes(&p.CreatedDateTime, &p.LastModifiedDateTime)
-			ud.pages[p.ID] = &pageRef{page: p, section: ref}
-			s.registerResources(p)
+			// A section's lastModifiedDateTime rolls up from its pages
+			// (reference fact 23, [M1]).
+			rollUp(sec, p.LastModifiedDateTime)
+			pr := &pageRef{page: p, section: ref}
+			ud.pages[p.ID] = pr
+			s.registerResources(ud, pr)
 		}
 	}
 	for _, g := range groups {
@@ -117,6 +142,8 @@ func (s *Server) indexContainer(ud *userData, nb *Notebook, parent *SectionGroup
 	}
 }
 
+// fillTimes fills zero times and drops sub-second parts: Graph's
+// timestamps have whole-second resolution (reference fact 24, [M1]).
 func fillTimes(created, modified *time.Time) {
 	if created.IsZero() {
 		*created = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -124,22 +151,35 @@ func fillTimes(created, modified *time.Time) {
 	if modified.IsZero() {
 		*modified = *created
 	}
+	*created = created.UTC().Truncate(time.Second)
+	*modified = modified.UTC().Truncate(time.Second)
 }
+
+// rollUp moves sec's lastModifiedDateTime forward to t.
+func rollUp(sec *Section, t time.Time) {
+	if t.After(sec.LastModifiedDateTime) {
+		sec.LastModifiedDateTime = t
+	}
+}
+
+// nowSecond is the server clock at whole-second resolution.
+func (s *Server) nowSecond() time.Time { return s.now().UTC().Truncate(time.Second) }
 
 // resourceURLPattern finds resource references in hand-written HTML.
 var resourceURLPattern = regexp.MustCompile(`/resources/([^/"'\s]+)/(?:\$value|content)"(?:[^>]*?(?:data-fullres-src-type|data-src-type|type)="([^"]+)")?`)
 
-// registerResources records the resources page p references.
-func (s *Server) registerResources(p *Page) {
+// registerResources records the resources the page of pr references.
+func (s *Server) registerResources(ud *userData, pr *pageRef) {
+	p := pr.page
 	if p.gen != nil {
 		for _, r := range p.gen.resources {
-			s.resources[r.ID] = r
+			ud.resources[r.ID] = &resourceRef{res: r, page: pr}
 		}
 		return
 	}
 	for _, m := range resourceURLPattern.FindAllStringSubmatch(p.HTML, -1) {
 		id, ctype := m[1], m[2]
-		if _, ok := s.resources[id]; ok {
+		if _, ok := ud.resources[id]; ok {
 			continue
 		}
 		if ctype == "" {
@@ -149,49 +189,115 @@ func (s *Server) registerResources(p *Page) {
 		if strings.HasPrefix(ctype, "image/") {
 			size = 2048
 		}
-		s.resources[id] = Resource{ID: id, ContentType: ctype, Size: size}
+		ud.resources[id] = &resourceRef{res: Resource{ID: id, ContentType: ctype, Size: size}, page: pr}
 	}
 }
 
-// AddResource registers (or replaces) a resource served under
-// /resources/{id}/$value and /resources/{id}/content.
-func (s *Server) AddResource(r Resource) {
+// AddResource registers (or replaces) a resource of user served under
+// /resources/{id}/$value and /resources/{id}/content. It belongs to no
+// page, so no section lock applies to it.
+func (s *Server) AddResource(user string, r Resource) {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	s.resources[r.ID] = r
+	s.userLocked(user).resources[r.ID] = &resourceRef{res: r}
+}
+
+// findPageLocked finds page id of any user.
+func (s *Server) findPageLocked(id string) (*userData, *pageRef) {
+	for _, ud := range s.users {
+		if ref := ud.pages[id]; ref != nil {
+			return ud, ref
+		}
+	}
+	return nil, nil
 }
 
 // DeletePage makes page id answer 404 from now on and drops it from its
 // section's listing, as if someone deleted it between listing and fetch.
+// The section's lastModifiedDateTime moves to now.
 func (s *Server) DeletePage(id string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	for _, ud := range s.users {
-		if ref := ud.pages[id]; ref != nil {
-			ref.page.deleted = true
-			return nil
-		}
+	_, ref := s.findPageLocked(id)
+	if ref == nil {
+		return fmt.Errorf("graph emulator: delete page %q: %w", id, errNotFound)
 	}
-	return fmt.Errorf("graph emulator: delete page %q: %w", id, errNotFound)
+	ref.page.deleted = true
+	rollUp(ref.section.section, s.nowSecond())
+	return nil
 }
 
-// TouchPage bumps page id's lastModifiedDateTime to now and changes its
-// content, as if someone edited it between listing and fetch.
+// TouchPage bumps page id's lastModifiedDateTime (and its section's) to
+// now and changes its content, as if someone edited it between listing
+// and fetch.
 func (s *Server) TouchPage(id string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	for _, ud := range s.users {
-		if ref := ud.pages[id]; ref != nil && !ref.page.deleted {
-			p := ref.page
-			p.version++
-			p.LastModifiedDateTime = s.now().UTC()
-			if p.gen == nil {
-				p.HTML = strings.Replace(p.HTML, "</body>", fmt.Sprintf("<p>Edited (revision %d).</p></body>", p.version), 1)
-			}
-			return nil
-		}
+	_, ref := s.findPageLocked(id)
+	if ref == nil || ref.page.deleted {
+		return fmt.Errorf("graph emulator: touch page %q: %w", id, errNotFound)
 	}
-	return fmt.Errorf("graph emulator: touch page %q: %w", id, errNotFound)
+	p := ref.page
+	p.version++
+	p.LastModifiedDateTime = s.nowSecond()
+	rollUp(ref.section.section, p.LastModifiedDateTime)
+	if p.gen == nil {
+		p.HTML = strings.Replace(p.HTML, "</body>", fmt.Sprintf("<p>Edited (revision %d).</p></body>", p.version), 1)
+	}
+	return nil
+}
+
+// RenamePage changes page id's title (in its metadata and its content)
+// without moving its lastModifiedDateTime, as a title PATCH does on real
+// Graph (reference fact 22, [M1]).
+func (s *Server) RenamePage(id, title string) error {
+	s.dataMu.Lock()
+	defer s.dataMu.Unlock()
+	_, ref := s.findPageLocked(id)
+	if ref == nil || ref.page.deleted {
+		return fmt.Errorf("graph emulator: rename page %q: %w", id, errNotFound)
+	}
+	p := ref.page
+	p.Title = title
+	if p.gen == nil {
+		p.HTML = titlePattern.ReplaceAllLiteralString(p.HTML, "<title>"+html.EscapeString(title)+"</title>")
+	}
+	return nil
+}
+
+// MovePage moves page id to section toSectionID of the same user, as the
+// OneNote client does: the page gets a completely new id (it embeds the
+// section), keeps its lastModifiedDateTime (reference fact 20, [M1]) and
+// its onenote: page-id GUID, and lands at the end of the target section.
+// Both sections' lastModifiedDateTime move to now. The old id answers 404
+// from then on. It returns the new id.
+func (s *Server) MovePage(id, toSectionID string) (string, error) {
+	s.dataMu.Lock()
+	defer s.dataMu.Unlock()
+	ud, ref := s.findPageLocked(id)
+	if ref == nil || ref.page.deleted {
+		return "", fmt.Errorf("graph emulator: move page %q: %w", id, errNotFound)
+	}
+	to := ud.sections[toSectionID]
+	if to == nil {
+		return "", fmt.Errorf("graph emulator: move page %q to section %q of %s: %w", id, toSectionID, ud.name, errNotFound)
+	}
+	if to == ref.section {
+		return id, nil
+	}
+	p, from := ref.page, ref.section.section
+	from.Pages = slices.DeleteFunc(from.Pages, func(q *Page) bool { return q == p })
+	n := len(to.section.Pages)
+	p.ID = pageID(hexID(32, "moved", id, toSectionID), 1+n, ownerHex(ud.name), to.section.GUID)
+	p.Order, p.Level = n, 0
+	to.section.Pages = append(to.section.Pages, p)
+	delete(ud.pages, id)
+	ud.pages[p.ID] = ref
+	ref.section = to
+	now := s.nowSecond()
+	rollUp(from, now)
+	rollUp(to.section, now)
+	return p.ID, nil
 }
 
 // PageIDs lists user's page ids section by section in tree order.

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,7 +26,10 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "graph-emulator:", err)
 		os.Exit(1)
 	}
@@ -34,6 +38,9 @@ func main() {
 // options are the parsed command-line flags.
 type options struct {
 	addr, users, fixtures, scopeHeader, appID, libraryUsers, logLevel string
+	tls                                                               bool
+	tlsCertOut                                                        string
+	appScope                                                          bool
 	seed                                                              uint64
 	spec                                                              graph.GenSpec
 	timeScale, hidden                                                 float64
@@ -89,11 +96,26 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.faults.TokenExpiryRate, "fault-token-expiry", 0, "probability that a request's token expires")
 	fs.StringVar(&o.libraryUsers, "library-limit-users", "", "comma-separated users who get 403 10008 (5,000-item library limit)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug logs every request")
+	fs.BoolVar(&o.tls, "tls", false, "serve HTTPS with a fresh self-signed ECDSA certificate for 127.0.0.1, ::1 and localhost")
+	fs.StringVar(&o.tlsCertOut, "tls-cert-out", "", "with -tls, write the certificate (PEM, no key) to this file, e.g. for NODE_EXTRA_CA_CERTS")
+	fs.BoolVar(&o.appScope, "app-scope", true, "enforce the per-app limits (-app-per-minute, -app-per-hour, -app-concurrency) summed over users")
+	fs.IntVar(&o.spec.LockedSections, "locked-sections", 0, "password-protect the last n sections of each user (403 20185)")
+	fs.Float64Var(&o.faults.ExpandOutageRate, "fault-expand-outage", 0, "probability that a notebooks $expand starts an expand outage (500 19999)")
+	fs.DurationVar(&o.faults.ExpandOutage, "fault-expand-outage-for", 7*time.Minute, "length of an expand outage (scaled by -time-scale)")
+	fs.IntVar(&o.faults.BurstConcurrency, "fault-burst", 0, "refuse with 429 10007 once more than n requests are in flight at once (0: off; M1 saw about 108)")
+	fs.DurationVar(&o.faults.BurstCooldown, "fault-burst-cooldown", 3*time.Minute, "how long a burst keeps every request refused (scaled by -time-scale)")
+	fs.StringVar(&o.faults.MessageLocale, "message-locale", "", "error-message language: \"\" (English) or nl (Dutch)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.libraryUsers != "" {
 		o.faults.LibraryLimitUsers = strings.Split(o.libraryUsers, ",")
+	}
+	if o.tlsCertOut != "" && !o.tls {
+		return o, errors.New("-tls-cert-out needs -tls")
+	}
+	if l := o.faults.MessageLocale; l != "" && l != "en" && l != "nl" {
+		return o, fmt.Errorf("-message-locale %q: want \"\", en or nl", l)
 	}
 	return o, nil
 }
@@ -104,10 +126,14 @@ func (o options) config(logger *slog.Logger) (graph.Config, error) {
 	if !ok {
 		return graph.Config{}, fmt.Errorf("-scope-header %q: want none, simple or full", o.scopeHeader)
 	}
+	app := graph.ScopeLimits{Windows: []graph.Window{{N: o.appMin, Duration: time.Minute}, {N: o.appHour, Duration: time.Hour}}, Concurrency: o.appConc}
+	if !o.appScope {
+		app = graph.ScopeLimits{}
+	}
 	return graph.Config{
 		Limits: graph.Limits{
 			User: graph.ScopeLimits{Windows: []graph.Window{{N: o.userMin, Duration: time.Minute}, {N: o.userHour, Duration: time.Hour}}, Concurrency: o.userConc},
-			App:  graph.ScopeLimits{Windows: []graph.Window{{N: o.appMin, Duration: time.Minute}, {N: o.appHour, Duration: time.Hour}}, Concurrency: o.appConc},
+			App:  app,
 		},
 		TimeScale:           o.timeScale,
 		HiddenLimitFactor:   o.hidden,
@@ -122,7 +148,8 @@ func (o options) config(logger *slog.Logger) (graph.Config, error) {
 	}, nil
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+// run serves until ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -159,6 +186,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
+	if o.tls {
+		cert, err := graph.NewTLSCert()
+		if err != nil {
+			return err
+		}
+		if o.tlsCertOut != "" {
+			if err := cert.WritePEM(o.tlsCertOut); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "Certificate written to %s (trust it with NODE_EXTRA_CA_CERTS=%s)\n", o.tlsCertOut, o.tlsCertOut)
+		}
+		ln = tls.NewListener(ln, cert.ServerConfig())
+		base = "https://" + ln.Addr().String()
+	}
 	fmt.Fprintf(stdout, "Graph OneNote emulator on %s (app id %s)\n", base, srv.AppID())
 	fmt.Fprintf(stdout, "  Graph root:  %s/v1.0/me/onenote/\n  Identity:    %s/common/oauth2/v2.0/{devicecode,token}\n  Device login: %s/devicelogin\n  Stats:       %s/_emulator/stats  %s/_emulator/violations\n", base, base, base, base, base)
 	for _, u := range users {
@@ -166,8 +207,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -69,7 +69,7 @@ func (s *Server) appendChildren(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &blockValidator{s: s}
+	v := s.newValidator()
 	kids, err := v.children("body.children", c.body["children"], 0, ptype)
 	if err != nil {
 		return nil, err
@@ -99,6 +99,7 @@ func (s *Server) appendChildren(c *call) (any, error) {
 	if err := v.finish(0); err != nil {
 		return nil, err
 	}
+	v.commit()
 	created := s.insertBlocks(n, kids, after)
 	results := make([]any, len(created))
 	for i, b := range created {
@@ -116,7 +117,7 @@ func (s *Server) deleteBlock(c *call) (any, error) {
 		return nil, archivedError()
 	}
 	n.archived = true
-	n.edited = s.now()
+	n.edited = s.stamp()
 	return s.renderBlock(c.base, n), nil
 }
 
@@ -144,7 +145,7 @@ func (s *Server) updateBlock(c *call) (any, error) {
 	if n.archived && !(hasArchived && !archived) || !n.archived && s.inTrash(n) {
 		return nil, archivedError()
 	}
-	v := &blockValidator{s: s}
+	v := s.newValidator()
 	var content map[string]any
 	uploadID := n.uploadID
 	if raw, ok := c.body[n.typ]; ok && n.kind == kindBlock {
@@ -176,6 +177,7 @@ func (s *Server) updateBlock(c *call) (any, error) {
 	if err := v.finish(0); err != nil {
 		return nil, err
 	}
+	v.commit()
 	if content != nil {
 		n.content, n.uploadID = content, uploadID
 		s.attachUploadsOf(content, uploadID)
@@ -183,7 +185,7 @@ func (s *Server) updateBlock(c *call) (any, error) {
 	if hasArchived {
 		n.archived = archived
 	}
-	n.edited = s.now()
+	n.edited = s.stamp()
 	return s.renderBlock(c.base, n), nil
 }
 

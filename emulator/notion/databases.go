@@ -13,17 +13,19 @@ func (s *Server) createDatabase(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := []any{}
-	if raw := c.body["title"]; raw != nil {
-		if title, err = s.richText("body.title", raw); err != nil {
-			return nil, err
-		}
+	v := s.newValidator()
+	title, err := v.optionalRichText("body.title", c.body["title"])
+	if err != nil {
+		return nil, err
+	}
+	description, err := v.optionalRichText("body.description", c.body["description"])
+	if err != nil {
+		return nil, err
 	}
 	sc, err := s.newSchema(c.body["properties"])
 	if err != nil {
 		return nil, err
 	}
-	v := &blockValidator{s: s}
 	icon, cover, err := v.pageIcons(c.body)
 	if err != nil {
 		return nil, err
@@ -31,8 +33,9 @@ func (s *Server) createDatabase(c *call) (any, error) {
 	if err := v.finish(1); err != nil {
 		return nil, err
 	}
+	v.commit()
 	db := s.newNode(kindDatabase, "child_database", parentRef{typ: parentPage, id: parent.id})
-	db.title, db.schema, db.icon, db.cover = title, sc, icon, cover
+	db.title, db.description, db.schema, db.icon, db.cover = title, description, sc, icon, cover
 	s.attachUploadsOf(map[string]any{"icon": icon}, "")
 	s.attachUploadsOf(map[string]any{"icon": cover}, "")
 	s.link(db)
@@ -64,9 +67,16 @@ func (s *Server) updateDatabase(c *call) (any, error) {
 	if db.archived && !(hasArchived && !archived) {
 		return nil, archivedError()
 	}
+	v := s.newValidator()
 	title := db.title
 	if raw := c.body["title"]; raw != nil {
-		if title, err = s.richText("body.title", raw); err != nil {
+		if title, err = v.richText("body.title", raw); err != nil {
+			return nil, err
+		}
+	}
+	description := db.description
+	if raw := c.body["description"]; raw != nil {
+		if description, err = v.richText("body.description", raw); err != nil {
 			return nil, err
 		}
 	}
@@ -121,12 +131,28 @@ func (s *Server) updateDatabase(c *call) (any, error) {
 			props = append(props, p)
 		}
 	}
-	db.title = title
+	icon, cover, err := v.pageIcons(c.body)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.finish(0); err != nil {
+		return nil, err
+	}
+	v.commit()
+	db.title, db.description = title, description
 	db.schema = &schema{props: props}
+	if _, ok := c.body["icon"]; ok {
+		db.icon = icon
+		s.attachUploadsOf(map[string]any{"icon": icon}, "")
+	}
+	if _, ok := c.body["cover"]; ok {
+		db.cover = cover
+		s.attachUploadsOf(map[string]any{"icon": cover}, "")
+	}
 	if hasArchived {
 		db.archived = archived
 	}
-	db.edited = s.now()
+	db.edited = s.stamp()
 	s.renameRowProperties(db)
 	return s.renderDatabase(c.base, db), nil
 }

@@ -94,6 +94,9 @@ var (
 	errUnauthorized = newError(http.StatusUnauthorized, codeUnauthorized, "API token is invalid.")
 	errInvalidJSON  = newError(http.StatusBadRequest, codeInvalidJSON, "Error parsing JSON body.")
 	errInvalidURL   = newError(http.StatusBadRequest, codeInvalidRequestURL, "Invalid request URL.")
-	errTooLarge     = newError(http.StatusRequestEntityTooLarge, codeValidation,
+	// errTooLarge answers a body over the request size limit: 413 [N6]
+	// in Notion's error shape with code validation_error (Notion's body
+	// for it is not published; this is the emulator's choice).
+	errTooLarge = newError(http.StatusRequestEntityTooLarge, codeValidation,
 		"Request body too large: the limit is %d bytes.", maxRequestBytes)
 )

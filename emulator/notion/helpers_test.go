@@ -196,3 +196,26 @@ func blockText(b map[string]any) string {
 	arr, _ := body["rich_text"].([]any)
 	return plainText(arr)
 }
+
+// diffJSON compares two values by their JSON and describes the first
+// difference ("" when equal).
+func diffJSON(a, b any) string {
+	ja, err := json.Marshal(a)
+	if err != nil {
+		return "marshal: " + err.Error()
+	}
+	jb, err := json.Marshal(b)
+	if err != nil {
+		return "marshal: " + err.Error()
+	}
+	if bytes.Equal(ja, jb) {
+		return ""
+	}
+	i := 0
+	for i < len(ja) && i < len(jb) && ja[i] == jb[i] {
+		i++
+	}
+	from := max(i-80, 0)
+	return fmt.Sprintf("first difference at byte %d:\n before …%s\n after  …%s", i,
+		ja[from:min(i+80, len(ja))], jb[from:min(i+80, len(jb))])
+}

@@ -40,8 +40,11 @@ func TestSearchTokensAndStatsEndpoint(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.RateLimited != 1 || st.ByStatus[401] != 1 || st.Tokens["secret_fixed"].Requests != 1 {
+	if st.RateLimited != 1 || st.ByStatus[401] != 1 || st.Tokens[TokenFingerprint("secret_fixed")].Requests != 1 {
 		t.Errorf("stats = %+v", st)
+	}
+	if body := rec.Body.String(); strings.Contains(body, "secret_fixed") || strings.Contains(body, e.token) {
+		t.Errorf("stats endpoint shows a token: %s", body)
 	}
 	e.srv.ResetStats()
 	if st := e.srv.Stats(); st.Requests != 0 || st.Tokens[e.token].Requests != 0 || len(e.srv.Requests(e.token)) != 0 {

@@ -54,8 +54,9 @@ type node struct {
 	cover      any
 
 	// Databases.
-	title  []any // normalised rich text
-	schema *schema
+	title       []any // normalised rich text
+	description []any // normalised rich text
+	schema      *schema
 }
 
 // upload is a File Upload API object.

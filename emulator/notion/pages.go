@@ -58,7 +58,8 @@ func (s *Server) createPage(c *call) (any, error) {
 	if ptype == parentDatabase {
 		sc = parent.schema
 	}
-	props, err := s.pageProperties(c.body["properties"], sc)
+	v := s.newValidator()
+	props, err := v.pageProperties(c.body["properties"], sc)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,6 @@ func (s *Server) createPage(c *call) (any, error) {
 	} else if _, ok := props["title"]; !ok {
 		props = titleProperties("")
 	}
-	v := &blockValidator{s: s}
 	icon, cover, err := v.pageIcons(c.body)
 	if err != nil {
 		return nil, err
@@ -81,6 +81,7 @@ func (s *Server) createPage(c *call) (any, error) {
 	if err := v.finish(1); err != nil {
 		return nil, err
 	}
+	v.commit()
 	page := s.newPage(parentRef{typ: ptype, id: parent.id}, props)
 	s.attachPropertyFiles(props)
 	page.icon, page.cover = icon, cover
@@ -135,11 +136,11 @@ func (s *Server) updatePage(c *call) (any, error) {
 	if n.parent.typ == parentDatabase {
 		sc = s.nodes[n.parent.id].schema
 	}
-	props, err := s.pageProperties(c.body["properties"], sc)
+	v := s.newValidator()
+	props, err := v.pageProperties(c.body["properties"], sc)
 	if err != nil {
 		return nil, err
 	}
-	v := &blockValidator{s: s}
 	icon, cover, err := v.pageIcons(c.body)
 	if err != nil {
 		return nil, err
@@ -147,6 +148,7 @@ func (s *Server) updatePage(c *call) (any, error) {
 	if err := v.finish(0); err != nil {
 		return nil, err
 	}
+	v.commit()
 	for k, p := range props {
 		n.properties[k] = p
 	}
@@ -162,7 +164,7 @@ func (s *Server) updatePage(c *call) (any, error) {
 	if hasArchived {
 		n.archived = archived
 	}
-	n.edited = s.now()
+	n.edited = s.stamp()
 	return s.renderPage(c.base, n), nil
 }
 

@@ -22,7 +22,7 @@ func validDate(s string) bool {
 // returns them in response shape keyed by property name. For a database
 // row, sc is its schema; for other pages sc is nil and only the title may
 // be set.
-func (s *Server) pageProperties(raw any, sc *schema) (map[string]any, error) {
+func (v *blockValidator) pageProperties(raw any, sc *schema) (map[string]any, error) {
 	if raw == nil {
 		return map[string]any{}, nil
 	}
@@ -42,11 +42,11 @@ func (s *Server) pageProperties(raw any, sc *schema) (map[string]any, error) {
 			if k != "title" {
 				return nil, validationError("body failed validation: %s should be not present (a page whose parent is a page can only have the `title` property), instead was `%s`.", path, brief(m[k]))
 			}
-			v, err := s.propertyValue(path, &propSchema{id: "title", name: "title", typ: "title"}, m[k], nil)
+			val, err := v.propertyValue(path, &propSchema{id: "title", name: "title", typ: "title"}, m[k])
 			if err != nil {
 				return nil, err
 			}
-			out["title"] = map[string]any{"id": "title", "type": "title", "title": v}
+			out["title"] = map[string]any{"id": "title", "type": "title", "title": val}
 			continue
 		}
 		p := sc.byKey(k)
@@ -56,11 +56,11 @@ func (s *Server) pageProperties(raw any, sc *schema) (map[string]any, error) {
 		if readOnlyProperties[p.typ] {
 			return nil, validationError("%s is a read-only property (%s) and cannot be set.", p.name, p.typ)
 		}
-		v, err := s.propertyValue(path, p, m[k], sc)
+		inner, err := v.propertyValue(path, p, m[k])
 		if err != nil {
 			return nil, err
 		}
-		val := map[string]any{"id": p.id, "type": p.typ, p.typ: v}
+		val := map[string]any{"id": p.id, "type": p.typ, p.typ: inner}
 		if p.typ == "relation" {
 			val["has_more"] = false
 		}
@@ -109,14 +109,14 @@ func (s *Server) fillComputedProperties(n *node, props map[string]any) {
 
 // propertyValue validates one property value against its schema property
 // and returns the inner value in response shape.
-func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) (any, error) {
-	var v any
+func (v *blockValidator) propertyValue(path string, p *propSchema, raw any) (any, error) {
+	var val any
 	switch t := raw.(type) {
 	case []any:
 		if p.typ != "title" && p.typ != "rich_text" {
 			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
 		}
-		v = t
+		val = t
 	case map[string]any:
 		inner, ok := t[p.typ]
 		if !ok {
@@ -125,36 +125,36 @@ func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) 
 		if typ, ok := asString(t["type"]); ok && typ != p.typ {
 			return nil, validationError("%s is expected to be %s.", p.name, p.typ)
 		}
-		v = inner
+		val = inner
 		path += "." + p.typ
 	default:
 		return nil, wrongType(path, "an object", raw)
 	}
 	switch p.typ {
 	case "title", "rich_text":
-		return s.richText(path, v)
+		return v.richText(path, val)
 	case "number":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		f, ok := asNumber(v)
+		f, ok := asNumber(val)
 		if !ok {
-			return nil, wrongType(path, "a number or `null`", v)
+			return nil, wrongType(path, "a number or `null`", val)
 		}
 		return f, nil
 	case "checkbox":
-		b, ok := asBool(v)
+		b, ok := asBool(val)
 		if !ok {
-			return nil, wrongType(path, "a boolean", v)
+			return nil, wrongType(path, "a boolean", val)
 		}
 		return b, nil
 	case "url", "email", "phone_number":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		str, ok := asString(v)
+		str, ok := asString(val)
 		if !ok {
-			return nil, wrongType(path, "a string or `null`", v)
+			return nil, wrongType(path, "a string or `null`", val)
 		}
 		limit := maxURLLen
 		if p.typ != "url" {
@@ -165,12 +165,12 @@ func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) 
 		}
 		return str, nil
 	case "date":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		d, ok := asObject(v)
+		d, ok := asObject(val)
 		if !ok {
-			return nil, wrongType(path, "an object or `null`", v)
+			return nil, wrongType(path, "an object or `null`", val)
 		}
 		start, _ := asString(d["start"])
 		if !validDate(start) {
@@ -188,21 +188,21 @@ func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) 
 		}
 		return out, nil
 	case "select":
-		if v == nil {
+		if val == nil {
 			return nil, nil
 		}
-		return s.selectOption(path, p, v)
+		return v.selectOption(path, p, val)
 	case "multi_select":
-		arr, ok := asArray(v)
+		arr, ok := asArray(val)
 		if !ok {
-			return nil, wrongType(path, "an array", v)
+			return nil, wrongType(path, "an array", val)
 		}
 		if len(arr) > maxMultiSelect {
 			return nil, tooMany(path, maxMultiSelect, len(arr))
 		}
 		out := []any{}
 		for i, o := range arr {
-			opt, err := s.selectOption(fmt.Sprintf("%s[%d]", path, i), p, o)
+			opt, err := v.selectOption(fmt.Sprintf("%s[%d]", path, i), p, o)
 			if err != nil {
 				return nil, err
 			}
@@ -210,9 +210,9 @@ func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) 
 		}
 		return out, nil
 	case "relation", "people":
-		arr, ok := asArray(v)
+		arr, ok := asArray(val)
 		if !ok {
-			return nil, wrongType(path, "an array", v)
+			return nil, wrongType(path, "an array", val)
 		}
 		if len(arr) > maxRelations {
 			return nil, tooMany(path, maxRelations, len(arr))
@@ -233,23 +233,26 @@ func (s *Server) propertyValue(path string, p *propSchema, raw any, sc *schema) 
 		}
 		return out, nil
 	case "files":
-		return s.filesValue(path, v)
+		return v.filesValue(path, val)
 	}
 	return nil, validationError("%s is expected to be %s.", p.name, p.typ)
 }
 
 // selectOption resolves a select option by name or ID, creating it (as
-// Notion does) when a new name is written.
-func (s *Server) selectOption(path string, p *propSchema, v any) (any, error) {
-	m, ok := asObject(v)
+// Notion does) when a new name is written; a new option joins the schema
+// when the request is committed. The value is a page's partial option
+// (id, name, color), without the schema's description.
+func (v *blockValidator) selectOption(path string, p *propSchema, raw any) (any, error) {
+	m, ok := asObject(raw)
 	if !ok {
-		return nil, wrongType(path, "an object", v)
+		return nil, wrongType(path, "an object", raw)
 	}
 	opts, _ := asArray(p.config["options"])
+	opts = append(slices.Clone(opts), v.newOptions[p]...)
 	if rawID, ok := asString(m["id"]); ok {
 		for _, o := range opts {
 			if om, _ := asObject(o); om["id"] == rawID {
-				return clone(om), nil
+				return partialOption(om), nil
 			}
 		}
 		return nil, validationError("Select option with id %q does not exist for property %s.", rawID, p.name)
@@ -266,22 +269,30 @@ func (s *Server) selectOption(path string, p *propSchema, v any) (any, error) {
 	}
 	for _, o := range opts {
 		if om, _ := asObject(o); om["name"] == name {
-			return clone(om), nil
+			return partialOption(om), nil
 		}
 	}
-	color, err := checkColor(path+".color", m["color"])
+	color, err := checkSelectColor(path+".color", m["color"])
 	if err != nil {
 		return nil, err
 	}
-	opt := map[string]any{"id": shortID(s.rng), "name": name, "color": color}
-	p.config["options"] = append(opts, opt)
-	return clone(opt), nil
+	opt := newOption(v.s.rng, name, color)
+	if v.newOptions == nil {
+		v.newOptions = map[*propSchema][]any{}
+	}
+	v.newOptions[p] = append(v.newOptions[p], opt)
+	return partialOption(opt), nil
 }
 
-func (s *Server) filesValue(path string, v any) (any, error) {
-	arr, ok := asArray(v)
+// partialOption is a select option as a page value shows it.
+func partialOption(opt map[string]any) map[string]any {
+	return map[string]any{"id": opt["id"], "name": opt["name"], "color": opt["color"]}
+}
+
+func (v *blockValidator) filesValue(path string, raw any) (any, error) {
+	arr, ok := asArray(raw)
 	if !ok {
-		return nil, wrongType(path, "an array", v)
+		return nil, wrongType(path, "an array", raw)
 	}
 	out := []any{}
 	for i, f := range arr {
@@ -291,18 +302,12 @@ func (s *Server) filesValue(path string, v any) (any, error) {
 			return nil, wrongType(fp, "an object", f)
 		}
 		name, _ := asString(fm["name"])
-		bv := &blockValidator{s: s}
-		icon, err := bv.icon(fp, withoutKey(fm, "name"))
+		icon, err := v.icon(fp, withoutKey(fm, "name"))
 		if err != nil {
 			return nil, err
 		}
 		if icon["type"] == "emoji" || icon["type"] == "custom_emoji" {
 			return nil, bodyError(fp+".type", "should be `external` or `file_upload`, instead was `%s`", brief(icon["type"]))
-		}
-		for _, ref := range bv.uploads {
-			if err := s.checkAttachable(ref); err != nil {
-				return nil, err
-			}
 		}
 		icon["name"] = name
 		out = append(out, icon)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // POST /v1/databases/{id}/query: filters, sorts and pagination. Runs with
@@ -318,23 +319,41 @@ func (s *Server) condition(path string, p *propSchema, raw any) (rowFilter, erro
 		if !ok || !validDate(str) {
 			return nil, bad("a valid ISO 8601 date string")
 		}
-		date := func(r *node) string { return textOf(val(r)) }
-		ops := map[string]func(a string) bool{
-			"equals":       func(a string) bool { return strings.HasPrefix(a, str) || a == str },
-			"before":       func(a string) bool { return a < str },
-			"after":        func(a string) bool { return a > str },
-			"on_or_before": func(a string) bool { return a <= str || strings.HasPrefix(a, str) },
-			"on_or_after":  func(a string) bool { return a >= str },
+		want, dayOnly := parseDate(str)
+		// A date-only filter value compares calendar days (UTC); one with
+		// a time compares instants. Timestamps are already rounded down to
+		// the minute, so rows made in the same minute compare alike.
+		cmpTo := func(r *node) (int, bool) {
+			t, _ := parseDate(textOf(val(r)))
+			if t.IsZero() {
+				return 0, false
+			}
+			if dayOnly {
+				t = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+			}
+			return t.Compare(want), true
+		}
+		ops := map[string]func(c int) bool{
+			"equals":       func(c int) bool { return c == 0 },
+			"before":       func(c int) bool { return c < 0 },
+			"after":        func(c int) bool { return c > 0 },
+			"on_or_before": func(c int) bool { return c <= 0 },
+			"on_or_after":  func(c int) bool { return c >= 0 },
 		}
 		if fn, ok := ops[op]; ok {
-			return func(r *node) bool { d := date(r); return d != "" && fn(d) }, nil
+			return func(r *node) bool { c, ok := cmpTo(r); return ok && fn(c) }, nil
 		}
 	}
 	return nil, bodyError(path+"."+op, "is not a supported condition for a %s filter", p.typ)
 }
 
-// compileSorts turns body.sorts into a row comparator; rows tie-break on
-// creation order (the default order).
+// compileSorts turns body.sorts into a row comparator. Without sorts rows
+// come in creation order. With sorts, rows that tie on every key come in
+// ascending page-ID order: stable from one query to the next, but
+// unrelated to when within the minute a row was made, since Notion keeps
+// timestamps only to the minute ([N5]) and does not document its order of
+// ties. A client that needs creation order within a minute cannot get it
+// here either.
 func (s *Server) compileSorts(raw any, sc *schema) (func(a, b *node) int, error) {
 	byCreation := func(a, b *node) int { return cmp.Compare(a.seq, b.seq) }
 	if raw == nil {
@@ -391,7 +410,7 @@ func (s *Server) compileSorts(raw any, sc *schema) (func(a, b *node) int, error)
 				return c
 			}
 		}
-		return byCreation(a, b)
+		return compareStrings(a.id, b.id)
 	}, nil
 }
 
@@ -437,4 +456,19 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// parseDate reads an ISO 8601 date or date-time as Notion stores them; it
+// says whether the value was a date without a time. An unreadable value is
+// the zero time.
+func parseDate(s string) (time.Time, bool) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, true
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), false
+		}
+	}
+	return time.Time{}, false
 }

@@ -1,18 +1,23 @@
 package notion
 
 import (
+	"encoding/json"
 	"math"
+	"slices"
 	"time"
 )
 
-// tokenState is the rate-limit bucket and request log of one integration
-// token.
+// tokenState is the rate-limit bucket, request log and capabilities of one
+// integration token.
 type tokenState struct {
 	bucket bucket
 	// notBefore is the end of the latest Retry-After this token was given.
 	notBefore time.Time
 	log       []RequestRecord
+	caps      Capabilities
 }
+
+func newTokenState(c Capabilities) *tokenState { return &tokenState{caps: c} }
 
 // Reasons a request was rate limited, as Notion names them in
 // additional_data.rate_limit_reason.
@@ -24,14 +29,33 @@ const (
 // RequestRecord is one API request that arrived with a known token.
 type RequestRecord struct {
 	// Time is when the request arrived (by the server's clock).
-	Time   time.Time
-	Method string
-	Path   string
-	// Status is the HTTP status it was answered with.
-	Status int
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	// Status is the HTTP status it was answered with (0 while in flight).
+	Status int `json:"status"`
 	// Early says the request arrived before a Retry-After this token had
 	// been given had passed.
-	Early bool
+	Early bool `json:"early"`
+}
+
+// MaxInWindow is the largest number of requests in recs that arrived
+// within any one window of length w (a half-open interval [t, t+w)). With
+// w = time.Second it is the peak per-second rate a client reached.
+func MaxInWindow(recs []RequestRecord, w time.Duration) int {
+	times := make([]time.Time, len(recs))
+	for i, r := range recs {
+		times[i] = r.Time
+	}
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	best, lo := 0, 0
+	for hi := range times {
+		for !times[hi].Before(times[lo].Add(w)) {
+			lo++
+		}
+		best = max(best, hi-lo+1)
+	}
+	return best
 }
 
 // admit charges one request to token's bucket (and the workspace's, when
@@ -139,10 +163,23 @@ type Stats struct {
 	// over all tokens.
 	RateLimited int64 `json:"rate_limited"`
 	Early       int64 `json:"early"`
-	// Tokens holds per-token counters keyed by token.
+	// Tokens holds per-token counters keyed by token. In JSON (the
+	// stats endpoint, the export) the keys are token fingerprints.
 	Tokens map[string]TokenStats `json:"tokens"`
 	// Blocks is the lifetime number of blocks (pages included) created.
 	Blocks int `json:"blocks"`
+}
+
+// MarshalJSON writes the stats with every token replaced by its
+// fingerprint, so no token leaves the process.
+func (st Stats) MarshalJSON() ([]byte, error) {
+	type plain Stats
+	out := plain(st)
+	out.Tokens = make(map[string]TokenStats, len(st.Tokens))
+	for tok, ts := range st.Tokens {
+		out.Tokens[TokenFingerprint(tok)] = ts
+	}
+	return json.Marshal(out)
 }
 
 // Stats returns a snapshot of the counters.

@@ -2,6 +2,7 @@ package notion
 
 import (
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -9,6 +10,15 @@ import (
 // hold s.mu.
 
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// stamp is the time a write records as created_time or last_edited_time:
+// now, rounded down to the minute, as Notion keeps them ([N5]). Two
+// objects made in the same minute tie.
+func (s *Server) stamp() time.Time { return s.now().UTC().Truncate(time.Minute) }
+
+// minute rounds t down to the minute (upload timestamps are kept exact for
+// expiry and shown rounded).
+func minute(t time.Time) time.Time { return t.UTC().Truncate(time.Minute) }
 
 func (s *Server) userRef() map[string]any {
 	return map[string]any{"object": "user", "id": s.botID}
@@ -30,7 +40,7 @@ func fileURL(base string, u *upload) string {
 func (s *Server) hostedFile(base, uploadID string) map[string]any {
 	u := s.uploads[uploadID]
 	if u == nil {
-		return map[string]any{"url": "", "expiry_time": nil}
+		return map[string]any{"url": "", "expiry_time": timestamp(s.now().Add(time.Hour))}
 	}
 	return map[string]any{"url": fileURL(base, u), "expiry_time": timestamp(s.now().Add(time.Hour))}
 }
@@ -60,13 +70,11 @@ func (s *Server) blockContent(base string, n *node) map[string]any {
 	if n.uploadID != "" {
 		c["type"] = "file"
 		c["file"] = s.hostedFile(base, n.uploadID)
-		if n.typ == "file" {
-			if _, ok := c["name"]; !ok {
-				if u := s.uploads[n.uploadID]; u != nil {
-					c["name"] = u.filename
-				}
-			}
-		}
+	}
+	if _, ok := c["name"]; n.typ == "file" && !ok {
+		// A file block always has a name ([N4]): the upload's filename,
+		// or the last segment of an external URL.
+		c["name"] = s.fileBlockName(n)
 	}
 	if icon, ok := c["icon"]; ok {
 		c["icon"] = s.renderIcon(base, icon)
@@ -127,7 +135,7 @@ func (s *Server) renderDatabase(base string, n *node) map[string]any {
 		"created_by":       s.userRef(),
 		"last_edited_by":   s.userRef(),
 		"title":            clone(n.title),
-		"description":      []any{},
+		"description":      descriptionOf(n),
 		"icon":             s.renderIcon(base, n.icon),
 		"cover":            s.renderIcon(base, n.cover),
 		"properties":       n.schema.render(),
@@ -154,4 +162,28 @@ func list(results []any, next string, typ string) map[string]any {
 		"type":        typ,
 		typ:           map[string]any{},
 	}
+}
+
+func descriptionOf(n *node) []any {
+	if n.description == nil {
+		return []any{}
+	}
+	return clone(n.description).([]any)
+}
+
+// fileBlockName is the name a file block shows when the request gave none.
+func (s *Server) fileBlockName(n *node) string {
+	if u := s.uploads[n.uploadID]; u != nil {
+		return u.filename
+	}
+	ext, _ := asObject(n.content["external"])
+	raw, _ := asString(ext["url"])
+	if u, err := url.Parse(raw); err == nil {
+		if i := strings.LastIndex(u.Path, "/"); i >= 0 && i < len(u.Path)-1 {
+			if name, err := url.PathUnescape(u.Path[i+1:]); err == nil {
+				return name
+			}
+		}
+	}
+	return ""
 }

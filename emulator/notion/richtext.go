@@ -49,21 +49,23 @@ func defaultAnnotations() map[string]any {
 }
 
 // richText validates a rich-text array and returns it in response shape
-// (with plain_text, href and full annotations). Callers hold s.mu.
-func (s *Server) richText(path string, v any) ([]any, error) {
-	arr, ok := asArray(v)
+// (with plain_text, href and full annotations). Links to anything but an
+// http or https URL are counted in v.badLinks: they fail the request once
+// the whole body has been read (finish). Callers hold s.mu.
+func (v *blockValidator) richText(path string, raw any) ([]any, error) {
+	arr, ok := asArray(raw)
 	if !ok {
-		if v == nil {
+		if raw == nil {
 			return nil, undefined(path)
 		}
-		return nil, wrongType(path, "an array", v)
+		return nil, wrongType(path, "an array", raw)
 	}
 	if len(arr) > maxRichTextItems {
 		return nil, tooMany(path, maxRichTextItems, len(arr))
 	}
 	out := make([]any, 0, len(arr))
 	for i, item := range arr {
-		n, err := s.richTextItem(fmt.Sprintf("%s[%d]", path, i), item)
+		n, err := v.richTextItem(fmt.Sprintf("%s[%d]", path, i), item)
 		if err != nil {
 			return nil, err
 		}
@@ -72,10 +74,10 @@ func (s *Server) richText(path string, v any) ([]any, error) {
 	return out, nil
 }
 
-func (s *Server) richTextItem(path string, v any) (map[string]any, error) {
-	m, ok := asObject(v)
+func (v *blockValidator) richTextItem(path string, raw any) (map[string]any, error) {
+	m, ok := asObject(raw)
 	if !ok {
-		return nil, wrongType(path, "an object", v)
+		return nil, wrongType(path, "an object", raw)
 	}
 	typ, _ := asString(m["type"])
 	if typ == "" {
@@ -116,8 +118,8 @@ func (s *Server) richTextItem(path string, v any) (map[string]any, error) {
 			if n := utf16Len(url); n > maxURLLen {
 				return nil, tooLong(path+".text.link.url", maxURLLen, n)
 			}
-			if !absoluteURL(url) {
-				return nil, validationError("Invalid URL for link.")
+			if !webURL(url) {
+				v.badLinks++
 			}
 			text["link"] = map[string]any{"url": url}
 			out["href"] = url
@@ -139,7 +141,7 @@ func (s *Server) richTextItem(path string, v any) (map[string]any, error) {
 		out["equation"] = map[string]any{"expression": expr}
 		out["plain_text"] = expr
 	case "mention":
-		mention, plain, href, err := s.mention(path+".mention", m["mention"])
+		mention, plain, href, err := v.s.mention(path+".mention", m["mention"])
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +226,11 @@ func (s *Server) mention(path string, v any) (map[string]any, string, string, er
 				plain = s.plainTitle(n)
 			}
 		}
-		return map[string]any{"type": typ, typ: map[string]any{"id": id}}, plain, href, nil
+		ref = map[string]any{"id": id}
+		if typ == "user" {
+			ref["object"] = "user" // a partial user ([N4])
+		}
+		return map[string]any{"type": typ, typ: ref}, plain, href, nil
 	case "date":
 		d, ok := asObject(m["date"])
 		if !ok {
@@ -234,7 +240,17 @@ func (s *Server) mention(path string, v any) (map[string]any, string, string, er
 		if !ok || !validDate(start) {
 			return nil, "", "", bodyError(path+".date.start", "should be a valid ISO 8601 date string, instead was `%s`", brief(d["start"]))
 		}
-		return map[string]any{"type": "date", "date": clone(d)}, start, "", nil
+		// A date response always has end and time_zone, null when unset ([N4]).
+		date := map[string]any{"start": start, "end": nil, "time_zone": nil}
+		for _, k := range []string{"end", "time_zone"} {
+			if v, ok := asString(d[k]); ok {
+				date[k] = v
+			}
+		}
+		if end, ok := date["end"].(string); ok && !validDate(end) {
+			return nil, "", "", bodyError(path+".date.end", "should be a valid ISO 8601 date string, instead was `%s`", brief(end))
+		}
+		return map[string]any{"type": "date", "date": date}, start, "", nil
 	case "link_preview":
 		lp, ok := asObject(m["link_preview"])
 		url, _ := asString(lp["url"])
@@ -248,13 +264,24 @@ func (s *Server) mention(path string, v any) (map[string]any, string, string, er
 	return nil, "", "", bodyError(path+".type", "should be `page`, `database`, `user`, `date`, `link_preview` or `template_mention`, instead was `%s`", brief(m["type"]))
 }
 
-// absoluteURL says whether s parses as a URL with a scheme. Notion rejects
-// relative and empty link URLs with "Invalid URL for link."; whether it
-// accepts every scheme (onenote:, for one) is not documented, so any
-// scheme passes here.
-func absoluteURL(s string) bool {
+// webURL says whether s is an http or https URL with a host, the only
+// links Notion accepts in rich text ([N1]: zotero: links failed; other
+// custom schemes such as onenote:, file:, ms-word: and teams: are the same
+// case). mailto: is refused too: whether Notion takes it is not
+// established, and refusing keeps a writer from relying on it.
+func webURL(s string) bool {
 	u, err := neturl.Parse(strings.TrimSpace(s))
-	return err == nil && u.Scheme != ""
+	if err != nil {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return (scheme == "http" || scheme == "https") && u.Host != ""
+}
+
+// invalidLinks is Notion's answer to a request with links it refuses
+// ([N2]): one "Invalid URL for link." line per bad link.
+func invalidLinks(n int) *apiError {
+	return validationError("Content creation Failed. Fix the following: %s", strings.Repeat("\nInvalid URL for link.", n))
 }
 
 // plainText joins the plain_text of a response-shape rich-text array.

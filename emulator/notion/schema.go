@@ -2,6 +2,7 @@ package notion
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -11,6 +12,9 @@ type propSchema struct {
 	id   string
 	name string
 	typ  string
+	// description is the property's description (nil: none), a string in
+	// responses or null ([N4]).
+	description any
 	// config is the type's configuration in response shape, e.g.
 	// {"options":[…]} for select.
 	config map[string]any
@@ -57,7 +61,8 @@ func (sc *schema) render() map[string]any {
 		return out
 	}
 	for _, p := range sc.props {
-		out[p.name] = map[string]any{"id": p.id, "name": p.name, "type": p.typ, p.typ: clone(p.config)}
+		out[p.name] = map[string]any{"id": p.id, "name": p.name, "type": p.typ, p.typ: clone(p.config),
+			"description": p.description}
 	}
 	return out
 }
@@ -99,6 +104,15 @@ func (s *Server) schemaProperty(path, name string, raw any) (*propSchema, error)
 	if strings.TrimSpace(p.name) == "" {
 		return nil, bodyError(path, "should have a non-empty property name")
 	}
+	if d, ok := m["description"]; ok && d != nil {
+		str, ok := asString(d)
+		if !ok {
+			return nil, wrongType(path+".description", "a string or `null`", d)
+		}
+		if str != "" {
+			p.description = str
+		}
+	}
 	switch typ {
 	case "number":
 		format := "number"
@@ -119,11 +133,15 @@ func (s *Server) schemaProperty(path, name string, raw any) (*propSchema, error)
 				if !ok || oname == "" {
 					return nil, undefined(fmt.Sprintf("%s.%s.options[%d].name", path, typ, i))
 				}
-				color, err := checkColor(fmt.Sprintf("%s.%s.options[%d].color", path, typ, i), om["color"])
+				color, err := checkSelectColor(fmt.Sprintf("%s.%s.options[%d].color", path, typ, i), om["color"])
 				if err != nil {
 					return nil, err
 				}
-				opts = append(opts, map[string]any{"id": shortID(s.rng), "name": oname, "color": color})
+				opt := newOption(s.rng, oname, color)
+				if d, ok := asString(om["description"]); ok && d != "" {
+					opt["description"] = d
+				}
+				opts = append(opts, opt)
 			}
 		}
 		p.config["options"] = opts
@@ -188,4 +206,23 @@ func emptyValue(typ string) any {
 		return false
 	}
 	return nil
+}
+
+// newOption is a schema select option in response shape; description is
+// null unless one was given ([N4]).
+func newOption(rng *rand.Rand, name, color string) map[string]any {
+	return map[string]any{"id": shortID(rng), "name": name, "color": color, "description": nil}
+}
+
+// checkSelectColor validates the colour of a select option: the ten plain
+// colours only (the SDK's SelectColor), no "_background" forms.
+func checkSelectColor(path string, v any) (string, error) {
+	if v == nil {
+		return "default", nil
+	}
+	c, ok := asString(v)
+	if !ok || !slices.Contains(colorNames, c) {
+		return "", bodyError(path, "should be one of `%s`, instead was `%s`", strings.Join(colorNames, "`, `"), brief(v))
+	}
+	return c, nil
 }

@@ -80,7 +80,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s.botID = newUUID(s.rng)
 	for _, t := range cfg.Tokens {
-		s.tokens[t] = &tokenState{}
+		s.tokens[t] = newTokenState(AllCapabilities())
 	}
 	root := s.newPage(parentRef{typ: parentWorkspace}, titleProperties(cfg.RootPageTitle))
 	s.rootID = root.id
@@ -97,25 +97,25 @@ func (s *Server) BotID() string { return s.botID }
 
 func (s *Server) routes() {
 	s.api = http.NewServeMux()
-	s.api.HandleFunc("POST /v1/pages", s.locked(s.createPage))
-	s.api.HandleFunc("GET /v1/pages/{id}", s.locked(s.retrievePage))
-	s.api.HandleFunc("PATCH /v1/pages/{id}", s.locked(s.updatePage))
-	s.api.HandleFunc("POST /v1/databases", s.locked(s.createDatabase))
-	s.api.HandleFunc("GET /v1/databases/{id}", s.locked(s.retrieveDatabase))
-	s.api.HandleFunc("PATCH /v1/databases/{id}", s.locked(s.updateDatabase))
-	s.api.HandleFunc("POST /v1/databases/{id}/query", s.locked(s.queryDatabase))
-	s.api.HandleFunc("GET /v1/blocks/{id}", s.locked(s.retrieveBlock))
-	s.api.HandleFunc("PATCH /v1/blocks/{id}", s.locked(s.updateBlock))
-	s.api.HandleFunc("DELETE /v1/blocks/{id}", s.locked(s.deleteBlock))
-	s.api.HandleFunc("GET /v1/blocks/{id}/children", s.locked(s.listChildren))
-	s.api.HandleFunc("PATCH /v1/blocks/{id}/children", s.locked(s.appendChildren))
-	s.api.HandleFunc("POST /v1/file_uploads", s.locked(s.createUpload))
-	s.api.HandleFunc("GET /v1/file_uploads", s.locked(s.listUploads))
-	s.api.HandleFunc("GET /v1/file_uploads/{id}", s.locked(s.retrieveUpload))
-	s.api.HandleFunc("POST /v1/file_uploads/{id}/send", s.unlocked(s.sendUpload))
-	s.api.HandleFunc("POST /v1/file_uploads/{id}/complete", s.locked(s.completeUpload))
-	s.api.HandleFunc("GET /v1/users/me", s.locked(s.usersMe))
-	s.api.HandleFunc("POST /v1/search", s.locked(s.search))
+	s.api.HandleFunc("POST /v1/pages", s.locked(capInsert, s.createPage))
+	s.api.HandleFunc("GET /v1/pages/{id}", s.locked(capRead, s.retrievePage))
+	s.api.HandleFunc("PATCH /v1/pages/{id}", s.locked(capUpdate, s.updatePage))
+	s.api.HandleFunc("POST /v1/databases", s.locked(capInsert, s.createDatabase))
+	s.api.HandleFunc("GET /v1/databases/{id}", s.locked(capRead, s.retrieveDatabase))
+	s.api.HandleFunc("PATCH /v1/databases/{id}", s.locked(capUpdate, s.updateDatabase))
+	s.api.HandleFunc("POST /v1/databases/{id}/query", s.locked(capRead, s.queryDatabase))
+	s.api.HandleFunc("GET /v1/blocks/{id}", s.locked(capRead, s.retrieveBlock))
+	s.api.HandleFunc("PATCH /v1/blocks/{id}", s.locked(capUpdate, s.updateBlock))
+	s.api.HandleFunc("DELETE /v1/blocks/{id}", s.locked(capUpdate, s.deleteBlock))
+	s.api.HandleFunc("GET /v1/blocks/{id}/children", s.locked(capRead, s.listChildren))
+	s.api.HandleFunc("PATCH /v1/blocks/{id}/children", s.locked(capInsert, s.appendChildren))
+	s.api.HandleFunc("POST /v1/file_uploads", s.locked(capInsert, s.createUpload))
+	s.api.HandleFunc("GET /v1/file_uploads", s.locked(capRead, s.listUploads))
+	s.api.HandleFunc("GET /v1/file_uploads/{id}", s.locked(capRead, s.retrieveUpload))
+	s.api.HandleFunc("POST /v1/file_uploads/{id}/send", s.unlocked(capInsert, s.sendUpload))
+	s.api.HandleFunc("POST /v1/file_uploads/{id}/complete", s.locked(capInsert, s.completeUpload))
+	s.api.HandleFunc("GET /v1/users/me", s.locked(capNone, s.usersMe))
+	s.api.HandleFunc("POST /v1/search", s.locked(capRead, s.search))
 	s.api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, requestID(r.Context()), errInvalidURL)
 	})
@@ -128,6 +128,10 @@ func (s *Server) routes() {
 	s.emu.HandleFunc("GET /_emulator/files/{id}/{name}", s.serveFile)
 	s.emu.HandleFunc("GET /_emulator/faults", s.serveFaults)
 	s.emu.HandleFunc("PUT /_emulator/faults", s.serveFaults)
+	s.emu.HandleFunc("GET /_emulator/log", s.serveLog)
+	s.emu.HandleFunc("DELETE /_emulator/log", s.serveLog)
+	s.emu.HandleFunc("GET /_emulator/capabilities", s.serveCapabilities)
+	s.emu.HandleFunc("PUT /_emulator/capabilities", s.serveCapabilities)
 }
 
 // ServeHTTP serves the Notion API under /v1/ and the emulator's own
@@ -160,8 +164,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	entry := -1
 	defer func() {
 		s.finish(token, entry, rec.status)
+		// The token is named by its fingerprint only: tokens never enter logs.
 		s.log.Debug("notion emulator request", "method", r.Method, "path", r.URL.Path,
-			"status", rec.status, "request_id", reqID)
+			"status", rec.status, "request_id", reqID, "token", TokenFingerprint(token))
 	}()
 	if !known {
 		writeError(rec, reqID, errUnauthorized)
@@ -240,23 +245,33 @@ func (c *call) pathID() string { return c.r.PathValue("id") }
 
 type apiFunc func(c *call) (any, error)
 
-// locked adapts h: it reads and decodes a JSON body for POST and PATCH,
-// runs h holding the server lock and writes its result or error.
-func (s *Server) locked(h apiFunc) http.HandlerFunc {
-	return s.adapt(h, true)
+// locked adapts h, an endpoint that needs capability need: it checks the
+// capability, reads and decodes a JSON body for POST and PATCH, runs h
+// holding the server lock and writes its result or error.
+func (s *Server) locked(need capability, h apiFunc) http.HandlerFunc {
+	return s.adapt(need, h, true)
 }
 
 // unlocked adapts h without decoding the body or taking the lock; h does
 // both itself (file upload parts are read before locking).
-func (s *Server) unlocked(h apiFunc) http.HandlerFunc {
-	return s.adapt(h, false)
+func (s *Server) unlocked(need capability, h apiFunc) http.HandlerFunc {
+	return s.adapt(need, h, false)
 }
 
-func (s *Server) adapt(h apiFunc, lock bool) http.HandlerFunc {
+func (s *Server) adapt(need capability, h apiFunc, lock bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		reqID := requestID(r.Context())
 		c := &call{r: r, token: bearerToken(r), base: baseURL(r)}
+		if !s.allowed(c.token, need) {
+			writeError(w, reqID, errRestricted)
+			return
+		}
 		if lock && (r.Method == http.MethodPost || r.Method == http.MethodPatch) {
+			if r.ContentLength > maxRequestBytes {
+				// Refused on the declared length, before reading ([N6]).
+				writeError(w, reqID, errTooLarge)
+				return
+			}
 			data, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
 			if err != nil {
 				writeError(w, reqID, errInvalidJSON)
@@ -282,8 +297,20 @@ func (s *Server) adapt(h apiFunc, lock bool) http.HandlerFunc {
 			writeError(w, reqID, ae)
 			return
 		}
+		if m, ok := v.(map[string]any); ok {
+			// Successful answers carry request_id too ([N3], SDK types [N4]).
+			m["request_id"] = reqID
+		}
 		writeJSON(w, http.StatusOK, v)
 	}
+}
+
+// allowed says whether token holds capability need.
+func (s *Server) allowed(token string, need capability) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.tokens[token]
+	return ok && st.caps.has(need)
 }
 
 // invoke runs h (holding the lock if asked) and turns a panic into an

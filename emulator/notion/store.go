@@ -10,7 +10,7 @@ import (
 
 // newNode creates a node and counts it against the workspace block limit.
 func (s *Server) newNode(kind, typ string, parent parentRef) *node {
-	now := s.now()
+	now := s.stamp()
 	s.seq++
 	n := &node{id: newUUID(s.rng), kind: kind, typ: typ, parent: parent, seq: s.seq, created: now, edited: now}
 	s.nodes[n.id] = n
@@ -76,7 +76,7 @@ func (s *Server) insertBlocks(parent *node, blocks []*newBlock, after string) []
 		}
 	}
 	parent.children = slices.Insert(parent.children, pos, ids...)
-	parent.edited = s.now()
+	parent.edited = s.stamp()
 	return created
 }
 

@@ -36,14 +36,11 @@ func (s *Server) renderUpload(base string, u *upload) map[string]any {
 	out := map[string]any{
 		"object":           "file_upload",
 		"id":               u.id,
-		"created_time":     timestamp(u.created),
-		"last_edited_time": timestamp(u.created),
+		"created_time":     timestamp(minute(u.created)),
+		"last_edited_time": timestamp(minute(u.created)),
 		"created_by":       map[string]any{"id": s.botID, "type": "bot"},
 		"expiry_time":      timestamp(u.expiry),
-		"upload_url":       nil,
-		"complete_url":     nil,
 		"archived":         false,
-		"in_trash":         false,
 		"status":           status,
 		"filename":         nullable(u.filename),
 		"content_type":     nullable(u.contentType),
@@ -53,6 +50,8 @@ func (s *Server) renderUpload(base string, u *upload) map[string]any {
 	if u.attached {
 		out["expiry_time"] = nil
 	}
+	// upload_url and complete_url are strings or absent, never null
+	// ([N4], [S]).
 	if status == uploadPending {
 		out["upload_url"] = base + "/v1/file_uploads/" + u.id + "/send"
 		if u.mode == "multi_part" {
@@ -160,7 +159,7 @@ func (s *Server) listUploads(c *call) (any, error) {
 		}
 	}
 	slices.SortFunc(all, func(a, b *upload) int {
-		if c := b.created.Compare(a.created); c != 0 {
+		if c := minute(b.created).Compare(minute(a.created)); c != 0 {
 			return c
 		}
 		return compareStrings(a.id, b.id)

@@ -25,8 +25,9 @@ func (s *Server) usersMe(c *call) (any, error) {
 }
 
 // search matches titles of visible, live pages and databases containing
-// body.query (case-insensitive); results are complete and immediate,
-// unlike Notion's index.
+// body.query (case-insensitive), sorted by last_edited_time (body.sort,
+// newest first by default); results are complete and immediate, unlike
+// Notion's index.
 func (s *Server) search(c *call) (any, error) {
 	if err := allowKeys("body", c.body, "query", "filter", "sort", "start_cursor", "page_size"); err != nil {
 		return nil, err
@@ -53,9 +54,28 @@ func (s *Server) search(c *call) (any, error) {
 			nodes = append(nodes, n)
 		}
 	}
+	sign := -1 // newest edit first, Notion's default
+	if raw, ok := c.body["sort"]; ok && raw != nil {
+		so, ok := asObject(raw)
+		if !ok {
+			return nil, wrongType("body.sort", "an object", raw)
+		}
+		if ts, _ := asString(so["timestamp"]); ts != "last_edited_time" {
+			return nil, bodyError("body.sort.timestamp", "should be `last_edited_time`, instead was `%s`", brief(so["timestamp"]))
+		}
+		switch dir, _ := asString(so["direction"]); dir {
+		case "ascending":
+			sign = 1
+		case "descending":
+		default:
+			return nil, bodyError("body.sort.direction", "should be `ascending` or `descending`, instead was `%s`", brief(so["direction"]))
+		}
+	}
+	// last_edited_time is kept to the minute; ties come by ID, as in
+	// sorted queries.
 	slices.SortFunc(nodes, func(a, b *node) int {
-		if c := b.edited.Compare(a.edited); c != 0 {
-			return c
+		if c := a.edited.Compare(b.edited); c != 0 {
+			return sign * c
 		}
 		return compareStrings(a.id, b.id)
 	})

@@ -19,12 +19,32 @@ type uploadRef struct {
 	id   string
 }
 
-// blockValidator validates the block trees of one request from their raw
-// JSON, counting blocks and collecting attached uploads. Callers hold s.mu.
+// blockValidator validates the content of one request (block trees, rich
+// text, property values) from its raw JSON, counting blocks, bad links and
+// collecting attached uploads and new select options. Nothing is stored
+// until the handler has called finish and commit. Callers hold s.mu.
 type blockValidator struct {
 	s       *Server
 	count   int
 	uploads []uploadRef
+	// badLinks counts rich-text links that are not http(s) URLs.
+	badLinks int
+	// newOptions are the select options this request creates, per
+	// schema property, in order; commit adds them to the schema.
+	newOptions map[*propSchema][]any
+}
+
+// newValidator starts the validation of one request.
+func (s *Server) newValidator() *blockValidator { return &blockValidator{s: s} }
+
+// commit stores what validation created beside the content itself (new
+// select options). Call it once finish has passed.
+func (v *blockValidator) commit() {
+	for p, opts := range v.newOptions {
+		existing, _ := asArray(p.config["options"])
+		p.config["options"] = append(existing, opts...)
+	}
+	v.newOptions = nil
 }
 
 // children validates a children array at path. depth is the nesting level
@@ -56,6 +76,9 @@ func (v *blockValidator) children(path string, raw any, depth int, parentType st
 func (v *blockValidator) finish(extra int) error {
 	if v.count > maxBlocksPerRequest {
 		return validationError("body failed validation: the request contains `%d` blocks, which exceeds the limit of `%d` blocks per request.", v.count, maxBlocksPerRequest)
+	}
+	if v.badLinks > 0 {
+		return invalidLinks(v.badLinks)
 	}
 	for _, ref := range v.uploads {
 		if err := v.s.checkAttachable(ref); err != nil {

@@ -129,7 +129,7 @@ func (v *blockValidator) cells(path string, raw any) ([]any, error) {
 	}
 	out := make([]any, 0, len(arr))
 	for i, c := range arr {
-		rt, err := v.s.richText(fmt.Sprintf("%s[%d]", path, i), c)
+		rt, err := v.richText(fmt.Sprintf("%s[%d]", path, i), c)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func (v *blockValidator) optionalRichText(path string, raw any) ([]any, error) {
 	if raw == nil {
 		return []any{}, nil
 	}
-	return v.s.richText(path, raw)
+	return v.richText(path, raw)
 }
 
 func (v *blockValidator) textBody(path, typ string, body map[string]any) (map[string]any, error) {
@@ -160,7 +160,7 @@ func (v *blockValidator) textBody(path, typ string, body map[string]any) (map[st
 	if err := allowKeys(path, body, allowed...); err != nil {
 		return nil, err
 	}
-	rt, err := v.s.richText(path+".rich_text", body["rich_text"])
+	rt, err := v.richText(path+".rich_text", body["rich_text"])
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,16 @@ func (v *blockValidator) icon(path string, raw any) (map[string]any, error) {
 		if !ok {
 			return nil, undefined(path + ".custom_emoji")
 		}
-		return map[string]any{"type": "custom_emoji", "custom_emoji": clone(ce)}, nil
+		raw, _ := asString(ce["id"])
+		id, ok := normalizeID(raw)
+		if !ok {
+			return nil, bodyError(path+".custom_emoji.id", "should be a valid uuid, instead was `%s`", brief(ce["id"]))
+		}
+		// The response form has id, name and url ([N4]); the emulator has
+		// no emoji library, so name and url are what the request gave.
+		name, _ := asString(ce["name"])
+		url, _ := asString(ce["url"])
+		return map[string]any{"type": "custom_emoji", "custom_emoji": map[string]any{"id": id, "name": name, "url": url}}, nil
 	}
 	return nil, bodyError(path+".type", "should be `emoji`, `external`, `file_upload` or `custom_emoji`, instead was `%s`", brief(m["type"]))
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,13 +36,13 @@ func main() {
 
 // options are the parsed command-line flags.
 type options struct {
-	addr, tokens, rootTitle, logLevel string
-	seed                              uint64
-	rate, wsRate                      float64
-	burst, wsBurst, blockLimit        int
-	maxFile                           int64
-	uploadExpiry                      time.Duration
-	faults                            notion.Faults
+	addr, tokens, tokenCaps, rootTitle, logLevel string
+	seed                                         uint64
+	rate, wsRate                                 float64
+	burst, wsBurst, blockLimit                   int
+	maxFile                                      int64
+	uploadExpiry                                 time.Duration
+	faults                                       notion.Faults
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -50,6 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8082", "listen address (host:port); loopback by default")
 	fs.StringVar(&o.tokens, "token", "", "comma-separated integration tokens to accept (empty: issue one and print it)")
+	fs.StringVar(&o.tokenCaps, "token-caps", "", "capabilities of -token tokens, as token=cap+cap,… (caps: read_content, update_content, insert_content, read_comments, insert_comments, none); tokens not named have all")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for IDs and faults")
 	fs.Float64Var(&o.rate, "rate", 3, "requests per second per token (negative: unlimited)")
 	fs.IntVar(&o.burst, "burst", 10, "token bucket size per token")
@@ -79,6 +81,28 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// applyTokenCaps sets the capabilities that spec ("tok=read_content+
+// insert_content,tok2=none") gives tokens; each must be among tokens.
+func applyTokenCaps(srv *notion.Server, spec string, tokens []string) error {
+	for _, item := range strings.Split(spec, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		tok, caps, ok := strings.Cut(item, "=")
+		if !ok || !slices.Contains(tokens, tok) {
+			return fmt.Errorf("-token-caps: the entry for token %s is not token=capabilities naming a token given with -token", notion.TokenFingerprint(tok))
+		}
+		c, err := notion.ParseCapabilities(caps)
+		if err != nil {
+			return fmt.Errorf("-token-caps: token %s: %w", notion.TokenFingerprint(tok), err)
+		}
+		if err := srv.SetCapabilities(tok, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // run serves until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
@@ -102,8 +126,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxFileUploadBytes: o.maxFile, UploadExpiry: o.uploadExpiry, WorkspaceBlockLimit: o.blockLimit,
 		RootPageTitle: o.rootTitle, Logger: logger,
 	})
+	if err := applyTokenCaps(srv, o.tokenCaps, tokens); err != nil {
+		return err
+	}
+	issued := ""
 	if len(tokens) == 0 {
-		tokens = append(tokens, srv.IssueToken())
+		issued = srv.IssueToken()
+		tokens = append(tokens, issued)
 	}
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -111,8 +140,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "Notion emulator listening on %s\n", base)
+	if issued != "" {
+		// The only way to learn an issued token; tokens given with -token
+		// are never echoed, only their fingerprints.
+		fmt.Fprintf(stdout, "token: %s\n", issued)
+	}
 	for _, t := range tokens {
-		fmt.Fprintf(stdout, "token: %s\n", t)
+		fmt.Fprintf(stdout, "token %s: %s\n", notion.TokenFingerprint(t), strings.Join(srv.CapabilitiesOf(t).Names(), ","))
 	}
 	fmt.Fprintf(stdout, "root page: %s\nview: %s/_emulator/view\nexport: %s/_emulator/export\n", srv.RootPageID(), base, base)
 

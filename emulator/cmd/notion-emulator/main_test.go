@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/notebridge/notebridge/emulator/notion"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -35,7 +37,8 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	var out syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "secret_a,secret_b", "-log", "error"}, &out, io.Discard)
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "secret_a,secret_b,secret_ro",
+			"-token-caps", "secret_ro=read_content", "-log", "error"}, &out, io.Discard)
 	}()
 	addr := regexp.MustCompile(`listening on (http://\S+)`)
 	var base string
@@ -64,9 +67,41 @@ func TestRunServesUntilCancelled(t *testing.T) {
 			t.Errorf("token %s: status %d", tok, res.StatusCode)
 		}
 	}
+	// A token without insert content is refused a page create.
+	req, _ := http.NewRequest("POST", base+"/v1/pages", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer secret_ro")
+	req.Header.Set("Notion-Version", "2022-06-28")
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("read-only token creating a page: %d, want 403", res.StatusCode)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v", err)
+	}
+	printed := out.String()
+	if strings.Contains(printed, "secret_") {
+		t.Errorf("tokens given with -token were echoed: %q", printed)
+	}
+	if want := "token " + notion.TokenFingerprint("secret_ro") + ": read_content\n"; !strings.Contains(printed, want) {
+		t.Errorf("output %q lacks %q", printed, want)
+	}
+}
+
+func TestRunRejectsBadTokenCaps(t *testing.T) {
+	for _, args := range [][]string{
+		{"-token", "secret_a", "-token-caps", "secret_a=write_everything"},
+		{"-token", "secret_a", "-token-caps", "secret_other=read_content"},
+		{"-token", "secret_a", "-token-caps", "secret_a"},
+	} {
+		err := run(context.Background(), append([]string{"-addr", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "-token-caps") || strings.Contains(err.Error(), "secret_") {
+			t.Errorf("%v: err = %v, want a -token-caps error naming no token", args, err)
+		}
 	}
 }
 

@@ -31,9 +31,7 @@ const nodeTimeout = 45 * time.Second
 // /work/notes/conformance-findings-notion.md and not yet fixed (see
 // conformance/README.md). Delete an entry once the emulator is fixed.
 var openFindings = findings.Open{
-	"N1": "database property configurations and select options lack description",
-	"N2": "file-upload objects carry upload_url/complete_url as null instead of leaving them out",
-	"N3": "file-upload objects carry in_trash, which the SDK's type does not have",
+	// N1-N3 were fixed on branch notion-emu (2ef8de2, 42ac6c7).
 }
 
 // findingOf names the finding a schema error line belongs to, or "".
@@ -599,16 +597,25 @@ func TestErrorCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	readOnly := f.srv.IssueToken()
+	if err := f.srv.SetCapabilities(readOnly, notion.Capabilities{ReadContent: true}); err != nil {
+		t.Fatal(err)
+	}
 	var got map[string]attempt
 	f.run(t, "errors", map[string]any{
 		"missingPageId":  "0c8f0b7e-0000-4000-8000-000000000000",
 		"unsharedPageId": unshared,
+		"readOnlyToken":  readOnly,
 	}, &got)
 	wantError(t, "text.content of 2001 characters", got["validation"], http.StatusBadRequest, "validation_error")
 	wantError(t, "a link without a scheme", got["badLink"], http.StatusBadRequest, "validation_error")
 	wantError(t, "a page that does not exist", got["notFound"], http.StatusNotFound, "object_not_found")
 	wantError(t, "a page not shared with the integration", got["unshared"], http.StatusNotFound, "object_not_found")
 	wantError(t, "an unknown token", got["unauthorized"], http.StatusUnauthorized, "unauthorized")
+	wantError(t, "a page created with a read-only token", got["restricted"], http.StatusForbidden, "restricted_resource")
+	if !got["restrictedRead"].OK {
+		t.Errorf("a read with the read-only token: %+v, want an answer", got["restrictedRead"].Error)
+	}
 }
 
 func TestRateLimitedWithRetryAfter(t *testing.T) {

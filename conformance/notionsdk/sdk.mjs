@@ -406,6 +406,8 @@ const cases = {
       notFound: await attempt(() => notion.pages.retrieve({ page_id: args.missingPageId })),
       unshared: await attempt(() => notion.pages.retrieve({ page_id: args.unsharedPageId })),
       unauthorized: await attempt(() => new Client({ auth: "ntn_not_a_token", baseUrl: base, logLevel: "error" }).users.me({})),
+      restricted: await attempt(() => new Client({ auth: args.readOnlyToken, baseUrl: base, logLevel: "error" }).pages.create({ parent: { page_id: page.id }, properties: title("not allowed") })),
+      restrictedRead: await attempt(() => new Client({ auth: args.readOnlyToken, baseUrl: base, logLevel: "error" }).pages.retrieve({ page_id: page.id }).then((p) => check("GetPageResponse", p, "pages.retrieve read-only"))),
     };
   },
 

@@ -9,7 +9,6 @@ package findings
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -66,17 +65,4 @@ func (tr *Tracker) Finish() {
 		parts = append(parts, id+" ("+tr.open[id]+")")
 	}
 	tr.t.Skipf("skipped for open emulator finding(s) %s; see conformance/README.md. The checks above fail until the emulator is fixed.", strings.Join(parts, "; "))
-}
-
-// Hit reports whether a check of finding id failed in this test.
-func (tr *Tracker) Hit(id string) bool { return tr.hit[id] }
-
-// IDs lists the open findings' ids, sorted.
-func (o Open) IDs() []string {
-	ids := make([]string, 0, len(o))
-	for id := range o {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }

@@ -209,6 +209,33 @@ async function readTree(blockId, where) {
   return out;
 }
 
+// appendTree appends blocks under parentId in requests of at most 100,
+// each block without its children (a table keeps its rows, which Notion
+// needs in the creating request), then each block's children under the ID
+// the answer gave it. Returns the number of requests.
+async function appendTree(parentId, blocks, where) {
+  let requests = 0;
+  for (let i = 0; i < blocks.length; i += 100) {
+    const chunk = blocks.slice(i, i + 100);
+    const sent = chunk.map((b) => {
+      const copy = structuredClone(b);
+      if (copy.type !== "table" && copy[copy.type]) {
+        delete copy[copy.type].children;
+      }
+      return copy;
+    });
+    const answer = checkList("AppendBlockChildrenResponse", await notion.blocks.children.append({ block_id: parentId, children: sent }), `${where} append`);
+    requests++;
+    for (const [k, b] of chunk.entries()) {
+      const kids = b.type !== "table" && b[b.type] && b[b.type].children;
+      if (kids && kids.length) {
+        requests += await appendTree(answer.results[k].id, kids, `${where}[${i + k}]`);
+      }
+    }
+  }
+  return requests;
+}
+
 // upload sends one file through the SDK: single_part, or multi_part in
 // parts of partBytes, then complete. Returns every answer.
 async function upload(file) {
@@ -256,6 +283,27 @@ const cases = {
     const tree = await readTree(page.id, "page");
     const retrieved = check("GetPageResponse", await notion.pages.retrieve({ page_id: page.id }), "pages.retrieve");
     return { pageId: page.id, uploadStatus: Object.fromEntries(Object.entries(uploads).map(([k, u]) => [k, u.retrieve.status])), appendedCount: appended.reduce((n, a) => n + a.results.length, 0), tree, retrievedTitle: retrieved.properties.title };
+  },
+
+  // Pages as the converter made them from OneNote HTML: each page's
+  // uploads, then its blocks appended one level per request (a table with
+  // its rows), the way any writer may, and read back.
+  async converted() {
+    const uploads = {};
+    for (const f of args.files) {
+      uploads[f.placeholder] = (await upload(f)).create.id;
+    }
+    const pages = [];
+    for (const p of args.pages) {
+      let json = readFileSync(p.blocksFile, "utf8");
+      for (const [placeholder, id] of Object.entries(uploads)) {
+        json = json.split(placeholder).join(id);
+      }
+      const page = await newPage(p.title);
+      const requests = await appendTree(page.id, JSON.parse(json), p.title);
+      pages.push({ title: p.title, requests, tree: await readTree(page.id, p.title) });
+    }
+    return { pages };
   },
 
   // File uploads alone: the states the SDK reports at each step.

@@ -9,12 +9,12 @@ export GOTOOLCHAIN := go1.27.3
 FUZZTIME ?= 10m
 PKGS     := ./...
 
-.PHONY: help test check vet fmt-check standalone-check temporal emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
+.PHONY: help test check vet fmt-check standalone-check temporal npm conformance emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal chromium check vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server.
+test: temporal chromium npm check vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 
@@ -29,6 +29,12 @@ standalone-check: ## The unit tests in a fresh clone of HEAD with nothing beside
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+npm: ## Install the conformance suites' pinned Node packages (npm ci in conformance/*/); reused when current.
+	@scripts/install-npm.sh
+
+conformance: npm ## The SDK conformance suites alone: the official Graph and Notion JavaScript SDKs against the emulators.
+	$(GO) test -count=1 -timeout 5m -v ./conformance/...
 
 temporal: ## Install the pinned temporal CLI (v1.5.1) into ./bin, built from source; reused when present.
 	@scripts/install-temporal.sh

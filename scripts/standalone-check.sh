@@ -15,4 +15,5 @@ if [ -e "$tmp/shared" ]; then
 fi
 echo "Unit tests in a clone with nothing beside it ($tmp/notebridge)..." >&2
 cd "$tmp/notebridge"
+scripts/install-npm.sh
 go test -short -count=1 ./...

@@ -1,0 +1,10 @@
+// Package notionsdk is the conformance suite of emulator/notion against the
+// official Notion JavaScript SDK (@notionhq/client 4.0.2, the last line that
+// speaks Notion-Version 2022-06-28 by default, pinned in package-lock.json
+// here): the SDK, unmodified, drives the emulator, and every answer is
+// validated against JSON schemas generated from the SDK's own TypeScript
+// response types (gen-schemas.mjs, ts-json-schema-generator, run by npm ci).
+// sdk.mjs holds the SDK calls, notionsdk_test.go the emulator set-up and the
+// expectations. `scripts/install-npm.sh` installs the Node packages; see
+// conformance/README.md.
+package notionsdk

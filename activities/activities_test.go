@@ -310,7 +310,7 @@ func TestNoStoredSignInSaysRunLogin(t *testing.T) {
 func TestPasswordProtectedSectionIsTyped(t *testing.T) {
 	f := newFixture(t)
 	sec := f.nb.Sections[0]
-	if err := f.graph.SetSectionProtected(sec.ID, true); err != nil {
+	if err := f.graph.LockSection(sec.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	_, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,

@@ -107,16 +107,6 @@ func (c *Client) EnsurePage(ctx context.Context, parentPageID, title string) (st
 	return c.ensureChild(ctx, parentPageID, kids, "child_page", title)
 }
 
-// EnsureSectionDatabase returns the section database titled title under
-// parentPageID, creating it (with the section schema) if there is none.
-func (c *Client) EnsureSectionDatabase(ctx context.Context, parentPageID, title string) (string, error) {
-	kids, err := c.listChildren(ctx, parentPageID)
-	if err != nil {
-		return "", err
-	}
-	return c.ensureChild(ctx, parentPageID, kids, "child_database", title)
-}
-
 // ensureChild finds the child of kind ("child_page" or "child_database")
 // titled title among kids, or creates it. A create whose outcome is
 // unknown is reconciled by listing the parent again.

@@ -152,7 +152,7 @@ func TestPacerPauseHoldsEveryRequestThenResumesWithoutBurst(t *testing.T) {
 
 func TestPacersShareOnePacePerToken(t *testing.T) {
 	ps := NewPacers(DefaultPacerConfig(), newFakeClock())
-	if ps.forToken("a") != ps.forToken("a") {
+	if a1, a2 := ps.forToken("a"), ps.forToken("a"); a1 != a2 {
 		t.Error("two pacers for one token")
 	}
 	if ps.forToken("a") == ps.forToken("b") {

@@ -148,11 +148,11 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("section %s is %s", s.Path, s.Status)
 			}
 		}
-		desc, err := h.c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		desc, err := h.c.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := desc.WorkflowExecutionInfo.Status; st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			t.Fatalf("notebook is %v with a failed section, want running", st)
 		}
 		h.setListingFault(broken.ID, false)

@@ -218,10 +218,10 @@ func TestFaultsAndBadInput(t *testing.T) {
 	})
 	t.Run("bad input: password-protected section", func(t *testing.T) {
 		secs := emuSections(h.nb)
-		if err := h.graph.SetSectionProtected(secs[1].ID, true); err != nil {
+		if err := h.graph.LockSection(secs[1].ID, true); err != nil {
 			t.Fatal(err)
 		}
-		defer h.graph.SetSectionProtected(secs[1].ID, false)
+		defer h.graph.LockSection(secs[1].ID, false)
 		parent := h.parent(t, "protected")
 		want := expectedFrom(t, h.refURL, h.refTok, secs[:1], h.gone)
 		// The notebook waits with the section skipped (a person may

@@ -78,11 +78,11 @@ func TestEndToEndStrictGraph(t *testing.T) {
 			}
 		}
 	}
-	desc, err := h.c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+	desc, err := h.c.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := desc.WorkflowExecutionInfo.Status; st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		t.Fatalf("notebook is %v with a skipped section, want running", st)
 	}
 	st := h.graph.Stats()

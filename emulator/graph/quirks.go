@@ -31,13 +31,6 @@ func (s *Server) LockSection(sectionID string, locked bool) error {
 	return fmt.Errorf("graph emulator: lock section %q: %w", sectionID, errNotFound)
 }
 
-// SetSectionProtected is LockSection under its earlier name.
-//
-// Deprecated: use LockSection.
-func (s *Server) SetSectionProtected(id string, protected bool) error {
-	return s.LockSection(id, protected)
-}
-
 // listedIDs returns the ids of listed page items.
 func listedIDs(items []map[string]any) []string {
 	ids := make([]string, 0, len(items))

@@ -35,7 +35,7 @@ func TestIgnoreSkipRepeatsTheFirstWindowButNextLinkWorks(t *testing.T) {
 func TestPasswordProtectedSection(t *testing.T) {
 	f, path := bigSection(t)
 	pages := decode[pageList](t, f.get(t, "alice", path+"?$top=5").Body.Bytes())
-	if err := f.srv.SetSectionProtected(f.firstSection("alice"), true); err != nil {
+	if err := f.srv.LockSection(f.firstSection("alice"), true); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, "/v1.0/me/onenote/pages/" + pages.Value[0].ID + "/content", "/v1.0/me/onenote/pages/" + pages.Value[0].ID} {
@@ -44,13 +44,13 @@ func TestPasswordProtectedSection(t *testing.T) {
 			t.Errorf("GET %s in a protected section: %d %s, want 403 20185", p, rec.Code, rec.Body)
 		}
 	}
-	if err := f.srv.SetSectionProtected(f.firstSection("alice"), false); err != nil {
+	if err := f.srv.LockSection(f.firstSection("alice"), false); err != nil {
 		t.Fatal(err)
 	}
 	if rec := f.get(t, "alice", path); rec.Code != http.StatusOK {
 		t.Errorf("after unlocking: %d", rec.Code)
 	}
-	if err := f.srv.SetSectionProtected("nope", true); err == nil {
+	if err := f.srv.LockSection("nope", true); err == nil {
 		t.Error("protecting an unknown section is not an error")
 	}
 }

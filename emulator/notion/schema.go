@@ -46,15 +46,6 @@ func (sc *schema) byKey(key string) *propSchema {
 	return nil
 }
 
-func (sc *schema) title() *propSchema {
-	for _, p := range sc.props {
-		if p.typ == "title" {
-			return p
-		}
-	}
-	return nil
-}
-
 func (sc *schema) render() map[string]any {
 	out := map[string]any{}
 	if sc == nil {

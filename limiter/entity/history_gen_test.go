@@ -253,11 +253,11 @@ func TestGenerateEntityHistory(t *testing.T) {
 func waitIdle(ctx context.Context, t *testing.T, c client.Client, id string) {
 	t.Helper()
 	for quiet := 0; quiet < 3; {
-		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		d, err := c.DescribeWorkflow(ctx, id, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.GetPendingWorkflowTask() == nil {
+		if d.RawResponse.GetPendingWorkflowTask() == nil {
 			quiet++
 		} else {
 			quiet = 0

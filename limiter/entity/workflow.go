@@ -277,8 +277,8 @@ func (e *entity) decide(ctx workflow.Context) {
 		e.stats.Units[g.User] += g.Cost
 		out.grant(to, g)
 	}
-	for _, m := range out.msgs {
-		m.Run = e.stats.Runs
+	for _, to := range out.order {
+		out.msgs[to].Run = e.stats.Runs
 	}
 	e.send(ctx, &out)
 	e.details(ctx)
@@ -415,6 +415,8 @@ func (e *entity) details(ctx workflow.Context) {
 	}
 	slices.Sort(users)
 	total := 0
+	// A sum does not depend on the map's order.
+	//workflowcheck:ignore
 	for _, n := range e.stats.Units {
 		total += n
 	}

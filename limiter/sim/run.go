@@ -51,16 +51,15 @@ type userQueue struct {
 // run is the state shared by every policy during one simulation.
 type run struct {
 	clock
-	cfg    Config
-	up     *Upstream
-	rng    *rand.Rand
-	pol    policy
-	users  map[string]*userQueue
-	order  []string
-	res    *Result
-	left   int // pages left
-	adapt  time.Time
-	wakeAt time.Time // earliest pending worker wake-up
+	cfg   Config
+	up    *Upstream
+	rng   *rand.Rand
+	pol   policy
+	users map[string]*userQueue
+	order []string
+	res   *Result
+	left  int // pages left
+	adapt time.Time
 }
 
 // policy decides how one request of a job is sent and retried.

@@ -7,13 +7,6 @@ import (
 
 // The JSON forms below mirror the Notion API's request and response shapes.
 
-type jsonBlock struct {
-	Object string          `json:"object,omitempty"`
-	ID     string          `json:"id,omitempty"`
-	Type   Type            `json:"type"`
-	Body   json.RawMessage `json:"-"`
-}
-
 type jsonTextBody struct {
 	RichText     []RichText `json:"rich_text"`
 	Color        string     `json:"color,omitempty"`

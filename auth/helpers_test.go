@@ -52,9 +52,20 @@ const testTokenTTL = 30 * time.Minute
 
 func newEmulator(t *testing.T) *emulator {
 	t.Helper()
+	return newEmulatorWith(t, graph.Config{})
+}
+
+// newEmulatorWith is newEmulator with cfg's TokenTTL (testTokenTTL if
+// zero) and StrictRefreshRotation.
+func newEmulatorWith(t *testing.T, cfg graph.Config) *emulator {
+	t.Helper()
 	e := &emulator{clock: newTestClock()}
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = testTokenTTL
+	}
 	e.srv = graph.NewServer(graph.Config{
-		Seed: 1, Now: e.clock.Now, TokenTTL: testTokenTTL, Limits: graph.UnlimitedLimits(),
+		Seed: 1, Now: e.clock.Now, TokenTTL: cfg.TokenTTL, Limits: graph.UnlimitedLimits(),
+		StrictRefreshRotation: cfg.StrictRefreshRotation,
 	})
 	e.srv.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1})...)
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -25,37 +25,51 @@ import (
 // cleared so that an operator's key in the environment cannot shadow the
 // file; it refreshes the tokens through the emulator as it would through
 // Microsoft. secrets holds the store's key as the file spells it; every
-// token the emulator issues (g.IssuedSecrets) is a secret too.
-func workerAuth(ctx context.Context, g *graph.Server, authority, dir, app, user string) (args, env, secrets []string, err error) {
+// token the emulator issues (g.IssuedSecrets) is a secret too. signIn
+// signs user in again, as a person running `starter login` would after a
+// lost sign-in; tokenFile is the user's token file.
+func workerAuth(ctx context.Context, g *graph.Server, authority, dir, app, user string) (args, env, secrets []string, signIn func(context.Context) error, err error) {
 	tokens, keyFile := filepath.Join(dir, "tokens"), filepath.Join(dir, "token.key")
 	if err := auth.GenerateKeyFile(keyFile); err != nil {
-		return nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
 	}
 	key, err := auth.LoadKey(func(string) string { return "" }, keyFile)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
 	}
 	store, err := auth.Open(auth.Config{Dir: tokens, Key: key, PollInterval: 100 * time.Millisecond,
 		Microsoft: auth.Microsoft{ClientID: app, Authority: authority}})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
 	}
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	var approveErr error
-	err = store.Login(lctx, user, func(dc auth.DeviceCode) {
-		approveErr = g.ApproveDeviceCode(dc.UserCode, user)
-	})
-	if err == nil {
-		err = approveErr
+	signIn = func(ctx context.Context) error {
+		lctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		var approveErr error
+		err := store.Login(lctx, user, func(dc auth.DeviceCode) {
+			approveErr = g.ApproveDeviceCode(dc.UserCode, user)
+		})
+		if err == nil {
+			err = approveErr
+		}
+		if err != nil {
+			return fmt.Errorf("chaos: sign %s in: %w", user, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("chaos: sign %s in: %w", user, err)
+	if err := signIn(ctx); err != nil {
+		return nil, nil, nil, nil, err
 	}
 	raw, err := os.ReadFile(keyFile)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
 	}
 	return []string{"-token-dir", tokens, "-token-key-file", keyFile, "-authority", authority},
-		[]string{auth.EnvTokenKey + "="}, []string{strings.TrimSpace(string(raw))}, nil
+		[]string{auth.EnvTokenKey + "="}, []string{strings.TrimSpace(string(raw))}, signIn, nil
+}
+
+// tokenFile is the token file of user that workerAuth's store under dir
+// writes.
+func tokenFile(dir, user string) string {
+	return filepath.Join(dir, "tokens", user+".json.enc")
 }

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,10 +26,10 @@ import (
 // cleared so that an operator's key in the environment cannot shadow the
 // file; it refreshes the tokens through the emulator as it would through
 // Microsoft. secrets holds the store's key as the file spells it; every
-// token the emulator issues (g.IssuedSecrets) is a secret too. signIn
-// signs user in again, as a person running `starter login` would after a
-// lost sign-in; tokenFile is the user's token file.
-func workerAuth(ctx context.Context, g *graph.Server, authority, dir, app, user string) (args, env, secrets []string, signIn func(context.Context) error, err error) {
+// token the emulator issues (g.IssuedSecrets) is a secret too. The
+// account signs user in again, as a person running `starter login` would
+// after a lost sign-in, and tells whether the stored sign-in still works.
+func workerAuth(ctx context.Context, g *graph.Server, authority, dir, app, user string) (args, env, secrets []string, acct *account, err error) {
 	tokens, keyFile := filepath.Join(dir, "tokens"), filepath.Join(dir, "token.key")
 	if err := auth.GenerateKeyFile(keyFile); err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
@@ -42,22 +43,8 @@ func workerAuth(ctx context.Context, g *graph.Server, authority, dir, app, user 
 	if err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
 	}
-	signIn = func(ctx context.Context) error {
-		lctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		var approveErr error
-		err := store.Login(lctx, user, func(dc auth.DeviceCode) {
-			approveErr = g.ApproveDeviceCode(dc.UserCode, user)
-		})
-		if err == nil {
-			err = approveErr
-		}
-		if err != nil {
-			return fmt.Errorf("chaos: sign %s in: %w", user, err)
-		}
-		return nil
-	}
-	if err := signIn(ctx); err != nil {
+	acct = &account{store: store, g: g, user: user}
+	if err := acct.signIn(ctx); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	raw, err := os.ReadFile(keyFile)
@@ -65,7 +52,46 @@ func workerAuth(ctx context.Context, g *graph.Server, authority, dir, app, user 
 		return nil, nil, nil, nil, fmt.Errorf("chaos: sign in: %w", err)
 	}
 	return []string{"-token-dir", tokens, "-token-key-file", keyFile, "-authority", authority},
-		[]string{auth.EnvTokenKey + "="}, []string{strings.TrimSpace(string(raw))}, signIn, nil
+		[]string{auth.EnvTokenKey + "="}, []string{strings.TrimSpace(string(raw))}, acct, nil
+}
+
+// account is the user's sign-in, through the same token store as the
+// worker's (another process on its directory).
+type account struct {
+	store *auth.Store
+	g     *graph.Server
+	user  string
+}
+
+// signIn signs the user in with the device-code flow, approving the code
+// on the emulator as the user would in a browser.
+func (a *account) signIn(ctx context.Context) error {
+	lctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var approveErr error
+	err := a.store.Login(lctx, a.user, func(dc auth.DeviceCode) {
+		approveErr = a.g.ApproveDeviceCode(dc.UserCode, a.user)
+	})
+	if err == nil {
+		err = approveErr
+	}
+	if err != nil {
+		return fmt.Errorf("chaos: sign %s in: %w", a.user, err)
+	}
+	return nil
+}
+
+// lost returns the error that says the stored sign-in is gone (the user
+// must sign in again: auth.ErrSignInExpired or auth.ErrNotSignedIn), or
+// nil if it still works. It may refresh the tokens, as the worker would.
+func (a *account) lost(ctx context.Context) error {
+	tctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err := a.store.TokenSource(a.user).Token(tctx)
+	if errors.Is(err, auth.ErrSignInExpired) || errors.Is(err, auth.ErrNotSignedIn) {
+		return err
+	}
+	return nil
 }
 
 // tokenFile is the token file of user that workerAuth's store under dir

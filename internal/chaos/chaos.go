@@ -30,7 +30,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
@@ -249,9 +248,9 @@ type run struct {
 	srv    *devserver.Server
 	worker *workerProc
 	trap   *trap
-	// signIn signs the user in again after a lost sign-in; startOpts
-	// and input start the migration (again).
-	signIn    func(context.Context) error
+	// acct signs the user in again after a lost sign-in; startOpts and
+	// input start the migration (again).
+	acct      *account
 	startOpts client.StartWorkflowOptions
 	input     workflows.MigrateInput
 
@@ -380,7 +379,7 @@ func (r *run) run(ctx context.Context) error {
 	defer func() { _ = r.srv.Stop() }()
 	r.c = r.srv.Client()
 
-	tokenArgs, tokenEnv, secrets, signIn, err := workerAuth(ctx, r.graph, gts.URL, o.Dir, app, user)
+	tokenArgs, tokenEnv, secrets, acct, err := workerAuth(ctx, r.graph, gts.URL, o.Dir, app, user)
 	if err != nil {
 		return err
 	}
@@ -391,7 +390,7 @@ func (r *run) run(ctx context.Context) error {
 		"-graph-url", gts.URL + "/v1.0", "-notion-url", nts.URL, "-limits", limits,
 		"-notion-rate", strconv.FormatFloat(o.NotionRate, 'g', -1, 64)}, tokenArgs...)
 	r.worker.env = append([]string{"NOTION_TOKEN=" + notionTok, "NOTION_TOKEN_FILE="}, tokenEnv...)
-	r.signIn = signIn
+	r.acct = acct
 	if err := r.worker.start(); err != nil {
 		return err
 	}
@@ -575,8 +574,8 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 	}
 	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		if err := c.GetWorkflow(cctx, res.WorkflowID, "").Get(cctx, &res.Report); err != nil {
-			if lost := notSignedIn(err); lost != nil && len(res.SignIns.Lost) < maxLostSignIns {
-				if r.signInAgain(ctx, lost) {
+			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.lost(ctx) != nil {
+				if r.signInAgain(ctx, err) {
 					line = fmt.Sprintf("sign-in %d lost; signed in again and started the migration again", len(res.SignIns.Lost))
 					return false, line, line
 				}
@@ -615,35 +614,30 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 		}
 	}
 	line = fmt.Sprintf("%s: sections %d done, %d running, %d failed; %d/%d Graph requests; kills %d/%d, server restarts %d/%d",
-		p.Phase, p.Done, p.Running, p.Failed, r.graphRequests(), res.ExpectedRequests, len(res.Kills), r.o.Kills, len(res.Restarts), r.o.ServerRestarts)
+		p.Phase, p.Done, p.Running, p.Failed, r.graphRequests(), res.ExpectedRequests, len(res.Kills), r.o.Kills+r.o.RefreshKills, len(res.Restarts), r.o.ServerRestarts)
 	return false, line, fmt.Sprintf("%s/%d/%d/%d", p.Phase, p.Done, p.Running, p.Failed)
 }
 
-// notSignedIn returns the error in err's chain that says the user's
-// sign-in is gone (the activities' NotSignedIn type), or nil.
-func notSignedIn(err error) *temporal.ApplicationError {
-	for ; err != nil; err = errors.Unwrap(err) {
-		if app, ok := err.(*temporal.ApplicationError); ok && app.Type() == activities.ErrTypeNotSignedIn {
-			return app
-		}
-	}
-	return nil
-}
-
-// signInAgain records a lost sign-in, signs the user in again as a person
-// would (starter login), and starts the migration again. It reports
-// whether the migration runs again.
-func (r *run) signInAgain(ctx context.Context, cause *temporal.ApplicationError) bool {
+// signInAgain records a lost sign-in (the migration ended with ended,
+// and the stored sign-in no longer works), signs the user in again as a
+// person would (starter login), and starts the migration again. It
+// reports whether the migration runs again.
+func (r *run) signInAgain(ctx context.Context, ended error) bool {
 	res := r.res
+	msg := ended.Error()
+	var app *temporal.ApplicationError
+	if errors.As(ended, &app) {
+		msg = app.Message()
+	}
 	lost := LostSignIn{N: len(res.SignIns.Lost) + 1, At: time.Since(r.start), GraphRequests: r.graphRequests(),
-		Error: firstLine(cause.Message())}
+		Error: firstLine(msg)}
 	if n := len(res.Kills); n > 0 {
 		k := res.Kills[n-1]
 		lost.AfterKill = fmt.Sprintf("kill %d, %s, at %s: %s", k.N, k.Kind, k.At.Round(100*time.Millisecond), k.Detail)
 	}
 	res.SignIns.Lost = append(res.SignIns.Lost, lost)
 	r.say("sign-in %d lost (%s); signing in again and starting the migration again", lost.N, lost.Error)
-	if err := r.signIn(ctx); err != nil {
+	if err := r.acct.signIn(ctx); err != nil {
 		res.Problems = append(res.Problems, fmt.Sprintf("sign in again after lost sign-in %d: %v", lost.N, err))
 		return false
 	}

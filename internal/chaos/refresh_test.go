@@ -96,10 +96,15 @@ func TestRefreshTrap(t *testing.T) {
 			tr := newTrap(w)
 			answered := 0
 			identity := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-				if err := r.ParseForm(); err != nil || r.PostForm.Get("refresh_token") != "rt" {
+				if err := r.ParseForm(); err != nil || !strings.HasPrefix(r.PostForm.Get("refresh_token"), "rt") {
 					t.Errorf("the identity platform got %v %v", r.PostForm, err)
 				}
 				answered++
+				if r.PostForm.Get("refresh_token") == "rt-dead" {
+					rw.WriteHeader(http.StatusBadRequest)
+					_, _ = io.WriteString(rw, `{"error":"invalid_grant"}`)
+					return
+				}
 				_, _ = io.WriteString(rw, `{"access_token":"a"}`)
 				if c.rewrite {
 					tmp := file + ".tmp"
@@ -109,16 +114,20 @@ func TestRefreshTrap(t *testing.T) {
 			})
 			srv := httptest.NewServer(tr.wrapRefresh(identity, file))
 			defer srv.Close()
-			refresh := func() {
-				resp, err := http.PostForm(srv.URL+"/common/oauth2/v2.0/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"rt"}})
+			refresh := func(rt string) int {
+				resp, err := http.PostForm(srv.URL+"/common/oauth2/v2.0/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
 				if err != nil {
 					t.Fatal(err)
 				}
 				resp.Body.Close()
+				return resp.StatusCode
 			}
-			refresh() // unarmed
+			refresh("rt") // unarmed
 			tr.armRefresh(c.kind, time.Millisecond)
-			refresh()
+			if code := refresh("rt-dead"); code != http.StatusBadRequest || !w.running() {
+				t.Fatalf("a refused refresh (%d) sprang the trap", code)
+			}
+			refresh("rt")
 			// A KillAfterRefresh strikes after the answer: wait for its report.
 			select {
 			case s := <-tr.sprung:
@@ -131,8 +140,8 @@ func TestRefreshTrap(t *testing.T) {
 			if w.running() {
 				t.Fatal("the worker survived the trap")
 			}
-			if answered != 2 {
-				t.Errorf("the identity platform answered %d refreshes, want 2", answered)
+			if answered != 3 {
+				t.Errorf("the identity platform answered %d refreshes, want 3", answered)
 			}
 		})
 	}

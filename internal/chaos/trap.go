@@ -108,12 +108,14 @@ func (t *trap) springThen(k Kind, after func() sprung) {
 }
 
 // wrapRefresh puts the refresh traps in front of next (the identity
-// platform): armed with KillDuringRefresh, the next refresh-token grant
-// is served, the worker killed, and the answer written to a process that
-// no longer exists; armed with KillAfterRefresh, the answer is written
-// and the worker killed the trap's delay later. tokenFile is the worker's
-// token file: whether it was replaced tells if the kill struck before the
-// new tokens were stored.
+// platform): armed with KillDuringRefresh, the next successful
+// refresh-token grant is served, the worker killed, and the answer
+// written to a process that no longer exists; armed with
+// KillAfterRefresh, the answer is written and the worker killed the
+// trap's delay later. A refused grant (no new tokens) is passed on and
+// the trap stays armed. tokenFile is the worker's token file: whether it
+// was replaced tells if the kill struck before the new tokens were
+// stored.
 func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k, delay := t.armedKind()
@@ -126,21 +128,28 @@ func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
 			after, err := os.Stat(tokenFile)
 			return err == nil && before != nil && !os.SameFile(before, after)
 		}
-		if k == KillDuringRefresh {
-			rec := httptest.NewRecorder()
-			next.ServeHTTP(rec, r)
-			t.springThen(k, func() sprung {
-				return sprung{kind: k, beforeStore: true,
-					detail: fmt.Sprintf("%s %s (refresh_token grant, HTTP %d): killed before the answer reached the worker", r.Method, r.URL.Path, rec.Code)}
-			})
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		answer := func() {
 			for name, vs := range rec.Header() {
 				w.Header()[name] = vs
 			}
 			w.WriteHeader(rec.Code)
 			_, _ = w.Write(rec.Body.Bytes())
+		}
+		if rec.Code != http.StatusOK {
+			answer()
 			return
 		}
-		next.ServeHTTP(w, r)
+		if k == KillDuringRefresh {
+			t.springThen(k, func() sprung {
+				return sprung{kind: k, beforeStore: true,
+					detail: fmt.Sprintf("%s %s (refresh_token grant): new tokens issued, killed before the answer reached the worker", r.Method, r.URL.Path)}
+			})
+			answer()
+			return
+		}
+		answer()
 		_ = http.NewResponseController(w).Flush()
 		time.Sleep(delay)
 		t.springThen(k, func() sprung {
@@ -149,7 +158,7 @@ func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
 			if s.beforeStore {
 				when = "before the worker had stored the new tokens"
 			}
-			s.detail = fmt.Sprintf("%s %s (refresh_token grant): killed %s after the answer, %s", r.Method, r.URL.Path, delay.Round(time.Microsecond), when)
+			s.detail = fmt.Sprintf("%s %s (refresh_token grant): new tokens issued, killed %s after the answer, %s", r.Method, r.URL.Path, delay.Round(time.Microsecond), when)
 			return s
 		})
 	})

@@ -70,16 +70,17 @@ func TestRefreshTrap(t *testing.T) {
 		t.Skip("no sleep binary")
 	}
 	cases := []struct {
-		kind Kind
-		// rewrite replaces the token file while the answer is written,
-		// as a worker storing the new tokens would.
-		rewrite         bool
+		kind  Kind
+		delay time.Duration
+		// store makes the client replace the token file once it has read
+		// the answer, as the worker does with the new tokens.
+		store           bool
 		wantBeforeStore bool
 		wantDetail      string
 	}{
-		{KillDuringRefresh, false, true, "before the answer reached the worker"},
-		{KillAfterRefresh, false, true, "before the worker had stored"},
-		{KillAfterRefresh, true, false, "after the worker had stored"},
+		{KillDuringRefresh, 0, true, true, "before the answer reached the worker"},
+		{KillAfterRefresh, time.Millisecond, false, true, "before the worker had stored"},
+		{KillAfterRefresh, 2 * time.Second, true, false, "after the worker had stored"},
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
@@ -106,28 +107,32 @@ func TestRefreshTrap(t *testing.T) {
 					return
 				}
 				_, _ = io.WriteString(rw, `{"access_token":"a"}`)
-				if c.rewrite {
-					tmp := file + ".tmp"
-					_ = os.WriteFile(tmp, []byte("new"), 0o600)
-					_ = os.Rename(tmp, file)
-				}
 			})
 			srv := httptest.NewServer(tr.wrapRefresh(identity, file))
 			defer srv.Close()
-			refresh := func(rt string) int {
+			refresh := func(rt string, store bool) int {
 				resp, err := http.PostForm(srv.URL+"/common/oauth2/v2.0/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})
 				if err != nil {
 					t.Fatal(err)
 				}
+				body, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
+				if err != nil || !strings.Contains(string(body), "access_token") && resp.StatusCode == http.StatusOK {
+					t.Fatalf("answer %q: %v", body, err)
+				}
+				if store && resp.StatusCode == http.StatusOK {
+					tmp := file + ".tmp"
+					_ = os.WriteFile(tmp, []byte("new"), 0o600)
+					_ = os.Rename(tmp, file)
+				}
 				return resp.StatusCode
 			}
-			refresh("rt") // unarmed
-			tr.armRefresh(c.kind, time.Millisecond)
-			if code := refresh("rt-dead"); code != http.StatusBadRequest || !w.running() {
+			refresh("rt", false) // unarmed
+			tr.armRefresh(c.kind, c.delay)
+			if code := refresh("rt-dead", false); code != http.StatusBadRequest || !w.running() {
 				t.Fatalf("a refused refresh (%d) sprang the trap", code)
 			}
-			refresh("rt")
+			refresh("rt", c.store)
 			// A KillAfterRefresh strikes after the answer: wait for its report.
 			select {
 			case s := <-tr.sprung:

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +135,10 @@ func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
 			for name, vs := range rec.Header() {
 				w.Header()[name] = vs
 			}
+			// With its length the answer is complete once written: the
+			// worker need not wait for the end of a chunked body, that
+			// is, for the handler to return after the kill.
+			w.Header().Set("Content-Length", strconv.Itoa(rec.Body.Len()))
 			w.WriteHeader(rec.Code)
 			_, _ = w.Write(rec.Body.Bytes())
 		}

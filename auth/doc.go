@@ -19,13 +19,34 @@
 //
 // Store.TokenSource(user) is what activities use: it implements the
 // onenote package's TokenSource and TokenInvalidator, refreshes the access
-// token a margin before it expires (a migration may wait for hours for
-// quota), stores the rotated refresh token, runs one refresh at a time per
-// user, and refreshes after a 401. A user who never signed in gets
-// ErrNotSignedIn; a revoked or expired sign-in gives ErrSignInExpired. Both
-// name the command that fixes them (starter login --user X). Workflows
-// carry only user IDs; tokens never enter Temporal, and this package does
-// not import the Temporal SDK.
+// token a margin before it expires (five minutes, or a fifth of the
+// token's lifetime if that is shorter, so a 45-second token is refreshed
+// about once per lifetime, not on every call), stores the new refresh
+// token, runs one refresh at a time per user, and refreshes after a 401.
+// A user who never signed in gets ErrNotSignedIn; a revoked or expired
+// sign-in gives ErrSignInExpired. Both name the command that fixes them
+// (starter login --user X). Workflows carry only user IDs; tokens never
+// enter Temporal, and this package does not import the Temporal SDK.
+//
+// # Refreshes and crashes
+//
+// Each refresh returns a new refresh token. The Microsoft identity
+// platform does not revoke the redeemed one: it stays valid until its own
+// lifetime ends (90 days by default), unless the user's sessions are
+// revoked. A refresh holds the user lock (in the process and across
+// processes) from reading the token file to writing the new tokens, and
+// the new tokens are written (synced, renamed over the old file) before
+// they are used. So a process killed at any moment of a refresh leaves the
+// old file, whose refresh token still works, or the new one: no sign-in
+// is lost. If Microsoft answers invalid_grant, the file is read again and
+// a refresh token stored meanwhile (by a process the lock does not reach:
+// another host, a platform without flock) is tried once. An identity
+// platform that revoked a refresh token the moment it is redeemed (the
+// Graph emulator's StrictRefreshRotation) would leave one narrow window:
+// a kill between its answer and the write of the file loses the sign-in.
+// That loss is reported once per process, as ErrSignInExpired naming
+// starter login --user X; a migration stopped by it keeps every page it
+// wrote and resumes when started again after the login.
 //
 // NotionToken reads the Notion integration token from NOTION_TOKEN or
 // NOTION_TOKEN_FILE into a Secret, which prints as "[redacted]".
@@ -46,7 +67,7 @@
 // is authenticated data, so alice's file cannot be renamed to bob's); and
 // against corruption and races (atomic writes, and one refresh per user
 // at a time, across processes too, so no two refreshes spend the same
-// rotating refresh token).
+// refresh token).
 //
 // It does not defend against an attacker who runs code as the service
 // account or as root, or who can read both the token directory and the

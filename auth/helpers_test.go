@@ -3,9 +3,11 @@ package auth
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -46,15 +48,33 @@ type emulator struct {
 	clock        *testClock
 	refreshes    atomic.Int64
 	refreshDelay atomic.Int64 // nanoseconds
+	// dropAnswers is how many of the next refresh answers the identity
+	// platform gives but the client never receives (the connection is
+	// cut after the emulator has answered), as for a process killed
+	// between the answer and the write of the token file.
+	dropAnswers atomic.Int64
+	// beforeRefresh, if set, runs once before the next refresh is served.
+	beforeRefresh atomic.Pointer[func()]
 }
 
 const testTokenTTL = 30 * time.Minute
 
 func newEmulator(t *testing.T) *emulator {
 	t.Helper()
+	return newEmulatorWith(t, graph.Config{})
+}
+
+// newEmulatorWith is newEmulator with cfg's TokenTTL (testTokenTTL if
+// zero) and StrictRefreshRotation.
+func newEmulatorWith(t *testing.T, cfg graph.Config) *emulator {
+	t.Helper()
 	e := &emulator{clock: newTestClock()}
+	if cfg.TokenTTL == 0 {
+		cfg.TokenTTL = testTokenTTL
+	}
 	e.srv = graph.NewServer(graph.Config{
-		Seed: 1, Now: e.clock.Now, TokenTTL: testTokenTTL, Limits: graph.UnlimitedLimits(),
+		Seed: 1, Now: e.clock.Now, TokenTTL: cfg.TokenTTL, Limits: graph.UnlimitedLimits(),
+		StrictRefreshRotation: cfg.StrictRefreshRotation,
 	})
 	e.srv.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1})...)
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,6 +82,15 @@ func newEmulator(t *testing.T) *emulator {
 			if err := r.ParseForm(); err == nil && r.PostForm.Get("grant_type") == "refresh_token" {
 				e.refreshes.Add(1)
 				time.Sleep(time.Duration(e.refreshDelay.Load()))
+				if hook := e.beforeRefresh.Swap(nil); hook != nil {
+					(*hook)()
+				}
+				if e.dropAnswers.Add(-1) >= 0 {
+					e.srv.ServeHTTP(httptest.NewRecorder(), r) // answered, and lost
+					cutConnection(t, w)
+					return
+				}
+				e.dropAnswers.Store(0)
 			}
 		}
 		e.srv.ServeHTTP(w, r)
@@ -164,4 +193,38 @@ func (e *emulator) graphStatus(t *testing.T, tok string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// cutConnection closes the client's connection without an answer.
+func cutConnection(t *testing.T, w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		t.Errorf("hijack: %v", err)
+		return
+	}
+	conn.Close()
+}
+
+// redeemDirectly redeems a refresh token at the emulator, bypassing the
+// store, and returns the answer as the store would keep it.
+func redeemDirectly(t *testing.T, e *emulator, refreshToken string) storedToken {
+	t.Helper()
+	resp, err := e.ts.Client().PostForm(e.ts.URL+"/common/oauth2/v2.0/token", url.Values{
+		"grant_type": {"refresh_token"}, "client_id": {"x"}, "refresh_token": {refreshToken},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken  string `json:"access_token"`
+		RefreshToken string `json:"refresh_token"`
+		ExpiresIn    int    `json:"expires_in"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("direct refresh: %d %v", resp.StatusCode, err)
+	}
+	now := e.clock.Now()
+	return storedToken{AccessToken: body.AccessToken, RefreshToken: body.RefreshToken,
+		Expiry: now.Add(time.Duration(body.ExpiresIn) * time.Second), SavedAt: now}
 }

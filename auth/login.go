@@ -65,7 +65,7 @@ func (s *Store) Login(ctx context.Context, user string, prompt func(DeviceCode))
 		return err
 	}
 	defer unlock()
-	if err := s.save(user, tok); err != nil {
+	if _, err := s.save(user, tok); err != nil {
 		return fmt.Errorf("auth: store sign-in of user %q: %w", user, err)
 	}
 	s.log.Info("Microsoft sign-in stored", "user", user, "expiry", tok.Expiry, "scope", tok.Scope)

@@ -44,7 +44,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	}
 	latest := stored(t, s, "alice")
 	secrets = append(secrets, latest.AccessToken, latest.RefreshToken)
-	refreshDirectly(t, e, latest.RefreshToken)
+	e.srv.RevokeSessions("alice")
 	ts.InvalidateToken(latest.AccessToken)
 	errs = append(errs, tokenErr(ts))
 

@@ -17,7 +17,9 @@ import (
 // Defaults.
 const (
 	// DefaultRefreshMargin is how long before its expiry an access token is
-	// replaced.
+	// replaced, at most: a token that lived less than five times as long
+	// is replaced when a fifth of its lifetime is left (see
+	// refreshFraction).
 	DefaultRefreshMargin = 5 * time.Minute
 	// DefaultRefreshTimeout bounds one refresh (lock wait and HTTP call).
 	DefaultRefreshTimeout = time.Minute
@@ -38,8 +40,9 @@ type Config struct {
 	Microsoft Microsoft
 	// HTTPClient talks to the identity platform; http.DefaultClient if nil.
 	HTTPClient *http.Client
-	// RefreshMargin is how long before expiry an access token is refreshed;
-	// DefaultRefreshMargin if zero.
+	// RefreshMargin is how long before expiry an access token is refreshed
+	// at most; DefaultRefreshMargin if zero. Short-lived tokens are
+	// refreshed when a fifth of their lifetime is left, if that is less.
 	RefreshMargin time.Duration
 	// RefreshTimeout bounds one refresh; DefaultRefreshTimeout if zero.
 	RefreshTimeout time.Duration
@@ -89,9 +92,10 @@ type Store struct {
 	now      func() time.Time
 	log      *slog.Logger
 
-	mu      sync.Mutex
-	slots   map[string]chan struct{} // per-user in-process write lock
-	sources map[string]*TokenSource
+	mu       sync.Mutex
+	slots    map[string]chan struct{} // per-user in-process write lock
+	sources  map[string]*TokenSource
+	rejected map[string]rejection // per user: the refresh token Microsoft last rejected
 }
 
 // Open returns a Store for cfg, creating the token directory (mode 0700)
@@ -129,6 +133,7 @@ func Open(cfg Config) (*Store, error) {
 		log:      cfg.Logger,
 		slots:    make(map[string]chan struct{}),
 		sources:  make(map[string]*TokenSource),
+		rejected: make(map[string]rejection),
 	}
 	if s.margin <= 0 {
 		s.margin = DefaultRefreshMargin
@@ -192,12 +197,13 @@ func (s *Store) Logout(ctx context.Context, user string) error {
 	return nil
 }
 
-// save stores tok for user (the caller holds the user lock) and hands it
-// to the user's token source, if any.
-func (s *Store) save(user string, tok storedToken) error {
+// save stores tok for user (the caller holds the user lock), durably,
+// and only then hands it to the user's token source, if any. It returns
+// the token as stored.
+func (s *Store) save(user string, tok storedToken) (storedToken, error) {
 	tok.SavedAt = s.now()
 	if err := s.files.write(user, tok); err != nil {
-		return err
+		return storedToken{}, err
 	}
 	s.mu.Lock()
 	ts := s.sources[user]
@@ -205,7 +211,7 @@ func (s *Store) save(user string, tok storedToken) error {
 	if ts != nil {
 		ts.replace(tok)
 	}
-	return nil
+	return tok, nil
 }
 
 // forget drops the cached token of user.

@@ -26,9 +26,24 @@ type tokenRecord struct {
 	SavedAt      time.Time `json:"saved_at"`
 }
 
-// freshAt reports whether the access token has more than margin left at now.
-func (t *storedToken) freshAt(now time.Time, margin time.Duration) bool {
-	return t.AccessToken != "" && now.Add(margin).Before(t.Expiry)
+// refreshFraction is the share of its lifetime a token may have left when
+// it is replaced: a fifth. With a margin of minutes, tokens of a few
+// minutes or less would otherwise be refreshed at every call.
+const refreshFraction = 5
+
+// refreshMargin is how long before its expiry t is replaced: limit, or a
+// fifth of the lifetime t had when it was stored if that is shorter.
+func (t *storedToken) refreshMargin(limit time.Duration) time.Duration {
+	if life := t.Expiry.Sub(t.SavedAt); !t.SavedAt.IsZero() && life > 0 {
+		return min(limit, life/refreshFraction)
+	}
+	return limit
+}
+
+// freshAt reports whether the access token has more than its refresh
+// margin (at most limit) left at now.
+func (t *storedToken) freshAt(now time.Time, limit time.Duration) bool {
+	return t.AccessToken != "" && now.Add(t.refreshMargin(limit)).Before(t.Expiry)
 }
 
 // Format prints only non-secret fields, for every verb.

@@ -119,7 +119,21 @@ func (tf tokenFiles) write(user string, tok storedToken) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(tf.path(user), sealed)
+	if err := writeFileAtomic(tf.path(user), sealed); err != nil {
+		return err
+	}
+	tf.removeStaleTemps(user)
+	return nil
+}
+
+// removeStaleTemps deletes the temporary files a process killed in the
+// middle of a write left behind. The caller holds the user lock, so no
+// write of user is in progress.
+func (tf tokenFiles) removeStaleTemps(user string) {
+	stale, _ := filepath.Glob(filepath.Join(tf.dir, "."+user+tokenFileSuffix+".*.tmp"))
+	for _, f := range stale {
+		_ = os.Remove(f)
+	}
 }
 
 // remove deletes user's token file; a missing file is not an error.

@@ -146,7 +146,7 @@ func TestConcurrentWritesStayReadable(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			err = st.save("alice", storedToken{AccessToken: strings.Repeat("a", 100+i), RefreshToken: "r", Expiry: time.Now()})
+			_, err = st.save("alice", storedToken{AccessToken: strings.Repeat("a", 100+i), RefreshToken: "r", Expiry: time.Now()})
 			unlock()
 			if err != nil {
 				t.Error(err)

@@ -12,7 +12,9 @@ import (
 //
 //   - Token returns the cached access token while it has more than the
 //     refresh margin left, and otherwise refreshes it with the stored
-//     refresh token and stores the new (rotated) refresh token.
+//     refresh token and stores the new refresh token before handing out
+//     the new access token. The margin is five minutes, or a fifth of
+//     the token's lifetime if that is shorter.
 //   - Concurrent callers share one refresh; other processes using the same
 //     token directory are serialised by a lock file.
 //   - InvalidateToken, called when Graph answers 401, makes the next Token

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/emulator/graph"
 	"github.com/notebridge/notebridge/onenote"
 )
 
@@ -69,7 +70,7 @@ func TestTokenRefreshesBeforeExpiry(t *testing.T) {
 		t.Errorf("Graph with the refreshed token: %d", got)
 	}
 
-	// The rotated refresh token was stored; the old one is dead.
+	// The new refresh token was stored.
 	after := stored(t, s, "alice")
 	if after.RefreshToken == before.RefreshToken || after.AccessToken != second ||
 		!after.Expiry.Equal(e.clock.Now().Add(testTokenTTL)) {
@@ -83,8 +84,10 @@ func TestTokenRefreshesBeforeExpiry(t *testing.T) {
 	if n := e.refreshes.Load(); n != 1 {
 		t.Errorf("%d refreshes, want 1", n)
 	}
-	if code := refreshDirectly(t, e, before.RefreshToken); code != http.StatusBadRequest {
-		t.Errorf("old refresh token: %d, want 400 (rotated)", code)
+	// The old one still works until its own lifetime ends, as on the
+	// Microsoft identity platform.
+	if code := refreshDirectly(t, e, before.RefreshToken); code != http.StatusOK {
+		t.Errorf("old refresh token: %d, want 200 (still valid)", code)
 	}
 }
 
@@ -213,35 +216,67 @@ func TestGraphClient401Recovers(t *testing.T) {
 	}
 }
 
+// TestRevokedRefreshTokenNeedsLogin: a refresh token Microsoft no longer
+// accepts gives ErrSignInExpired naming the login command, reported (and
+// asked of Microsoft) once however many calls follow, until a new login.
 func TestRevokedRefreshTokenNeedsLogin(t *testing.T) {
-	t.Parallel()
-	e := newEmulator(t)
-	logs := &logBuffer{}
-	s := e.newStore(t, logs)
-	e.login(t, s, "alice")
-	// Someone else redeems the refresh token: with rotation, ours is revoked.
-	if code := refreshDirectly(t, e, stored(t, s, "alice").RefreshToken); code != http.StatusOK {
-		t.Fatalf("direct refresh: %d", code)
+	cases := []struct {
+		name   string
+		strict bool
+		revoke func(t *testing.T, e *emulator, s *Store)
+		aadsts string
+	}{
+		{name: "sessions revoked", aadsts: "AADSTS50173", revoke: func(t *testing.T, e *emulator, s *Store) {
+			if e.srv.RevokeSessions("alice") == 0 {
+				t.Fatal("nothing revoked")
+			}
+		}},
+		{name: "redeemed elsewhere, strict rotation", strict: true, aadsts: "AADSTS70000", revoke: func(t *testing.T, e *emulator, s *Store) {
+			if code := refreshDirectly(t, e, stored(t, s, "alice").RefreshToken); code != http.StatusOK {
+				t.Fatalf("direct refresh: %d", code)
+			}
+		}},
 	}
-	e.clock.Advance(testTokenTTL)
-	_, err := s.TokenSource("alice").Token(context.Background())
-	if !errors.Is(err, ErrSignInExpired) {
-		t.Fatalf("Token = %v, want ErrSignInExpired", err)
-	}
-	var ie *IdentityError
-	if !errors.As(err, &ie) || ie.Code != "invalid_grant" || ie.AADSTS != "AADSTS70000" {
-		t.Errorf("cause = %#v, want invalid_grant AADSTS70000", ie)
-	}
-	if !strings.Contains(err.Error(), `run "starter login --user alice" to sign in again`) {
-		t.Errorf("error does not say to log in again: %v", err)
-	}
-	// Logging in again fixes it.
-	e.login(t, s, "alice")
-	if _, err := s.TokenSource("alice").Token(context.Background()); err != nil {
-		t.Errorf("Token after a new login: %v", err)
-	}
-	if !strings.Contains(logs.String(), "refresh token rejected") {
-		t.Errorf("no log line for the rejected refresh token:\n%s", logs)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEmulatorWith(t, graph.Config{StrictRefreshRotation: tc.strict})
+			logs := &logBuffer{}
+			s := e.newStore(t, logs)
+			e.login(t, s, "alice")
+			tc.revoke(t, e, s)
+			e.clock.Advance(testTokenTTL)
+			before := e.refreshes.Load()
+			_, err := s.TokenSource("alice").Token(context.Background())
+			if !errors.Is(err, ErrSignInExpired) {
+				t.Fatalf("Token = %v, want ErrSignInExpired", err)
+			}
+			var ie *IdentityError
+			if !errors.As(err, &ie) || ie.Code != "invalid_grant" || ie.AADSTS != tc.aadsts {
+				t.Errorf("cause = %#v, want invalid_grant %s", ie, tc.aadsts)
+			}
+			if !strings.Contains(err.Error(), `run "starter login --user alice" to sign in again`) {
+				t.Errorf("error does not say to log in again: %v", err)
+			}
+			// Later calls get the same error without asking Microsoft again
+			// and without another log line.
+			for range 5 {
+				if _, again := s.TokenSource("alice").Token(context.Background()); !errors.Is(again, ErrSignInExpired) || again.Error() != err.Error() {
+					t.Fatalf("a later call: %v, want the same error", again)
+				}
+			}
+			if n := e.refreshes.Load() - before; n != 1 {
+				t.Errorf("%d refresh requests for 6 calls, want 1", n)
+			}
+			if n := strings.Count(logs.String(), "refresh token rejected"); n != 1 {
+				t.Errorf("%d log lines for the rejected refresh token, want 1:\n%s", n, logs)
+			}
+			// Logging in again fixes it.
+			e.login(t, s, "alice")
+			if _, err := s.TokenSource("alice").Token(context.Background()); err != nil {
+				t.Errorf("Token after a new login: %v", err)
+			}
+		})
 	}
 }
 

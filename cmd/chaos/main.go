@@ -10,6 +10,8 @@
 //
 //	go run ./cmd/chaos                                  # the full run
 //	go run ./cmd/chaos -pages 40 -kills 3 -server-restarts 1 -seed 7
+//	go run ./cmd/chaos -pages 40 -kills 2 -refresh-kills 6 -token-ttl 45s  # kills inside token refreshes
+//	go run ./cmd/chaos ... -strict-refresh-rotation                       # the same on an identity platform that revokes redeemed refresh tokens
 package main
 
 import (
@@ -48,6 +50,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Pages, "pages", 200, "pages in the notebook (4 sections; rounded up to a multiple of 4)")
 	fs.IntVar(&o.Kills, "kills", 20, "how many times the worker is killed with SIGKILL (and restarted)")
 	fs.IntVar(&o.ServerRestarts, "server-restarts", 2, "how many times the Temporal dev server is restarted")
+	fs.IntVar(&o.RefreshKills, "refresh-kills", 0, "how many more times the worker is killed inside a token refresh (half while the answer is on its way, half just after it arrived)")
+	fs.DurationVar(&o.TokenTTL, "token-ttl", time.Hour, "lifetime of the Graph emulator's access tokens, not time-scaled (45s: a refresh every half minute)")
+	fs.BoolVar(&o.StrictRefreshRotation, "strict-refresh-rotation", false, "the Graph emulator revokes a refresh token when it is redeemed (Microsoft does not): lost sign-ins are counted, not failures")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the moments and kinds of kills and restarts")
 	fs.Float64Var(&o.TimeScale, "scale", 60, "time scale of the Graph limits (60: an hour lasts a minute)")
 	fs.Float64Var(&o.NotionRate, "notion-rate", 30, "Notion requests per second (emulator limit and worker pace)")

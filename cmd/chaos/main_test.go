@@ -20,6 +20,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"now"}, 2, "unexpected arguments"},
 		{[]string{"-pages", "1"}, 2, "-pages 1"},
 		{[]string{"-kills", "-3"}, 2, "-kills"},
+		{[]string{"-refresh-kills", "-1"}, 2, "-refresh-kills"},
+		{[]string{"-token-ttl", "2s"}, 2, "-token-ttl 2s"},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer

@@ -154,6 +154,13 @@ type Config struct {
 	// TokenTTL is the lifetime of access tokens from the identity endpoints.
 	// Zero means one hour.
 	TokenTTL time.Duration
+	// RefreshTokenTTL is the lifetime of each refresh token (see
+	// identity.go). Zero means 90 days, Microsoft's default.
+	RefreshTokenTTL time.Duration
+	// StrictRefreshRotation revokes a refresh token the moment it is
+	// redeemed. By default a redeemed refresh token stays valid until its
+	// own lifetime ends, as on the Microsoft identity platform.
+	StrictRefreshRotation bool
 	// BatchConcurrency is how many sub-requests of one $batch run at once,
 	// each holding a concurrency slot while it runs. Zero means 4 (the
 	// figure documented for Outlook; none is documented for OneNote).

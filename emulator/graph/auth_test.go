@@ -106,14 +106,12 @@ func TestDeviceCodeFlowAndRefresh(t *testing.T) {
 	if rec := f.get(t, "alice", notebooksPath); rec.Code != 401 {
 		t.Errorf("access token after TTL: %d, want 401", rec.Code)
 	}
-	// Refresh rotates: the new refresh token works, the old one no longer does.
+	// Refresh returns a new refresh token (both stay valid: see
+	// TestRefreshTokenRotation for the modes).
 	refresh := url.Values{"grant_type": {"refresh_token"}, "client_id": {"app"}, "refresh_token": {tok["refresh_token"].(string)}}
 	st, tok2 := c.post("/common/oauth2/v2.0/token", refresh)
 	if st != 200 || tok2["refresh_token"] == tok["refresh_token"] || tok2["access_token"] == nil {
 		t.Fatalf("refresh: %d %v", st, tok2)
-	}
-	if st, body := c.post("/common/oauth2/v2.0/token", refresh); st != 400 || body["error"] != "invalid_grant" {
-		t.Errorf("reused refresh token: %d %v", st, body)
 	}
 	f.tokens["alice"] = tok2["access_token"].(string)
 	if rec := f.get(t, "alice", notebooksPath); rec.Code != 200 {

@@ -6,6 +6,7 @@ import (
 	"html"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,22 +30,65 @@ type deviceGrant struct {
 	redeemed   bool
 }
 
-// refreshGrant is a live refresh token.
+// defaultRefreshTokenTTL is the lifetime of a refresh token on the
+// Microsoft identity platform (90 days; 24 hours for single-page apps).
+const defaultRefreshTokenTTL = 90 * 24 * time.Hour
+
+// refreshGrant is an issued refresh token. It stays in Server.refresh
+// after it is redeemed, revoked or expired, so that a later use of it gets
+// the invalid_grant that names why.
 type refreshGrant struct {
 	user     string
 	clientID string
 	scopes   []string
 	expires  time.Time
+	// redeemed counts the grants made with this token.
+	redeemed int
+	// revoked is set by RevokeSessions, and in strict mode by the first
+	// redemption.
+	revoked bool
+	// strictUsed marks a token revoked because it was redeemed in strict
+	// mode.
+	strictUsed bool
+	// refused counts the refused grants with this token, by reason.
+	refused map[string]int64
 }
 
-// identityError writes a Microsoft identity platform error.
+// IdentityStats counts the refresh-token grants the identity endpoints
+// answered, so tests can compare refreshes with Graph requests and see
+// whether a client redeemed a refresh token it had already redeemed (the
+// mark of a client that lost a refresh answer, for instance because it
+// was killed before it stored the new token).
+type IdentityStats struct {
+	// Refreshes is the number of successful refresh-token grants.
+	Refreshes int64 `json:"refreshes"`
+	// Reused is how many of them redeemed a refresh token that had been
+	// redeemed before (only possible without StrictRefreshRotation).
+	Reused int64 `json:"reused"`
+	// Rejected counts refused refresh-token grants of tokens the server
+	// issued, by reason: "expired", "revoked" (RevokeSessions) and
+	// "already redeemed" (StrictRefreshRotation). Unknown tokens are not
+	// counted.
+	Rejected map[string]int64 `json:"rejected"`
+}
+
+// identityError writes a Microsoft identity platform error. error_codes
+// holds the AADSTS number desc starts with, or the usual one of code.
 func (s *Server) identityError(w http.ResponseWriter, status int, code, desc string) {
+	num := identityErrorCodes[code]
+	if digits, ok := strings.CutPrefix(desc, "AADSTS"); ok {
+		if n, _, ok := strings.Cut(digits, ":"); ok {
+			if v, err := strconv.Atoi(n); err == nil {
+				num = v
+			}
+		}
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"error":             code,
 		"error_description": desc,
-		"error_codes":       []int{identityErrorCodes[code]},
+		"error_codes":       []int{num},
 		"timestamp":         s.now().UTC().Format("2006-01-02 15:04:05Z"),
 		"trace_id":          s.newRequestID(),
 		"correlation_id":    s.newRequestID(),
@@ -152,18 +196,88 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, code string) {
 	writeJSON(w, http.StatusOK, body)
 }
 
+// Refusals of the refresh-token grant, by reason: the key of
+// IdentityStats.Rejected and the error_description. Every one is
+// invalid_grant (Microsoft's error-code reference; graph-reality.md
+// fact 32).
+var refreshRefusals = map[string]string{
+	"unknown":          "AADSTS9002313: Invalid request. Request is malformed or invalid: the refresh token is not one this tenant issued.",
+	"expired":          "AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.",
+	"revoked":          "AADSTS50173: The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.",
+	"already redeemed": "AADSTS70000: The provided refresh token was already used (the emulator's StrictRefreshRotation revokes a refresh token when it is redeemed).",
+}
+
+// redeemRefreshToken answers the refresh-token grant. Every answer
+// carries a new refresh token; the redeemed one stays valid until its own
+// lifetime ends, as on the Microsoft identity platform
+// (graph-reality.md fact 31), unless StrictRefreshRotation revokes it at
+// once or RevokeSessions revoked it.
 func (s *Server) redeemRefreshToken(w http.ResponseWriter, token string) {
 	s.authMu.Lock()
 	g := s.refresh[token]
-	if g == nil || !s.now().Before(g.expires) {
+	reason := ""
+	switch {
+	case g == nil:
+		reason = "unknown"
+	case g.strictUsed:
+		reason = "already redeemed"
+	case g.revoked:
+		reason = "revoked"
+	case !s.now().Before(g.expires):
+		reason = "expired"
+	}
+	if reason != "" {
+		if g != nil {
+			if g.refused == nil {
+				g.refused = make(map[string]int64)
+			}
+			g.refused[reason]++
+		}
 		s.authMu.Unlock()
-		s.identityError(w, http.StatusBadRequest, "invalid_grant", "AADSTS70000: The provided refresh token is invalid, expired or was already used.")
+		s.identityError(w, http.StatusBadRequest, "invalid_grant", refreshRefusals[reason])
 		return
 	}
-	delete(s.refresh, token) // rotation: each refresh token works once
+	g.redeemed++
+	if s.cfg.StrictRefreshRotation {
+		g.revoked, g.strictUsed = true, true
+	}
 	body := s.tokenResponseLocked(g.user, g.clientID, g.scopes)
 	s.authMu.Unlock()
 	writeJSON(w, http.StatusOK, body)
+}
+
+// RevokeSessions revokes every refresh token of user, as revoking the
+// user's sign-in sessions (or a password change) does on the Microsoft
+// identity platform: their next use gets invalid_grant (AADSTS50173).
+// Access tokens already issued stay valid until they expire. It returns
+// how many live refresh tokens it revoked.
+func (s *Server) RevokeSessions(user string) int {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	n := 0
+	now := s.now()
+	for _, g := range s.refresh {
+		if g.user == user && !g.revoked && now.Before(g.expires) {
+			g.revoked = true
+			n++
+		}
+	}
+	return n
+}
+
+// IdentityStats returns the counts of refresh-token grants so far.
+func (s *Server) IdentityStats() IdentityStats {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	st := IdentityStats{Rejected: make(map[string]int64)}
+	for _, g := range s.refresh {
+		st.Refreshes += int64(g.redeemed)
+		st.Reused += int64(max(0, g.redeemed-1))
+		for reason, n := range g.refused {
+			st.Rejected[reason] += n
+		}
+	}
+	return st
 }
 
 // tokenResponseLocked issues an access token (and a refresh token when
@@ -183,7 +297,7 @@ func (s *Server) tokenResponseLocked(user, clientID string, scopes []string) map
 		s.tokenSeq++
 		rt := "nbr." + hexID(48, "refresh", itoa(s.cfg.Seed), user, itoa(s.tokenSeq))
 		s.issued = append(s.issued, rt)
-		s.refresh[rt] = &refreshGrant{user: user, clientID: clientID, scopes: scopes, expires: s.now().Add(90 * 24 * time.Hour)}
+		s.refresh[rt] = &refreshGrant{user: user, clientID: clientID, scopes: scopes, expires: s.now().Add(s.refreshTokenTTL())}
 		body["refresh_token"] = rt
 	}
 	return body
@@ -247,4 +361,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// refreshTokenTTL is the lifetime of a new refresh token.
+func (s *Server) refreshTokenTTL() time.Duration {
+	if s.cfg.RefreshTokenTTL > 0 {
+		return s.cfg.RefreshTokenTTL
+	}
+	return defaultRefreshTokenTTL
 }

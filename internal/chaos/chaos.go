@@ -28,6 +28,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
@@ -53,6 +54,21 @@ type Options struct {
 	// Kills is how many times the worker is killed (20); ServerRestarts
 	// how many times the dev server is restarted (2).
 	Kills, ServerRestarts int
+	// RefreshKills is how many more times the worker is killed inside a
+	// token refresh (0): half of them while the identity platform's
+	// answer is on its way, half a few milliseconds after it arrived.
+	RefreshKills int
+	// TokenTTL is the lifetime of the access tokens the Graph emulator
+	// issues (1 h; real Microsoft tokens live 60-90 minutes). It is not
+	// time-scaled: give 45s for short-lived tokens.
+	TokenTTL time.Duration
+	// StrictRefreshRotation makes the Graph emulator revoke a refresh
+	// token when it is redeemed. Microsoft does not (graph-reality.md
+	// fact 31); with it, a kill between the identity platform's answer
+	// and the worker's write of the token file loses the sign-in, and the
+	// run reports each loss, signs in again and starts the migration
+	// again. Without it, a lost sign-in is a failure.
+	StrictRefreshRotation bool
 	// Seed draws the notebook-independent chaos: the moments and kinds
 	// of kills and restarts (1).
 	Seed uint64
@@ -116,8 +132,10 @@ func (o Options) validate() error {
 	switch {
 	case o.Pages < 4 || o.Pages > 20000:
 		return fmt.Errorf("chaos: -pages %d: give 4 to 20000 pages", o.Pages)
-	case o.Kills < 0 || o.ServerRestarts < 0:
-		return errors.New("chaos: -kills and -server-restarts cannot be negative")
+	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0:
+		return errors.New("chaos: -kills, -refresh-kills and -server-restarts cannot be negative")
+	case o.TokenTTL != 0 && o.TokenTTL < 10*time.Second:
+		return fmt.Errorf("chaos: -token-ttl %s: give 10s or more (the worker needs a token to last a request)", o.TokenTTL)
 	case o.TimeScale < 1:
 		return fmt.Errorf("chaos: time scale %g: give 1 (real time) or more", o.TimeScale)
 	case o.NotionRate <= 0:
@@ -141,6 +159,33 @@ type Fired struct {
 	// Took is how long a server restart took, or how long a killed worker
 	// stayed down.
 	Took time.Duration `json:"took"`
+	// BeforeStore is set for a kill inside a token refresh that struck
+	// before the worker had stored the new tokens.
+	BeforeStore bool `json:"beforeStore,omitempty"`
+}
+
+// LostSignIn is a migration that ended because its user's sign-in was
+// gone, after which the run signed in again and started it again.
+type LostSignIn struct {
+	N             int           `json:"n"`
+	At            time.Duration `json:"at"`
+	GraphRequests int64         `json:"graphRequests"`
+	// Error is the migration's word for it (it names the login command).
+	Error string `json:"error"`
+	// AfterKill describes the last kill before it.
+	AfterKill string `json:"afterKill,omitempty"`
+}
+
+// SignIns are the identity platform's figures of a run.
+type SignIns struct {
+	// Refreshes are the refresh-token grants the identity platform
+	// answered; Reused those that redeemed a refresh token a second time
+	// (a worker killed before it stored the one it got); Rejected the
+	// refused ones by reason.
+	Refreshes, Reused int64
+	Rejected          map[string]int64
+	// Lost are the sign-ins lost during the run.
+	Lost []LostSignIn
 }
 
 // Result is what a chaos run did and found.
@@ -173,7 +218,9 @@ type Result struct {
 	// WorkerStarts counts worker incarnations; SelfExits those that ended
 	// without being killed.
 	WorkerStarts, SelfExits int
-	Histories               HistoryExport
+	// SignIns are the refreshes and the lost sign-ins.
+	SignIns   SignIns
+	Histories HistoryExport
 	// LogLeaks names secrets found in the worker's log.
 	LogLeaks []string
 	// Problems are the reasons the run failed; empty means it passed.
@@ -201,6 +248,11 @@ type run struct {
 	srv    *devserver.Server
 	worker *workerProc
 	trap   *trap
+	// acct signs the user in again after a lost sign-in; startOpts and
+	// input start the migration (again).
+	acct      *account
+	startOpts client.StartWorkflowOptions
+	input     workflows.MigrateInput
 
 	mu sync.Mutex
 	c  client.Client // the dev server's client; replaced after a restart
@@ -285,17 +337,19 @@ func (r *run) run(ctx context.Context) error {
 	}
 	res.Pages = len(exp.Pages)
 	res.ExpectedRequests = expectedRequests(exp, spec)
-	res.Planned = Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests)
+	res.Planned = merge(Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests),
+		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests))
 
-	// The emulators, in-process, each behind its trap.
+	// The emulators, in-process, each behind its traps.
 	r.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
-		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true})
+		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true,
+		TokenTTL: o.TokenTTL, StrictRefreshRotation: o.StrictRefreshRotation})
 	r.graph.AddNotebooks(user, nbs...)
 	r.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: o.NotionRate, Burst: max(1, int(o.NotionRate))})
 	notionTok := r.notion.IssueToken()
 	r.worker = &workerProc{log: filepath.Join(o.Dir, "worker.log")}
 	r.trap = newTrap(r.worker)
-	gts := httptest.NewServer(r.trap.wrap(KillDuringGraph, r.graph, graphRequest))
+	gts := httptest.NewServer(r.trap.wrapRefresh(r.trap.wrap(KillDuringGraph, r.graph, graphRequest), tokenFile(o.Dir, user)))
 	defer gts.Close()
 	nts := httptest.NewServer(r.trap.wrap(KillDuringNotionWrite, r.notion, notionWrite))
 	defer nts.Close()
@@ -325,7 +379,7 @@ func (r *run) run(ctx context.Context) error {
 	defer func() { _ = r.srv.Stop() }()
 	r.c = r.srv.Client()
 
-	tokenArgs, tokenEnv, secrets, err := workerAuth(ctx, r.graph, gts.URL, o.Dir, app, user)
+	tokenArgs, tokenEnv, secrets, acct, err := workerAuth(ctx, r.graph, gts.URL, o.Dir, app, user)
 	if err != nil {
 		return err
 	}
@@ -336,6 +390,7 @@ func (r *run) run(ctx context.Context) error {
 		"-graph-url", gts.URL + "/v1.0", "-notion-url", nts.URL, "-limits", limits,
 		"-notion-rate", strconv.FormatFloat(o.NotionRate, 'g', -1, 64)}, tokenArgs...)
 	r.worker.env = append([]string{"NOTION_TOKEN=" + notionTok, "NOTION_TOKEN_FILE="}, tokenEnv...)
+	r.acct = acct
 	if err := r.worker.start(); err != nil {
 		return err
 	}
@@ -345,11 +400,13 @@ func (r *run) run(ctx context.Context) error {
 		PagesPerRun: o.PagesPerRun}
 	js, _ := json.Marshal(in)
 	res.Input, res.WorkflowID = string(js), workflows.NotebookWorkflowID(user, nb.ID)
-	r.say("%d pages in %d sections, at least %d Graph requests; plan: %d kills, %d server restarts (seed %d)",
-		res.Pages, len(exp.Sections), res.ExpectedRequests, o.Kills, o.ServerRestarts, o.Seed)
+	r.say("%d pages in %d sections, at least %d Graph requests; plan: %d kills, %d inside token refreshes, %d server restarts (seed %d)",
+		res.Pages, len(exp.Sections), res.ExpectedRequests, o.Kills, o.RefreshKills, o.ServerRestarts, o.Seed)
 	r.start = time.Now()
-	if _, err := r.client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: res.WorkflowID, TaskQueue: taskQueue,
-		StaticSummary: "Chaos: migrate " + nb.DisplayName}, workflows.MigrateNotebookName, in); err != nil {
+	r.startOpts = client.StartWorkflowOptions{ID: res.WorkflowID, TaskQueue: taskQueue,
+		StaticSummary: "Chaos: migrate " + nb.DisplayName}
+	r.input = in
+	if _, err := r.client().ExecuteWorkflow(ctx, r.startOpts, workflows.MigrateNotebookName, in); err != nil {
 		return fmt.Errorf("chaos: start MigrateNotebook: %w", err)
 	}
 	r.say("started %s with %s", res.WorkflowID, res.Input)
@@ -403,10 +460,11 @@ func (r *run) fire(ctx context.Context) error {
 			res.Problems = append(res.Problems, err.Error())
 		}
 	}
-	recordKill := func(k Kind, detail string, pause time.Duration) {
-		f := Fired{N: len(res.Kills) + 1, Kind: k, At: time.Since(r.start), GraphRequests: r.graphRequests(), Detail: detail, Took: pause}
+	recordKill := func(k Kind, detail string, beforeStore bool, pause time.Duration) {
+		f := Fired{N: len(res.Kills) + 1, Kind: k, At: time.Since(r.start), GraphRequests: r.graphRequests(), Detail: detail, Took: pause,
+			BeforeStore: beforeStore}
 		res.Kills = append(res.Kills, f)
-		r.say("kill %d/%d: %s (%s) at %d Graph requests; restarting the worker in %s", f.N, r.o.Kills, k, detail, f.GraphRequests, pause)
+		r.say("kill %d/%d: %s (%s) at %d Graph requests; restarting the worker in %s", f.N, r.o.Kills+r.o.RefreshKills, k, detail, f.GraphRequests, pause)
 		restartWorker(pause)
 	}
 	for {
@@ -414,7 +472,7 @@ func (r *run) fire(ctx context.Context) error {
 		case <-ctx.Done():
 			return fmt.Errorf("the migration did not end within %s", r.o.Timeout)
 		case s := <-r.trap.sprung:
-			recordKill(s.kind, s.detail, armed.Pause)
+			recordKill(s.kind, s.detail, s.beforeStore, armed.Pause)
 			armed = nil
 			next++
 		case <-tick.C:
@@ -444,7 +502,7 @@ func (r *run) fire(ctx context.Context) error {
 		if armed != nil {
 			if time.Since(armedAt) > trapPatience && r.trap.disarm() {
 				r.worker.kill()
-				recordKill(armed.Kind, fmt.Sprintf("%s: no such request in %s; killed at once", fallback, trapPatience), armed.Pause)
+				recordKill(armed.Kind, fmt.Sprintf("%s: no such request in %s; killed at once", fallback, trapPatience), false, armed.Pause)
 				armed = nil
 				next++
 			}
@@ -466,8 +524,11 @@ func (r *run) fire(ctx context.Context) error {
 			if !r.worker.kill() {
 				detail += " (the worker was not running)"
 			}
-			recordKill(e.Kind, detail, e.Pause)
+			recordKill(e.Kind, detail, false, e.Pause)
 			next++
+		case KillDuringRefresh, KillAfterRefresh:
+			armed, armedAt = &e, time.Now()
+			r.trap.armRefresh(e.Kind, e.Delay)
 		default:
 			armed, armedAt = &e, time.Now()
 			r.trap.arm(e.Kind, e.Skip)
@@ -513,6 +574,13 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 	}
 	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		if err := c.GetWorkflow(cctx, res.WorkflowID, "").Get(cctx, &res.Report); err != nil {
+			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.lost(ctx) != nil {
+				if r.signInAgain(ctx, err) {
+					line = fmt.Sprintf("sign-in %d lost; signed in again and started the migration again", len(res.SignIns.Lost))
+					return false, line, line
+				}
+				return true, "", ""
+			}
 			res.Problems = append(res.Problems, fmt.Sprintf("the migration ended %s: %v", st, err))
 		} else {
 			res.Completed = true
@@ -546,8 +614,40 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 		}
 	}
 	line = fmt.Sprintf("%s: sections %d done, %d running, %d failed; %d/%d Graph requests; kills %d/%d, server restarts %d/%d",
-		p.Phase, p.Done, p.Running, p.Failed, r.graphRequests(), res.ExpectedRequests, len(res.Kills), r.o.Kills, len(res.Restarts), r.o.ServerRestarts)
+		p.Phase, p.Done, p.Running, p.Failed, r.graphRequests(), res.ExpectedRequests, len(res.Kills), r.o.Kills+r.o.RefreshKills, len(res.Restarts), r.o.ServerRestarts)
 	return false, line, fmt.Sprintf("%s/%d/%d/%d", p.Phase, p.Done, p.Running, p.Failed)
+}
+
+// signInAgain records a lost sign-in (the migration ended with ended,
+// and the stored sign-in no longer works), signs the user in again as a
+// person would (starter login), and starts the migration again. It
+// reports whether the migration runs again.
+func (r *run) signInAgain(ctx context.Context, ended error) bool {
+	res := r.res
+	msg := ended.Error()
+	var app *temporal.ApplicationError
+	if errors.As(ended, &app) {
+		msg = app.Message()
+	}
+	lost := LostSignIn{N: len(res.SignIns.Lost) + 1, At: time.Since(r.start), GraphRequests: r.graphRequests(),
+		Error: firstLine(msg)}
+	if n := len(res.Kills); n > 0 {
+		k := res.Kills[n-1]
+		lost.AfterKill = fmt.Sprintf("kill %d, %s, at %s: %s", k.N, k.Kind, k.At.Round(100*time.Millisecond), k.Detail)
+	}
+	res.SignIns.Lost = append(res.SignIns.Lost, lost)
+	r.say("sign-in %d lost (%s); signing in again and starting the migration again", lost.N, lost.Error)
+	if err := r.acct.signIn(ctx); err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("sign in again after lost sign-in %d: %v", lost.N, err))
+		return false
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := r.client().ExecuteWorkflow(sctx, r.startOpts, workflows.MigrateNotebookName, r.input); err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("start the migration again after lost sign-in %d: %v", lost.N, err))
+		return false
+	}
+	return true
 }
 
 // judge gathers the figures and the verdict once the migration ended.
@@ -560,6 +660,8 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 	res.NotionRequests = r.notion.Stats().Requests
 	res.Verify = verify.Compare(exp, r.notion.Export(), r.notion.RootPageID())
 	res.WorkerStarts = r.worker.starts
+	ids := r.graph.IdentityStats()
+	res.SignIns.Refreshes, res.SignIns.Reused, res.SignIns.Rejected = ids.Refreshes, ids.Reused, ids.Rejected
 
 	// The limiter answers queries only while a worker runs.
 	if !r.worker.running() {
@@ -595,8 +697,14 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 		}
 	}
 
-	if got := len(res.Kills); got != r.o.Kills {
-		add("%d of %d kills happened during the migration", got, r.o.Kills)
+	if got, want := len(res.Kills), r.o.Kills+r.o.RefreshKills; got != want {
+		add("%d of %d kills happened during the migration", got, want)
+	}
+	if n := len(res.SignIns.Lost); n > 0 && !r.o.StrictRefreshRotation {
+		add("%d sign-ins were lost on Microsoft's refresh behaviour (a redeemed refresh token stays valid), first: %s", n, res.SignIns.Lost[0].Error)
+	}
+	if n := len(res.SignIns.Lost); n >= maxLostSignIns {
+		add("the run gave up after %d lost sign-ins", n)
 	}
 	if got := len(res.Restarts); got != r.o.ServerRestarts {
 		add("%d of %d server restarts happened during the migration", got, r.o.ServerRestarts)
@@ -636,6 +744,9 @@ const trapPatience = 90 * time.Second
 
 // fallback starts the detail of a kill whose trap waited in vain.
 const fallback = "fallback"
+
+// maxLostSignIns is how many lost sign-ins the run signs in again after.
+const maxLostSignIns = 50
 
 // maxSelfExits is how many times the worker may exit without a kill
 // before the run gives up: it cannot start.

@@ -234,6 +234,22 @@ func TestReport(t *testing.T) {
 	if k1 < 0 || !(k1 < re && re < k2) {
 		t.Errorf("events are not in time order:\n%s", md)
 	}
+	// Kills inside refreshes and a lost sign-in.
+	r.Options.RefreshKills, r.Options.TokenTTL, r.Options.StrictRefreshRotation = 2, 45*time.Second, true
+	r.Kills = append(r.Kills,
+		Fired{N: 3, Kind: KillDuringRefresh, At: 12 * time.Second, GraphRequests: 40, BeforeStore: true},
+		Fired{N: 4, Kind: KillAfterRefresh, At: 20 * time.Second, GraphRequests: 50})
+	r.GraphRequests = 100
+	r.SignIns = SignIns{Refreshes: 8, Reused: 0, Rejected: map[string]int64{"already redeemed": 1},
+		Lost: []LostSignIn{{N: 1, At: 13 * time.Second, GraphRequests: 41, Error: `run "starter login --user alice"`, AfterKill: "kill 3"}}}
+	md = r.Markdown()
+	for _, want := range []string{"2 inside a token refresh (1 before the answer reached the worker, 1 right after it; 1 of them before the new tokens were stored)",
+		"access tokens live 45s; strict refresh rotation", "8 refreshes for 100 Graph requests (0.080 per request)",
+		"refused refreshes: 1 already redeemed; 1 sign-ins lost", "## Lost sign-ins", `| 1 | 13s | 41 | run "starter login --user alice" | kill 3 |`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
 	r.Problems = []string{"2 of 3 kills happened"}
 	var b bytes.Buffer
 	r.WriteText(&b)

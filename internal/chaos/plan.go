@@ -22,6 +22,14 @@ const (
 	KillDuringNotionWrite Kind = "kill during a Notion write"
 	// KillAnytime kills the worker at a random moment.
 	KillAnytime Kind = "kill at a random moment"
+	// KillDuringRefresh kills the worker inside a token refresh: the
+	// identity platform has answered (and issued new tokens), the worker
+	// never sees the answer, so it cannot store them.
+	KillDuringRefresh Kind = "kill during a token refresh"
+	// KillAfterRefresh kills the worker a few milliseconds after the
+	// identity platform's answer reached it: before, during or after it
+	// wrote the new tokens to its token file.
+	KillAfterRefresh Kind = "kill right after a token refresh"
 	// ServerRestart stops the Temporal dev server and starts it again on
 	// the same database file.
 	ServerRestart Kind = "Temporal server restart"
@@ -34,7 +42,8 @@ type Event struct {
 	Kind Kind
 	// At is the Graph request count at which the event fires.
 	At int64
-	// Delay is how long a KillAnytime waits after At is reached.
+	// Delay is how long a KillAnytime waits after At is reached, or a
+	// KillAfterRefresh after the refresh answer.
 	Delay time.Duration
 	// Pause is how long a killed worker stays down before it restarts.
 	Pause time.Duration
@@ -80,6 +89,49 @@ func Plan(seed uint64, kills, restarts int, expectedRequests int64) []Event {
 			return int(a.At - b.At)
 		}
 		// A restart after a kill at the same point.
+		return boolInt(a.Kind == ServerRestart) - boolInt(b.Kind == ServerRestart)
+	})
+	return events
+}
+
+// maxAfterRefreshDelay bounds how long after a refresh answer a
+// KillAfterRefresh strikes: the worker decodes the answer, then encrypts,
+// writes, syncs and renames its token file, which takes more than 10 ms
+// on a loaded machine (kills at 2-10 ms all came before the write), so
+// kills drawn up to this bound land before, during and after the write.
+const maxAfterRefreshDelay = 100 * time.Millisecond
+
+// PlanRefreshKills draws n kills timed inside token refreshes, at
+// uniformly random points between 3% and 90% of the expected Graph
+// requests, alternately during a refresh and right after one (at a
+// random delay up to maxAfterRefreshDelay). The same arguments always
+// give the same plan.
+func PlanRefreshKills(seed uint64, n int, expectedRequests int64) []Event {
+	rng := rand.New(rand.NewPCG(seed, 0x7e4e5))
+	kinds := []Kind{KillDuringRefresh, KillAfterRefresh}
+	var events []Event
+	for i := range n {
+		e := Event{Kind: kinds[i%len(kinds)], At: max(1, int64((0.03+rng.Float64()*0.87)*float64(expectedRequests))),
+			Pause: time.Duration(200+rng.IntN(1800)) * time.Millisecond}
+		if e.Kind == KillAfterRefresh {
+			e.Delay = time.Duration(rng.Int64N(int64(maxAfterRefreshDelay)))
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+// merge returns the events of plans in the order they fire, restarts
+// after kills at the same point.
+func merge(plans ...[]Event) []Event {
+	var events []Event
+	for _, p := range plans {
+		events = append(events, p...)
+	}
+	slices.SortStableFunc(events, func(a, b Event) int {
+		if a.At != b.At {
+			return int(a.At - b.At)
+		}
 		return boolInt(a.Kind == ServerRestart) - boolInt(b.Kind == ServerRestart)
 	})
 	return events

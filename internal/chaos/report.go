@@ -22,8 +22,9 @@ func (r *Result) figures() [][2]string {
 	rows := [][2]string{
 		{"result", r.verdict()},
 		{"notebook", fmt.Sprintf("%d pages in 4 sections (2 in a section group), subpages, images, attachments, printouts, internal links", r.Pages)},
-		{"chaos", fmt.Sprintf("seed %d; %d of %d worker kills (SIGKILL), %d of %d Temporal server restarts", o.Seed, len(r.Kills), o.Kills, len(r.Restarts), o.ServerRestarts)},
+		{"chaos", fmt.Sprintf("seed %d; %d of %d worker kills (SIGKILL), %d of %d Temporal server restarts", o.Seed, len(r.Kills), o.Kills+o.RefreshKills, len(r.Restarts), o.ServerRestarts)},
 		{"kill kinds", r.killKinds()},
+		{"sign-in", r.signInLine()},
 		{"worker incarnations", fmt.Sprintf("%d (%d exits without a kill)", r.WorkerStarts, r.SelfExits)},
 		{"duration", time.Duration(r.Duration).Round(time.Second).String()},
 		{"limits", fmt.Sprintf("OneNote limits time-scaled x%g (an hour lasts %s); Notion %g requests/s", o.TimeScale, time.Duration(float64(time.Hour)/o.TimeScale).Round(time.Second), o.NotionRate)},
@@ -67,10 +68,49 @@ func (r *Result) killKinds() string {
 	}
 	s := fmt.Sprintf("%d during a Graph request, %d during a Notion write, %d at a random moment",
 		n[KillDuringGraph], n[KillDuringNotionWrite], n[KillAnytime])
+	if refresh := n[KillDuringRefresh] + n[KillAfterRefresh]; refresh > 0 || r.Options.RefreshKills > 0 {
+		before := 0
+		for _, k := range r.Kills {
+			if k.BeforeStore {
+				before++
+			}
+		}
+		s += fmt.Sprintf(", %d inside a token refresh (%d before the answer reached the worker, %d right after it; %d of them before the new tokens were stored)",
+			refresh, n[KillDuringRefresh], n[KillAfterRefresh], before)
+	}
 	if fallbacks > 0 {
 		s += fmt.Sprintf(" (%d of them planned during a request that did not come within %s)", fallbacks, trapPatience)
 	}
 	return s
+}
+
+// signInLine describes the tokens, the refreshes and the lost sign-ins.
+func (r *Result) signInLine() string {
+	o, si := r.Options, r.SignIns
+	ttl := o.TokenTTL
+	if ttl == 0 {
+		ttl = time.Hour
+	}
+	rotation := "Microsoft's refresh behaviour (a redeemed refresh token stays valid until it expires)"
+	if o.StrictRefreshRotation {
+		rotation = "strict refresh rotation (a refresh token is revoked when redeemed)"
+	}
+	per := 0.0
+	if r.GraphRequests > 0 {
+		per = float64(si.Refreshes) / float64(r.GraphRequests)
+	}
+	s := fmt.Sprintf("access tokens live %s; %s; %d refreshes for %d Graph requests (%.3f per request); %d refresh tokens redeemed a second time (by a worker restarted after a kill)",
+		ttl, rotation, si.Refreshes, r.GraphRequests, per, si.Reused)
+	if len(si.Rejected) > 0 {
+		reasons := make([]string, 0, len(si.Rejected))
+		for _, k := range []string{"already redeemed", "revoked", "expired"} {
+			if n := si.Rejected[k]; n > 0 {
+				reasons = append(reasons, fmt.Sprintf("%d %s", n, k))
+			}
+		}
+		s += "; refused refreshes: " + strings.Join(reasons, ", ")
+	}
+	return s + fmt.Sprintf("; %d sign-ins lost", len(si.Lost))
 }
 
 // WriteText writes the report for a terminal.
@@ -78,6 +118,9 @@ func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\nChaos run: %s\n", r.verdict())
 	for _, f := range r.figures()[1:] {
 		fmt.Fprintf(w, "  %-24s %s\n", f[0]+":", f[1])
+	}
+	for _, l := range r.SignIns.Lost {
+		fmt.Fprintf(w, "  LOST SIGN-IN %d at %s (%d Graph requests): %s; after %s\n", l.N, l.At.Round(100*time.Millisecond), l.GraphRequests, l.Error, l.AfterKill)
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  PROBLEM: %s\n", p)
@@ -104,6 +147,13 @@ func (r *Result) Markdown() string {
 		b.WriteString("\n## Problems\n\n")
 		for _, p := range r.Problems {
 			fmt.Fprintf(&b, "- %s\n", p)
+		}
+	}
+	if len(r.SignIns.Lost) > 0 {
+		b.WriteString("\n## Lost sign-ins\n\nEach ended the migration with the error below; the run signed in again (as `starter login` does) and started the migration again.\n\n| # | at | Graph requests | error | the kill before it |\n|---|---|---|---|---|\n")
+		for _, l := range r.SignIns.Lost {
+			fmt.Fprintf(&b, "| %d | %s | %d | %s | %s |\n", l.N, l.At.Round(100*time.Millisecond), l.GraphRequests,
+				strings.ReplaceAll(l.Error, "|", "\\|"), strings.ReplaceAll(l.AfterKill, "|", "\\|"))
 		}
 	}
 	b.WriteString("\n## Events\n\n| # | at | Graph requests | event | detail | took |\n|---|---|---|---|---|---|\n")

@@ -1,16 +1,26 @@
 package chaos
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // sprung is a kill a trap carried out.
 type sprung struct {
 	kind   Kind
 	detail string
+	// beforeStore is set for a refresh kill that struck before the
+	// worker had stored the new tokens.
+	beforeStore bool
 }
 
 // trap kills the worker from inside an emulator's handler: once armed for
@@ -22,7 +32,8 @@ type trap struct {
 	w      *workerProc
 	mu     sync.Mutex
 	armed  Kind
-	skip   int // matching requests to let through before the kill
+	skip   int           // matching requests to let through before the kill
+	delay  time.Duration // how long after its answer a KillAfterRefresh strikes
 	sprung chan sprung
 }
 
@@ -33,8 +44,24 @@ func newTrap(w *workerProc) *trap { return &trap{w: w, sprung: make(chan sprung,
 // (for Notion: uploads, page creations, appends, property updates).
 func (t *trap) arm(k Kind, skip int) {
 	t.mu.Lock()
-	t.armed, t.skip = k, skip
+	t.armed, t.skip, t.delay = k, skip, 0
 	t.mu.Unlock()
+}
+
+// armRefresh makes the next token refresh kill the worker: during it
+// (KillDuringRefresh), or delay after its answer (KillAfterRefresh).
+func (t *trap) armRefresh(k Kind, delay time.Duration) {
+	t.mu.Lock()
+	t.armed, t.skip, t.delay = k, 0, delay
+	t.mu.Unlock()
+}
+
+// armedKind returns the kind the trap is armed for ("" if none) and the
+// delay of a KillAfterRefresh.
+func (t *trap) armedKind() (Kind, time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.armed, t.delay
 }
 
 // disarm removes the trap; it reports whether it was still armed.
@@ -55,6 +82,12 @@ func (t *trap) isArmed(k Kind) bool {
 // spring kills the worker if the trap is still armed for k and has no
 // request left to skip.
 func (t *trap) spring(k Kind, detail string) {
+	t.springThen(k, func() sprung { return sprung{kind: k, detail: detail} })
+}
+
+// springThen is spring with the report made by after, once the worker is
+// dead.
+func (t *trap) springThen(k Kind, after func() sprung) {
 	t.mu.Lock()
 	if t.armed != k {
 		t.mu.Unlock()
@@ -67,11 +100,89 @@ func (t *trap) spring(k Kind, detail string) {
 	}
 	t.armed = ""
 	t.mu.Unlock()
-	if t.w.kill() {
-		t.sprung <- sprung{kind: k, detail: detail}
-	} else {
-		t.sprung <- sprung{kind: k, detail: detail + " (the worker was not running)"}
+	killed := t.w.kill()
+	s := after()
+	if !killed {
+		s.detail += " (the worker was not running)"
 	}
+	t.sprung <- s
+}
+
+// wrapRefresh puts the refresh traps in front of next (the identity
+// platform): armed with KillDuringRefresh, the next successful
+// refresh-token grant is served, the worker killed, and the answer
+// written to a process that no longer exists; armed with
+// KillAfterRefresh, the answer is written and the worker killed the
+// trap's delay later. A refused grant (no new tokens) is passed on and
+// the trap stays armed. tokenFile is the worker's token file: whether it
+// was replaced tells if the kill struck before the new tokens were
+// stored.
+func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k, delay := t.armedKind()
+		if (k != KillDuringRefresh && k != KillAfterRefresh) || !refreshRequest(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		before, _ := os.Stat(tokenFile)
+		stored := func() bool {
+			after, err := os.Stat(tokenFile)
+			return err == nil && before != nil && !os.SameFile(before, after)
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		answer := func() {
+			for name, vs := range rec.Header() {
+				w.Header()[name] = vs
+			}
+			// With its length the answer is complete once written: the
+			// worker need not wait for the end of a chunked body, that
+			// is, for the handler to return after the kill.
+			w.Header().Set("Content-Length", strconv.Itoa(rec.Body.Len()))
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+		}
+		if rec.Code != http.StatusOK {
+			answer()
+			return
+		}
+		if k == KillDuringRefresh {
+			t.springThen(k, func() sprung {
+				return sprung{kind: k, beforeStore: true,
+					detail: fmt.Sprintf("%s %s (refresh_token grant): new tokens issued, killed before the answer reached the worker", r.Method, r.URL.Path)}
+			})
+			answer()
+			return
+		}
+		answer()
+		_ = http.NewResponseController(w).Flush()
+		time.Sleep(delay)
+		t.springThen(k, func() sprung {
+			s := sprung{kind: k, beforeStore: !stored()}
+			when := "after the worker had stored the new tokens"
+			if s.beforeStore {
+				when = "before the worker had stored the new tokens"
+			}
+			s.detail = fmt.Sprintf("%s %s (refresh_token grant): new tokens issued, killed %s after the answer, %s", r.Method, r.URL.Path, delay.Round(time.Microsecond), when)
+			return s
+		})
+	})
+}
+
+// refreshRequest matches the identity platform's refresh-token grants
+// (and leaves the request body readable for the handler after it).
+func refreshRequest(r *http.Request) bool {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/oauth2/v2.0/token") || r.Body == nil {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	form, err := url.ParseQuery(string(body))
+	return err == nil && form.Get("grant_type") == "refresh_token"
 }
 
 // wrap puts the trap for kind k in front of next, for requests match

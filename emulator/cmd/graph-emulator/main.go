@@ -46,7 +46,8 @@ type options struct {
 	timeScale, hidden                                                 float64
 	percentage, throttledNotCounted                                   bool
 	userMin, userHour, userConc, appMin, appHour, appConc             int
-	tokenTTL                                                          time.Duration
+	tokenTTL, refreshTokenTTL                                         time.Duration
+	strictRefreshRotation                                             bool
 	batchConcurrency                                                  int
 	faults                                                            graph.Faults
 }
@@ -85,6 +86,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.appConc, "app-concurrency", 20, "per-app concurrent requests")
 	fs.StringVar(&o.appID, "app-id", "", "application id (default: a fixed GUID)")
 	fs.DurationVar(&o.tokenTTL, "token-ttl", time.Hour, "lifetime of access tokens (printed ones and issued ones)")
+	fs.DurationVar(&o.refreshTokenTTL, "refresh-token-ttl", 90*24*time.Hour, "lifetime of each refresh token")
+	fs.BoolVar(&o.strictRefreshRotation, "strict-refresh-rotation", false, "revoke a refresh token when it is redeemed (Microsoft keeps it valid until it expires)")
 	fs.IntVar(&o.batchConcurrency, "batch-concurrency", 4, "$batch sub-requests run at once")
 	fs.Float64Var(&o.faults.ServerErrorRate, "fault-5xx", 0, "probability of a 5xx burst")
 	fs.IntVar(&o.faults.ServerErrorBurst, "fault-5xx-burst", 3, "requests per 5xx burst")
@@ -163,6 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.RefreshTokenTTL, cfg.StrictRefreshRotation = o.refreshTokenTTL, o.strictRefreshRotation
 	srv := graph.NewServer(cfg)
 	users := strings.Split(o.users, ",")
 	for _, u := range users {

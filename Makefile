@@ -9,12 +9,12 @@ export GOTOOLCHAIN := go1.27.3
 FUZZTIME ?= 10m
 PKGS     := ./...
 
-.PHONY: help test check vet fmt-check standalone-check temporal npm conformance emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
+.PHONY: help test check vet fmt-check lint standalone-check temporal npm conformance emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal chromium npm check vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
+test: temporal chromium npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 
@@ -22,6 +22,9 @@ check: vet fmt-check ## Static checks only.
 
 vet:
 	$(GO) vet $(PKGS)
+
+lint: ## staticcheck, deadcode (no unreachable function, tests counted) and workflowcheck, each pinned and installed into ./bin once.
+	@scripts/lint.sh
 
 standalone-check: ## The unit tests in a fresh clone of HEAD with nothing beside it (no ../shared): the repository stands on its own.
 	@scripts/standalone-check.sh
@@ -95,7 +98,10 @@ vulncheck: ## govulncheck against a local vulnerability database built from gola
 fault-matrix: temporal ## The fault matrix and bad-input cases alone (they also run in make test).
 	$(GO) test -count=1 -timeout 15m -run TestFaultsAndBadInput -v ./workflows/
 
-.PHONY: chaos
+.PHONY: chaos chaos-refresh
+
+chaos-refresh: temporal ## Kills inside token refreshes with 45-second tokens on Microsoft's refresh behaviour (about 8 minutes); ARGS="-strict-refresh-rotation" for the strict switch. Report: bench/results/chaos-refresh-run.md.
+	$(GO) run ./cmd/chaos -pages 40 -kills 2 -refresh-kills 6 -server-restarts 1 -token-ttl 45s -notion-rate 2 -seed 3 -out bench/results/chaos-refresh-run.md $(ARGS)
 
 chaos: temporal ## The chaos run: a 200-page migration while the worker is killed 20 times (SIGKILL) and Temporal restarted twice, checked block for block against the source; report in bench/results/chaos.md (ARGS="...").
 	$(GO) run ./cmd/chaos -out bench/results/chaos.md $(ARGS)

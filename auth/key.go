@@ -28,17 +28,9 @@ type Key struct {
 	set bool
 }
 
-// ParseKey decodes a base64 (standard or URL alphabet, padded or not)
-// encoding of KeySize bytes. Errors never contain the input.
-func ParseKey(encoded string) (Key, error) {
-	k, err := parseKey(encoded)
-	if err != nil {
-		return Key{}, fmt.Errorf("auth: %w", err)
-	}
-	return k, nil
-}
-
-// parseKey is ParseKey with errors that name no source.
+// parseKey decodes a base64 (standard or URL alphabet, padded or not)
+// encoding of KeySize bytes, with errors that name no source and never
+// contain the input.
 func parseKey(encoded string) (Key, error) {
 	encoded = strings.TrimSpace(encoded)
 	var raw []byte

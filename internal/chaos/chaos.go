@@ -190,12 +190,12 @@ type SignIns struct {
 
 // Result is what a chaos run did and found.
 type Result struct {
-	Options  Options  `json:"-"`
-	Pages    int      `json:"pages"`
-	Planned  []Event  `json:"planned"`
-	Kills    []Fired  `json:"kills"`
-	Restarts []Fired  `json:"restarts"`
-	Duration Duration `json:"duration"`
+	Options  Options       `json:"-"`
+	Pages    int           `json:"pages"`
+	Planned  []Event       `json:"planned"`
+	Kills    []Fired       `json:"kills"`
+	Restarts []Fired       `json:"restarts"`
+	Duration time.Duration `json:"duration"`
 	// WorkflowID and Input are the migration's, Report its result.
 	WorkflowID string                   `json:"workflowID"`
 	Input      string                   `json:"input"`
@@ -228,12 +228,6 @@ type Result struct {
 	// Dir is the work directory, if kept.
 	Dir string
 }
-
-// Duration is a time.Duration that marshals as text.
-type Duration time.Duration
-
-// MarshalText writes the duration as time.Duration.String does.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
 // OK reports whether the run passed.
 func (r *Result) OK() bool { return len(r.Problems) == 0 }
@@ -414,7 +408,7 @@ func (r *run) run(ctx context.Context) error {
 	mctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	err = r.fire(mctx)
 	cancel()
-	res.Duration = Duration(time.Since(r.start))
+	res.Duration = time.Since(r.start)
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("chaos: interrupted: %w", ctx.Err())
 	}
@@ -567,12 +561,12 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 	c := r.client()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	desc, err := c.DescribeWorkflowExecution(cctx, res.WorkflowID, "")
+	desc, err := c.DescribeWorkflow(cctx, res.WorkflowID, "")
 	if err != nil {
 		line = "describe: " + firstLine(err.Error())
 		return false, line, line
 	}
-	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		if err := c.GetWorkflow(cctx, res.WorkflowID, "").Get(cctx, &res.Report); err != nil {
 			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.lost(ctx) != nil {
 				if r.signInAgain(ctx, err) {

@@ -26,7 +26,7 @@ func (r *Result) figures() [][2]string {
 		{"kill kinds", r.killKinds()},
 		{"sign-in", r.signInLine()},
 		{"worker incarnations", fmt.Sprintf("%d (%d exits without a kill)", r.WorkerStarts, r.SelfExits)},
-		{"duration", time.Duration(r.Duration).Round(time.Second).String()},
+		{"duration", r.Duration.Round(time.Second).String()},
 		{"limits", fmt.Sprintf("OneNote limits time-scaled x%g (an hour lasts %s); Notion %g requests/s", o.TimeScale, time.Duration(float64(time.Hour)/o.TimeScale).Round(time.Second), o.NotionRate)},
 		{"migration", r.migrationLine()},
 	}

@@ -15,8 +15,10 @@ import (
 // The rule tying them to the limiter: a Graph activity runs under a permit
 // whose lease (limiter Tuning.LeaseTTL, two minutes by default) frees its
 // concurrency slot if nobody releases it, so a Graph activity must end
-// before its lease does. Notion and housekeeping activities hold no
-// permit.
+// before its lease does. entity.WithinLease, applied by the limiter
+// client to every permit, enforces that in one place: a timeout longer
+// than the lease less entity.LeaseMargin is cut to it. Notion and
+// housekeeping activities hold no permit.
 
 // graphOptions are for one Graph request under a permit (a listing, a
 // page's content). No retry policy: entity.Call makes one Temporal attempt
@@ -29,7 +31,9 @@ func graphOptions(summary string) workflow.ActivityOptions {
 // graphResourcesOptions are for downloading up to maxResourceCost
 // resources under one permit: the downloads run one after another, so it
 // gets longer than one request, and section.resources retries the missing
-// ones under a new permit.
+// ones under a new permit. Under the limiter the five minutes are cut to
+// the lease less its margin (1m45s with the default two-minute lease);
+// the baselines, which hold no permit, keep them.
 func graphResourcesOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, Summary: summary}
 }

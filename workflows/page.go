@@ -144,8 +144,7 @@ func (s *section) pipeline(sctx workflow.Context, p activities.PageMeta, parentN
 	key := activities.StageKey(workflow.GetInfo(sctx).WorkflowExecution.RunID + "/" + p.ID)
 	res, err := s.steps(sctx, key, p, parentNotionID)
 	// Clean up whatever happened (no defer: see section.run).
-	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged page"})
+	actx := workflow.WithActivityOptions(sctx, housekeepingOptions("Clean staged page"))
 	if cerr := workflow.ExecuteActivity(actx, activities.CleanPageName, key).Get(actx, nil); cerr != nil {
 		workflow.GetLogger(sctx).Warn("Staging not cleaned", "page", p.ID, "error", cerr)
 	}
@@ -162,7 +161,7 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 		Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background},
 		Activity: activities.FetchContentName,
 		Args:     []any{activities.FetchContentInput{User: s.in.User, PageID: p.ID, Key: key}},
-		Options:  workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: "Fetch content: " + clip(title)},
+		Options:  graphOptions("Fetch content: " + clip(title)),
 	}, &meta)
 	s.count(st)
 	if err != nil {
@@ -179,12 +178,7 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 		}
 		lost = append(lost, l...)
 	}
-	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, MaximumAttempts: 6,
-			NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
-		Summary: "Write to Notion: " + clip(title),
-	})
+	actx := workflow.WithActivityOptions(sctx, notionWriteOptions("Write to Notion: "+clip(title)))
 	var res activities.WritePageResult
 	err = workflow.ExecuteActivity(actx, activities.WritePageName, activities.WritePageInput{
 		Key: key, DatabaseID: s.in.DatabaseID, Page: p, SectionPath: s.in.Section.Path, ParentNotionID: parentNotionID,
@@ -221,7 +215,7 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 			Ask:         entity.AskOptions{User: s.in.User, Lane: limiter.Background, Cost: len(missing), Attempt: attempt},
 			Activity:    activities.FetchResourcesName,
 			Args:        input(missing),
-			Options:     workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, Summary: fmt.Sprintf("Fetch %d resources: %s", len(missing), clip(title))},
+			Options:     graphResourcesOptions(fmt.Sprintf("Fetch %d resources: %s", len(missing), clip(title))),
 			MaxAttempts: 1,
 		}
 		if divisible {

@@ -116,7 +116,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 				var r activities.ListPagesResult
 				st, err := lim.Call(ctx, entity.Call{Ask: ask, Activity: activities.ListPagesName,
 					Args:    []any{activities.ListPagesInput{User: in.User, Cursor: cur}},
-					Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: "Count pages of " + sec.Path},
+					Options: graphOptions("Count pages of " + sec.Path),
 				}, &r)
 				res.Requests += st.Attempts
 				if findApp(err, activities.ErrTypeGraphProtected) != nil {

@@ -351,8 +351,7 @@ func (s *section) list(ctx workflow.Context) error {
 			Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background},
 			Activity: activities.ListPagesName,
 			Args:     []any{activities.ListPagesInput{User: s.in.User, Cursor: cur}},
-			Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-				Summary: fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, cur.Skip)},
+			Options:  graphOptions(fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, cur.Skip)),
 		}, &r)
 		s.count(st)
 		if err != nil {
@@ -392,8 +391,7 @@ func (s *section) list(ctx workflow.Context) error {
 	for _, p := range s.st.Pages {
 		want[p.ID] = p.LastModified
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5}, Summary: "Find pages already in Notion"})
+	actx := workflow.WithActivityOptions(ctx, notionReadOptions("Find pages already in Notion"))
 	var ex activities.ExistingRowsResult
 	if err := workflow.ExecuteActivity(actx, activities.ExistingRowsName,
 		activities.ExistingRowsInput{DatabaseID: s.in.DatabaseID, Pages: want}).Get(ctx, &ex); err != nil {

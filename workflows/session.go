@@ -31,12 +31,6 @@ type sessions struct {
 	closing, closed bool
 }
 
-var sessionOptions = workflow.SessionOptions{
-	CreationTimeout:  10 * time.Minute,
-	ExecutionTimeout: 24 * time.Hour,
-	HeartbeatTimeout: 30 * time.Second,
-}
-
 // maxSessionAttempts bounds the tries to create one session when retry
 // is on; a worker killed just after it took the creation task fails it,
 // and so does a deploy that leaves no worker for a while.

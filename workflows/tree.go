@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -116,7 +115,7 @@ func (r *treeReader) call(ctx workflow.Context, activity string, arg any, summar
 		Ask:         entity.AskOptions{User: r.user, Lane: r.lane},
 		Activity:    activity,
 		Args:        []any{arg},
-		Options:     workflow.ActivityOptions{StartToCloseTimeout: time.Minute, Summary: summary},
+		Options:     graphOptions(summary),
 		MaxAttempts: attempts,
 	}, result)
 	r.requests += st.Attempts

@@ -29,7 +29,7 @@ func (directCaller) Flush(workflow.Context) error { return nil }
 
 // newEnv returns a test environment with the workflows and (to be mocked)
 // activities registered, and a counter of Graph calls.
-func newEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *int) {
+func newEnv(t testing.TB) (*testsuite.TestWorkflowEnvironment, *int) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()

@@ -51,7 +51,8 @@ type Call struct {
 	// Options are the activity options. The retry policy is replaced by
 	// a single attempt: every upstream attempt needs its own permit, so
 	// Call retries, not Temporal. StartToCloseTimeout defaults to one
-	// minute and must stay below the lease TTL.
+	// minute; Client.Call shortens it to end LeaseMargin before the
+	// permit's lease (see WithinLease).
 	//
 	// Graph calls are never local activities: a worker that dies while a
 	// local activity runs leaves no trace of it in history, so the next
@@ -97,6 +98,36 @@ func (call Call) ArgsOf(p Permit) []any {
 	return call.Args
 }
 
+// LeaseMargin is how long a permit's lease must outlast the activity
+// holding it: the time to deliver the grant, schedule the activity and
+// deliver its release.
+const LeaseMargin = 15 * time.Second
+
+// WithinLease returns opts with its timeouts shortened so that the
+// activity ends LeaseMargin before p's lease does: once the lease expires
+// the limiter gives the permit's concurrency slots to someone else, and an
+// activity still running then would be a request over the caps. The lease
+// is p.Expires - p.Granted (the limiter's LeaseTTL, which a running limiter
+// keeps whatever its requesters were built with). A permit without a lease
+// (the zero Expires), or a lease no longer than the margin, leaves opts as
+// they are.
+func WithinLease(opts workflow.ActivityOptions, p Permit) workflow.ActivityOptions {
+	if p.Expires.IsZero() {
+		return opts
+	}
+	bound := p.Expires.Sub(p.Granted) - LeaseMargin
+	if bound <= 0 {
+		return opts
+	}
+	if opts.StartToCloseTimeout == 0 || opts.StartToCloseTimeout > bound {
+		opts.StartToCloseTimeout = bound
+	}
+	if opts.ScheduleToCloseTimeout > bound {
+		opts.ScheduleToCloseTimeout = bound
+	}
+	return opts
+}
+
 // CallStats says what one Call cost.
 type CallStats struct {
 	Attempts int
@@ -109,7 +140,6 @@ type CallStats struct {
 // implements Observed, its outcome is what the release reports.
 func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, error) {
 	call = call.WithDefaults()
-	actx := workflow.WithActivityOptions(ctx, call.Options)
 	maxAttempts, backoff := call.MaxAttempts, call.Backoff
 	var st CallStats
 	ask := call.Ask
@@ -121,6 +151,7 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 			return st, err
 		}
 		st.Waited += p.Waited
+		actx := workflow.WithActivityOptions(ctx, WithinLease(call.Options, p))
 		err = workflow.ExecuteActivity(actx, call.Activity, call.ArgsOf(p)...).Get(actx, result)
 		o := outcomeOf(err)
 		if err == nil {

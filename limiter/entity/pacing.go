@@ -111,7 +111,7 @@ func NewPacing(c client.Client, opts PacingOptions) (*Pacing, error) {
 		opts.Now = time.Now
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleep
+		opts.Sleep = notion.SystemClock{}.Sleep
 	}
 	return &Pacing{c: c, opts: opts, paces: make(map[string]*sharedPace)}, nil
 }
@@ -362,18 +362,4 @@ func (s *sharedPace) start(ctx context.Context, req ReserveRequest) (ReserveResu
 		err = h.Get(ctx, &res)
 	}
 	return res, err
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -314,9 +314,14 @@ func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
 			env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{
 				SectionDatabaseIDs: map[string]string{"s1": "db1", "s2": "db2", "s3": "db3"}}, nil)
 			env.OnActivity(activities.ExistingRowsName, mock.Anything, mock.Anything).Return(activities.ExistingRowsResult{}, nil)
+			// The mocked activity runs on the test environment's
+			// goroutines, the callbacks below on the test's own.
+			var mu sync.Mutex
 			locked, listings := true, map[string]int{}
 			env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(
 				func(_ context.Context, in activities.ListPagesInput) (activities.ListPagesResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
 					listings[in.Cursor.SectionID]++
 					if in.Cursor.SectionID == "s2" && locked {
 						return activities.ListPagesResult{}, entity.OutcomeError(errors.New("onenote: list pages: protected: HTTP 403 code 20185: Encrypted sections are not accessible."),
@@ -340,7 +345,9 @@ func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
 					t.Errorf("progress while skipped: %+v", p)
 				}
 				if unlock {
+					mu.Lock()
 					locked = false
+					mu.Unlock()
 					env.SignalWorkflow(SignalRetrySection, "s2")
 				} else {
 					env.SignalWorkflow(SignalFinish, nil)
@@ -352,6 +359,8 @@ func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
 				t.Fatal(err)
 			}
 			if unlock {
+				mu.Lock()
+				defer mu.Unlock()
 				if rep.SkippedSections != 0 || rep.FailedSections != 0 || rep.Sections[1].Status != SectionDone || rep.Sections[1].Attempts != 2 || listings["s2"] != 2 {
 					t.Errorf("after unlock and retry-section: %+v (listings %v)", rep, listings)
 				}

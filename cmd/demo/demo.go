@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -308,15 +310,17 @@ func (d *demo) startEmulators(ctx context.Context) error {
 
 	rate := strconv.FormatFloat(d.opts.notionRate, 'g', -1, 64)
 	d.say("starting the Notion emulator on %s (%s requests/s)", d.notionURL, rate)
+	// The demo makes the integration token itself, so it is never in the
+	// emulator's log (the emulator prints only tokens it issues).
+	if d.notionToken, err = demoNotionToken(); err != nil {
+		return err
+	}
 	n, err := d.procs.start("notion-emulator", d.logDir(), filepath.Join(d.opts.bin, "notion-emulator"),
-		[]string{"-addr", "127.0.0.1:" + strconv.Itoa(np), "-rate", rate, "-burst", rate}, nil)
+		[]string{"-addr", "127.0.0.1:" + strconv.Itoa(np), "-rate", rate, "-burst", rate, "-token", d.notionToken}, nil)
 	if err != nil {
 		return err
 	}
 	nlog := filepath.Join(d.logDir(), "notion-emulator.log")
-	if d.notionToken, err = waitForLine(ctx, n, nlog, "token:", 30*time.Second); err != nil {
-		return err
-	}
 	if d.notionParent, err = waitForLine(ctx, n, nlog, "root page:", 30*time.Second); err != nil {
 		return err
 	}
@@ -707,4 +711,14 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// demoNotionToken returns a fresh random integration token for the Notion
+// emulator.
+func demoNotionToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("demo: make a Notion token: %w", err)
+	}
+	return "secret_demo_" + hex.EncodeToString(b), nil
 }

@@ -1,8 +1,9 @@
 // Package workflows holds Note Bridge's Temporal workflows:
 // MigrateNotebook (one notebook into Notion, one MigrateSection child per
 // section), MigrateSection (a section's pages through the page pipeline,
-// with a durable per-page ledger) and ScanNotebooks (what a user has, and
-// how long moving it would take).
+// in listing batches, with totals whose size does not grow with the
+// section's) and ScanNotebooks (what a user has, and how long moving it
+// would take).
 //
 // Every Graph request leaves under a permit of the limiter entity
 // (limiter/entity): migrations ask in the background lane, scans in the

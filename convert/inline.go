@@ -142,6 +142,10 @@ func childNodes(n *html.Node) []*html.Node {
 func (c *converter) comment(n *html.Node, near func() string) {
 	text := strings.TrimSpace(n.Data)
 	if strings.Contains(strings.ToLower(text), "inknode") {
+		if c.inkMode {
+			c.inkComments++
+			return
+		}
 		c.losses.addLazy(LossInk, Dropped, "ink (drawing or handwriting) is not returned by Graph", near)
 		return
 	}

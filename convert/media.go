@@ -218,9 +218,12 @@ func isVideoHost(u string) bool {
 
 // collectResources lists the OneNote resources blocks refer to, each once,
 // in order.
-func collectResources(bs []blocks.Block) []blocks.Resource {
+func collectResources(bs []blocks.Block, drawn []InkImage) []blocks.Resource {
 	var out []blocks.Resource
 	seen := make(map[string]bool)
+	for _, im := range drawn {
+		seen[im.ID] = true
+	}
 	var walk func(bs []blocks.Block)
 	walk = func(bs []blocks.Block) {
 		for i := range bs {

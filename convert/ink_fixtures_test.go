@@ -16,7 +16,9 @@ var update = flag.Bool("update", false, "rewrite the golden ink images in testda
 // image NAME-N.svg (go test -run TestInkFixtures ./convert/ -update
 // rewrites them).
 func TestInkFixtures(t *testing.T) {
-	ink := func(n string) map[string]any { return map[string]any{"type": "image", "resource": "ink:" + n, "caption": ""} }
+	ink := func(n string) map[string]any {
+		return map[string]any{"type": "image", "resource": "ink:" + n, "caption": ""}
+	}
 	p := func(s string) map[string]any { return map[string]any{"type": "paragraph", "text": s} }
 	tests := []struct {
 		name   string
@@ -100,4 +102,3 @@ func TestInkWithoutInkML(t *testing.T) {
 		})
 	}
 }
-

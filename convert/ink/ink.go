@@ -24,6 +24,9 @@
 // a highlighter, drawn half transparent when the brush names no
 // transparency.
 //
+// The document is scanned by hand (scan.go), not with encoding/xml, which
+// spends most of a page's time on the long text of traces.
+//
 // A top-level traceGroup is one ink group, the traces inside nested groups
 // included; traces outside any group form one group of their own, after
 // the others.
@@ -31,10 +34,7 @@ package ink
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -80,10 +80,20 @@ func (g Group) Bounds() Rect {
 	for _, s := range g.Strokes {
 		h := s.Brush.size() / 2
 		for _, p := range s.Points {
-			r.Min.X = math.Min(r.Min.X, p.X-h)
-			r.Min.Y = math.Min(r.Min.Y, p.Y-h)
-			r.Max.X = math.Max(r.Max.X, p.X+h)
-			r.Max.Y = math.Max(r.Max.Y, p.Y+h)
+			// Points are finite (Parse clamps them): plain comparisons
+			// are enough, and far cheaper than math.Min.
+			if v := p.X - h; v < r.Min.X {
+				r.Min.X = v
+			}
+			if v := p.Y - h; v < r.Min.Y {
+				r.Min.Y = v
+			}
+			if v := p.X + h; v > r.Max.X {
+				r.Max.X = v
+			}
+			if v := p.Y + h; v > r.Max.Y {
+				r.Max.Y = v
+			}
 		}
 	}
 	if r.Min.X > r.Max.X {
@@ -148,8 +158,7 @@ type parser struct {
 // be read.
 func Parse(doc []byte) ([]Group, error) {
 	p := parser{brushes: map[string]Brush{}, contexts: map[string]*context{}}
-	d := xml.NewDecoder(bytes.NewReader(doc))
-	d.Strict = false
+	sc := scanner{s: doc}
 	var groups []Group
 	var loose Group
 	depth := 0       // traceGroup nesting
@@ -158,41 +167,56 @@ func Parse(doc []byte) ([]Group, error) {
 	var brushID string
 	var ctx *context
 	var trace *traceState
-	var readErr error
-	for {
-		tok, err := d.RawToken()
-		if err != nil {
-			if err != io.EOF {
-				readErr = err
+	endTrace := func() {
+		if s, ok := p.stroke(trace); ok {
+			if depth > 0 {
+				cur.Strokes = append(cur.Strokes, s)
+			} else {
+				loose.Strokes = append(loose.Strokes, s)
 			}
+		}
+		trace = nil
+	}
+	for {
+		t := sc.next()
+		if t.kind == tokEOF {
 			break
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
+		switch t.kind {
+		case tokStart:
+			switch string(t.name) {
 			case "traceGroup":
-				depth++
+				if !t.selfClosing {
+					depth++
+				}
 			case "brush":
 				b := defaultBrush
-				brush, brushID = &b, "#"+attrOf(t, "id")
+				brush, brushID = &b, "#"+t.attrValue("id")
+				if t.selfClosing {
+					p.brushes[brushID] = b
+					brush = nil
+				}
 			case "brushProperty":
 				if brush != nil {
-					applyBrushProperty(brush, t)
+					applyBrushProperty(brush, t.attrValue("name"), t.attrValue("value"), t.attrValue("units"))
 				}
 			case "context":
-				ctx = &context{}
-				p.contexts["#"+attrOf(t, "id")] = ctx
+				if !t.selfClosing {
+					ctx = &context{}
+					p.contexts["#"+t.attrValue("id")] = ctx
+				}
 			case "channel":
 				if ctx != nil {
-					s := unitScale(attrOf(t, "units"))
-					ctx.channels = append(ctx.channels, attrOf(t, "name"))
-					ctx.scale = append(ctx.scale, s)
+					ctx.channels = append(ctx.channels, t.attrValue("name"))
+					ctx.scale = append(ctx.scale, unitScale(t.attrValue("units")))
 				}
 			case "trace":
-				trace = &traceState{brush: p.brushFor(attrOf(t, "brushRef")), ctx: p.contextFor(attrOf(t, "contextRef"))}
+				if !t.selfClosing {
+					trace = &traceState{brush: p.brushFor(t.attrValue("brushRef")), ctx: p.contextFor(t.attrValue("contextRef"))}
+				}
 			}
-		case xml.EndElement:
-			switch t.Name.Local {
+		case tokEnd:
+			switch string(t.name) {
 			case "traceGroup":
 				if depth > 0 {
 					depth--
@@ -208,21 +232,18 @@ func Parse(doc []byte) ([]Group, error) {
 				}
 			case "trace":
 				if trace != nil {
-					if s, ok := p.stroke(trace); ok {
-						if depth > 0 {
-							cur.Strokes = append(cur.Strokes, s)
-						} else {
-							loose.Strokes = append(loose.Strokes, s)
-						}
-					}
-					trace = nil
+					endTrace()
 				}
 			case "context":
 				ctx = nil
 			}
-		case xml.CharData:
+		case tokText:
 			if trace != nil {
-				trace.text = append(trace.text, t...)
+				if trace.text == nil {
+					trace.text = t.text // usually the only text: no copy
+				} else {
+					trace.text = append(trace.text[:len(trace.text):len(trace.text)], t.text...)
+				}
 			}
 		}
 	}
@@ -233,37 +254,24 @@ func Parse(doc []byte) ([]Group, error) {
 		groups = append(groups, loose)
 	}
 	if len(groups) == 0 {
-		if readErr != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNoInk, readErr)
-		}
 		return nil, ErrNoInk
 	}
 	return groups, nil
 }
 
-// attrOf returns the value of the attribute with local name key.
-func attrOf(t xml.StartElement, key string) string {
-	for _, a := range t.Attr {
-		if a.Name.Local == key {
-			return a.Value
-		}
-	}
-	return ""
-}
-
 // applyBrushProperty sets one brushProperty on b.
-func applyBrushProperty(b *Brush, t xml.StartElement) {
-	v := strings.TrimSpace(attrOf(t, "value"))
-	switch strings.ToLower(attrOf(t, "name")) {
+func applyBrushProperty(b *Brush, name, value, units string) {
+	v := strings.TrimSpace(value)
+	switch strings.ToLower(name) {
 	case "width":
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && !math.IsInf(f, 0) {
-			if s := unitScale(attrOf(t, "units")); s > 0 {
+			if s := unitScale(units); s > 0 {
 				b.Width = math.Min(f*s, 1000)
 			}
 		}
 	case "height":
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && !math.IsInf(f, 0) {
-			if s := unitScale(attrOf(t, "units")); s > 0 {
+			if s := unitScale(units); s > 0 {
 				b.Height = math.Min(f*s, 1000)
 			}
 		}
@@ -344,6 +352,37 @@ const (
 	secondDiff
 )
 
+// number reads a value: integers (all OneNote writes) directly, anything
+// else with strconv; unreadable or infinite values are 0.
+func number(s []byte) float64 {
+	neg := false
+	digits := s
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg, digits = s[0] == '-', s[1:]
+	}
+	if len(digits) > 0 && len(digits) <= 15 {
+		var n int64
+		for _, d := range digits {
+			if d < '0' || d > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int64(d-'0')
+		}
+		if n >= 0 {
+			if neg {
+				return -float64(n)
+			}
+			return float64(n)
+		}
+	}
+	v, err := strconv.ParseFloat(string(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
 func qualifier(c byte) int {
 	switch c {
 	case '\'':
@@ -366,10 +405,12 @@ func (p *parser) stroke(t *traceState) (Stroke, bool) {
 		sy = himetric
 	}
 	// Per channel: qualifier, last value and last difference.
-	mode := make([]int, n)
-	last := make([]float64, n)
-	diff := make([]float64, n)
-	vals := make([]float64, n)
+	var modeA [8]int
+	var lastA, diffA, valsA [8]float64
+	mode, last, diff, vals := modeA[:], lastA[:], diffA[:], valsA[:]
+	if n > len(modeA) {
+		mode, last, diff, vals = make([]int, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	}
 	pts := make([]Point, 0, bytes.Count(t.text, []byte{','})+1)
 	s := t.text
 	ch := 0   // channel of the next value
@@ -420,11 +461,8 @@ func (p *parser) stroke(t *traceState) (Stroke, bool) {
 			i = max(j, i+1)
 			continue
 		}
-		v, err := strconv.ParseFloat(string(s[i:j]), 64)
+		v := number(s[i:j])
 		i = j
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			v = 0
-		}
 		if ch < n {
 			switch {
 			case read == 0:

@@ -2,7 +2,6 @@ package ink
 
 import "bytes"
 
-
 // tokenKind is the kind of a scanned token.
 type tokenKind int
 

@@ -43,15 +43,16 @@ type ContentMeta struct {
 // LimiterOutcome implements entity.Observed.
 func (m ContentMeta) LimiterOutcome() limiter.Outcome { return m.Outcome }
 
-// FetchContent downloads a page's HTML with its ink (one Graph request,
-// includeInkML=true), stages both on this worker and returns its metadata:
-// title, size, hash and the resources it refers to.
+// FetchContent downloads a page's HTML, with its ink when Config.Ink is
+// set (the same one Graph request, includeInkML=true), stages both on this
+// worker and returns its metadata: title, size, hash and the resources it
+// refers to.
 func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (ContentMeta, error) {
 	c, err := a.graph(in.User)
 	if err != nil {
 		return ContentMeta{}, err
 	}
-	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: true})
+	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: a.cfg.Ink})
 	if err != nil {
 		return ContentMeta{}, graphError(err, obs)
 	}

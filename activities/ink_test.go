@@ -16,12 +16,14 @@ import (
 	"github.com/notebridge/notebridge/onenote"
 )
 
-// TestInkIsMigratedInPlace gives a page the "ink beside text" fixture (its
+// TestInkIsMigratedInPlace, with Config.Ink set, gives a page the "ink beside text" fixture (its
 // HTML and InkML) and migrates it: the Notion page holds each drawing as an
 // uploaded SVG image between the paragraphs it was drawn next to, and the
 // drawings cost no Graph request beyond the content.
 func TestInkIsMigratedInPlace(t *testing.T) {
 	f := newFixture(t)
+	f.ink = true
+	f.setActivities(t, tokens{"alice": f.graph.IssueToken("alice", []string{"Notes.Read"}, time.Hour)})
 	fixture := filepath.Join("..", "convert", "testdata", "ink", "beside-text")
 	html, err := os.ReadFile(fixture + ".html")
 	if err != nil {

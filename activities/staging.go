@@ -115,10 +115,8 @@ func stagingMissing(what string, err error) error {
 // page's drawn ink is served from memory, as the converter made it.
 func (a *Activities) opener(k StageKey, lost []LostResource, drawn []convert.InkImage) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
 	return func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
-		for _, im := range drawn {
-			if im.ID == r.ID {
-				return io.NopCloser(bytes.NewReader(im.Data)), int64(len(im.Data)), im.MIME, nil
-			}
+		if im, ok := convert.Drawing(r, drawn); ok {
+			return io.NopCloser(bytes.NewReader(im.Data)), int64(len(im.Data)), im.MIME, nil
 		}
 		for _, l := range lost {
 			if l.ID == r.ID {

@@ -119,6 +119,21 @@
 //     is reported naming the scheme. Links that are not absolute URLs are
 //     kept as text, reported.
 //
+// # Ink
+//
+// With Options.InkML (the InkML part of a content request with
+// includeInkML=true), each ink group is drawn as an SVG image (package
+// convert/ink) and placed where it was drawn: a group whose vertical centre
+// lies within an outline goes right after the block at that height (ink
+// over text or beside it; block heights are estimated from their text, as
+// outlines carry only top, left and width), any other group between the
+// outlines in reading order by its top and left. A page that is only ink
+// becomes a page of images. InkML coordinates are read as page positions,
+// the same origin as the outlines' top and left (an inference: no source
+// states it). The drawings are in Result.Ink, referred to by image blocks
+// whose Resource has no URL; only ink nodes the InkML does not account for
+// are reported.
+//
 // # Notion's limits
 //
 // The blocks obey every payload rule that concerns a single block
@@ -135,7 +150,8 @@
 // the meaning is kept in another form; Degraded: structure or formatting
 // is lost; Dropped: content is missing), a detail, an excerpt of the text
 // near it, and a count of repeats. Reported: ink (each
-// <!-- InkNode is not supported -->), other Graph export failures (other
+// <!-- InkNode is not supported --> without Options.InkML; with it, only ink
+// the InkML leaves out or that cannot be read), other Graph export failures (other
 // comments), unknown or unsupported elements (script, svg, …), media
 // without a usable source, flattened table cells, approximated colours,
 // sup/sub, capped headings, unknown tags, tag states a block cannot show,

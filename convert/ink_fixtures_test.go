@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/notebridge/notebridge/notion/blocks"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden ink images in testdata/ink")
@@ -100,5 +102,26 @@ func TestInkWithoutInkML(t *testing.T) {
 				t.Errorf("%d drawings, %d blocks; want none and the 6 paragraphs", len(res.Ink), len(res.Blocks))
 			}
 		})
+	}
+}
+
+// TestDrawnInkIsNotAPageResource checks that a page resource whose ID is
+// a drawing's ("ink:1") is still fetched, and not taken for the drawing.
+func TestDrawnInkIsNotAPageResource(t *testing.T) {
+	base := filepath.Join("testdata", "ink", "ink-only")
+	html := bytes.Replace(readFixture(t, base, ".html"), []byte("<!-- InkNode is not supported -->"),
+		[]byte(`<img src="https://graph.microsoft.com/v1.0/me/onenote/resources/ink:1/$value" />`), 1)
+	res, err := Page(html, Options{InkML: readFixture(t, base, ".inkml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 1 || res.Resources[0].ID != "ink:1" || res.Resources[0].URL == "" {
+		t.Fatalf("resources %+v, want the page's own ink:1", res.Resources)
+	}
+	if IsDrawn(res.Resources[0], res.Ink) {
+		t.Error("the page's resource is taken for a drawing")
+	}
+	if _, ok := Drawing(blocks.Resource{ID: "ink:1"}, res.Ink); !ok {
+		t.Error("the drawing ink:1 is not found")
 	}
 }

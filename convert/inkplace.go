@@ -26,6 +26,28 @@ type InkImage struct {
 	Data []byte
 }
 
+// IsDrawn returns the drawing r stands for, if it is one of drawn: a
+// drawing's Resource has its ID and no URL (every Graph resource has one),
+// so a page resource that happens to share the ID is never mistaken for it.
+func IsDrawn(r blocks.Resource, drawn []InkImage) bool {
+	_, ok := Drawing(r, drawn)
+	return ok
+}
+
+// Drawing returns the drawing r stands for, if it is one of drawn (see
+// IsDrawn).
+func Drawing(r blocks.Resource, drawn []InkImage) (InkImage, bool) {
+	if r.URL != "" {
+		return InkImage{}, false
+	}
+	for _, im := range drawn {
+		if im.ID == r.ID {
+			return im, true
+		}
+	}
+	return InkImage{}, false
+}
+
 // inkMIME is the type of rendered ink; Notion's upload allow-list has
 // image/svg+xml.
 const inkMIME = "image/svg+xml"

@@ -46,6 +46,8 @@ type fixture struct {
 	graphURL  string
 	notionURL string
 	notionTok string
+	// ink is Config.Ink of the activities setActivities makes.
+	ink bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -76,7 +78,7 @@ func (f *fixture) setActivities(t *testing.T, toks activities.Tokens) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir})
+	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir, Ink: f.ink})
 	if err != nil {
 		t.Fatal(err)
 	}

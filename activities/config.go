@@ -43,6 +43,13 @@ type Config struct {
 	StagingDir string
 	// MaxResourceBytes caps one resource (256 MiB if 0).
 	MaxResourceBytes int64
+	// Ink fetches page content with includeInkML=true (the same one
+	// request) and writes each ink group as an SVG image where it was
+	// drawn (convert.Options.InkML). Off, ink is reported as lost, one
+	// loss per ink node. It stays off by default until the end-to-end
+	// references (workflows/e2e_helpers_test.go, internal/verify) convert
+	// with the InkML too.
+	Ink bool
 	// Hooks are for tests.
 	Hooks Hooks
 }

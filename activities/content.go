@@ -43,25 +43,26 @@ type ContentMeta struct {
 // LimiterOutcome implements entity.Observed.
 func (m ContentMeta) LimiterOutcome() limiter.Outcome { return m.Outcome }
 
-// FetchContent downloads a page's HTML (one Graph request), stages it on
-// this worker and returns its metadata: title, size, hash and the
-// resources it refers to.
+// FetchContent downloads a page's HTML, with its ink when Config.Ink is
+// set (the same one Graph request, includeInkML=true), stages both on this
+// worker and returns its metadata: title, size, hash and the resources it
+// refers to.
 func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (ContentMeta, error) {
 	c, err := a.graph(in.User)
 	if err != nil {
 		return ContentMeta{}, err
 	}
-	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{})
+	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: a.cfg.Ink})
 	if err != nil {
 		return ContentMeta{}, graphError(err, obs)
 	}
 	meta := ContentMeta{Bytes: len(pc.HTML), Outcome: outcome(obs)}
 	sum := sha256.Sum256(pc.HTML)
 	meta.SHA256 = hex.EncodeToString(sum[:])
-	if err := writeFile(a.htmlPath(in.Key), pc.HTML); err != nil {
+	if err := a.stageContent(in.Key, pc); err != nil {
 		return ContentMeta{}, temporal.NewApplicationErrorWithCause("staging page content: "+err.Error(), ErrTypeStaging, err, meta.Outcome)
 	}
-	res, err := convert.Page(pc.HTML, convert.Options{})
+	res, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
 	if err != nil {
 		// The write step reports it; the page has no resources to fetch.
 		activity.GetLogger(ctx).Warn("Page content does not convert", "page", in.PageID, "error", err)

@@ -103,11 +103,11 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	if a.cfg.Notion == nil {
 		return WritePageResult{}, errors.New("activities: no Notion client configured")
 	}
-	html, err := os.ReadFile(a.htmlPath(in.Key))
+	html, inkML, err := a.stagedContent(in.Key)
 	if err != nil {
 		return WritePageResult{}, stagingMissing("page content", err)
 	}
-	conv, err := convert.Page(html, convert.Options{})
+	conv, err := convert.Page(html, convert.Options{InkML: inkML})
 	if err != nil {
 		// Conversion is a pure function: trying again cannot help.
 		return WritePageResult{}, temporal.NewNonRetryableApplicationError(
@@ -118,7 +118,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 		title = in.Page.Title
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
-		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost),
+		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost, conv.Ink),
 		LinkID: in.Page.LinkID}
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,8 +13,10 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/convert"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/onenote"
 )
 
 // CleanPageName is the registered name of CleanPage.
@@ -31,6 +34,36 @@ func (a *Activities) dir(k StageKey) string {
 }
 
 func (a *Activities) htmlPath(k StageKey) string { return filepath.Join(a.dir(k), "page.html") }
+
+// inkPath is where a page's InkML is staged, when it has ink.
+func (a *Activities) inkPath(k StageKey) string { return filepath.Join(a.dir(k), "page.inkml") }
+
+// stageContent stages a page's HTML and, when it has ink, its InkML. The
+// InkML goes first: page.html is what says the content is staged.
+func (a *Activities) stageContent(k StageKey, pc onenote.PageContent) error {
+	if pc.InkML != nil {
+		if err := writeFile(a.inkPath(k), pc.InkML); err != nil {
+			return err
+		}
+	} else if err := os.Remove(a.inkPath(k)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return writeFile(a.htmlPath(k), pc.HTML)
+}
+
+// stagedContent reads a page's staged HTML and InkML (nil when the page
+// has no ink).
+func (a *Activities) stagedContent(k StageKey) (html, inkML []byte, err error) {
+	html, err = os.ReadFile(a.htmlPath(k))
+	if err != nil {
+		return nil, nil, err
+	}
+	inkML, err = os.ReadFile(a.inkPath(k))
+	if errors.Is(err, os.ErrNotExist) {
+		return html, nil, nil
+	}
+	return html, inkML, err
+}
 
 // linksPath is where a link pass's targets are staged.
 func (a *Activities) linksPath(k StageKey) string { return filepath.Join(a.dir(k), "links.json") }
@@ -78,9 +111,13 @@ func stagingMissing(what string, err error) error {
 
 // opener serves a page's staged resources to the Notion writer, each with
 // the type resourceType decides (never Graph's download header); a
-// resource in lost is unavailable (the page is written without it).
-func (a *Activities) opener(k StageKey, lost []LostResource) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+// resource in lost is unavailable (the page is written without it). The
+// page's drawn ink is served from memory, as the converter made it.
+func (a *Activities) opener(k StageKey, lost []LostResource, drawn []convert.InkImage) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
 	return func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+		if im, ok := convert.Drawing(r, drawn); ok {
+			return io.NopCloser(bytes.NewReader(im.Data)), int64(len(im.Data)), im.MIME, nil
+		}
 		for _, l := range lost {
 			if l.ID == r.ID {
 				return nil, 0, "", fmt.Errorf("%w: %s", notion.ErrResourceUnavailable, l.Reason)

@@ -93,3 +93,64 @@ func BenchmarkPage(b *testing.B) {
 	b.Run("fixtures", func(b *testing.B) { run(b, fixtures) })
 	b.Run("mix", func(b *testing.B) { run(b, append(append([][]byte{}, fixtures...), avg, avg, avg, avg, avg, avg)) })
 }
+
+// inkPage is a page of text with 500 ink strokes of 40 points each, as
+// InkML: a page of handwritten notes.
+func inkPage() (html, inkML []byte) {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?>
+<inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML"><inkml:definitions>` +
+		`<inkml:context xml:id="ctx0"><inkml:inkSource xml:id="src0"><inkml:traceFormat><inkml:channel name="X" type="integer" max="32767" units="himetric"/>` +
+		`<inkml:channel name="Y" type="integer" max="32767" units="himetric"/><inkml:channel name="F" type="integer" max="32767" units="dev"/></inkml:traceFormat></inkml:inkSource></inkml:context>` +
+		`<inkml:brush xml:id="br0"><inkml:brushProperty name="width" value="53" units="himetric"/><inkml:brushProperty name="color" value="#000000"/></inkml:brush>` +
+		`</inkml:definitions>`)
+	for g := range 10 {
+		b.WriteString("<inkml:traceGroup>")
+		for s := range 50 {
+			fmt.Fprintf(&b, `<inkml:trace contextRef="#ctx0" brushRef="#br0">`)
+			x, y := 1300+(s%10)*1500, 4000+g*3000+(s/10)*500
+			for p := range 40 {
+				if p > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%d %d %d", x+p*30, y+(p*p*7)%400, 9000+p)
+			}
+			b.WriteString("</inkml:trace>")
+		}
+		b.WriteString("</inkml:traceGroup>")
+	}
+	b.WriteString("</inkml:ink>")
+	return averagePage(), []byte(b.String())
+}
+
+// BenchmarkInkPage measures conversion of a page with and without its ink
+// (500 strokes in 10 groups), in pages per CPU-second. Run:
+// go test -run '^$' -bench BenchmarkInkPage -benchmem -cpu 1 ./convert/
+func BenchmarkInkPage(b *testing.B) {
+	html, inkML := inkPage()
+	res, err := Page(html, Options{InkML: inkML})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(res.Ink) != 10 {
+		b.Fatalf("%d drawings, want 10", len(res.Ink))
+	}
+	run := func(b *testing.B, opts Options) {
+		b.SetBytes(int64(len(html) + len(opts.InkML)))
+		b.ReportAllocs()
+		n := 0
+		cpu0 := processCPUTime()
+		for b.Loop() {
+			if _, err := Page(html, opts); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "pages/s")
+		if cpu := processCPUTime() - cpu0; cpu > 0 {
+			b.ReportMetric(float64(n)/cpu.Seconds(), "pages/cpu-s")
+		}
+	}
+	b.Run("without-ink", func(b *testing.B) { run(b, Options{}) })
+	b.Run("with-ink-500-strokes", func(b *testing.B) { run(b, Options{InkML: inkML}) })
+}

@@ -23,6 +23,11 @@ type Options struct {
 	// instead of the full-resolution original in data-fullres-src, which is
 	// the default.
 	PreferWebImages bool
+	// InkML is the page's ink, the InkML part of a content request with
+	// includeInkML=true, or nil. Each ink group is then drawn as an image
+	// placed where it was drawn (see Result.Ink), and only ink that could
+	// not be placed is reported.
+	InkML []byte
 }
 
 func (o Options) maxHeading() int {
@@ -52,6 +57,10 @@ type Result struct {
 	// Losses are what could not be carried over exactly, in the order
 	// first met.
 	Losses []Loss
+	// Ink are the drawings rendered from Options.InkML, in reading order;
+	// image blocks refer to them by Resource.ID. They are not in Resources:
+	// there is nothing to fetch.
+	Ink []InkImage
 }
 
 // createdLayout is the layout of OneNote's created timestamps.
@@ -91,11 +100,16 @@ func Page(src []byte, opts Options) (res *Result, err error) {
 	}
 	res = &Result{}
 	res.Title, res.Created = pageHead(doc)
+	c.readInk(opts.InkML)
 	if body := findElement(doc, atom.Body); body != nil {
 		res.Blocks = c.body(body)
+	} else if len(c.inks) > 0 {
+		res.Blocks = c.placeInk(nil, nil)
 	}
+	c.inkLosses()
 	res.Blocks = fitLimits(res.Blocks, &c.losses)
-	res.Resources = collectResources(res.Blocks)
+	res.Ink = c.inkImages
+	res.Resources = collectResources(res.Blocks, res.Ink)
 	res.Links = collectLinks(res.Blocks)
 	res.Losses = c.losses.losses
 	if err := Validate(res.Blocks); err != nil {
@@ -108,6 +122,13 @@ func Page(src []byte, opts Options) (res *Result, err error) {
 type converter struct {
 	opts   Options
 	losses lossLog
+
+	// inkMode is set when the page's ink was read from InkML: ink
+	// comments are then counted (inkComments), not reported one by one.
+	inkMode     bool
+	inkComments int
+	inks        []inkGroup
+	inkImages   []InkImage
 }
 
 func newConverter(opts Options) *converter {

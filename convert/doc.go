@@ -27,9 +27,18 @@
 //
 // # Mapping
 //
-//   - Text: entities decoded, U+FFFC deleted, whitespace (including NBSP)
-//     collapsed and trimmed; <br /> inside a block is "\n", between blocks
-//     nothing. Empty paragraphs make no block.
+//   - Text: entities decoded, whitespace (including NBSP) collapsed and
+//     trimmed; <br /> inside a block is "\n", between blocks nothing.
+//     U+FFFC between two letters or digits is a word break (a space),
+//     elsewhere it is deleted; a block whose text is only U+FFFC stands
+//     for an object Graph did not export and is reported. Empty paragraphs
+//     make no block.
+//   - Standing alone: an equation or a citation stands alone in its
+//     paragraph when everything else there is blank: whitespace, U+FFFC,
+//     <br /> and plain spans holding only those (onlyElement, the one test).
+//   - Built-in styles: a p styled as OneNote's "Quote" (grey #595959,
+//     italic) is a quote block; one styled as its "Title" (Calibri Light
+//     20pt) is a heading_1.
 //   - Headings: h1–h6 onto heading_1…heading_3. Levels deeper than
 //     Options.MaxHeading (default 3, the deepest in Notion API 2022-06-28)
 //     are capped and reported (LossHeading). The heading's own OneNote
@@ -50,7 +59,8 @@
 //     Reported as Mapped.
 //   - Lists: ul/ol items become bulleted/numbered list items; nested lists
 //     at any depth become children. An item's text is its own inline
-//     content and <p> wrappers; structure after it becomes children.
+//     content and <p> wrappers; structure after it becomes children. An
+//     empty li (<li><br /></li>) is an empty item.
 //   - Note tags (data-tag, on the block or any span in its text): a
 //     check-box shape (to-do, to-do-priority-1, …, client-request) on a
 //     paragraph or list item makes a to_do, checked when :completed; a list
@@ -73,16 +83,20 @@
 //     it is an inline equation. MathMLToLaTeX translates mi, mn, mo, mrow,
 //     msup, msub, msubsup, mfrac, msqrt, mroot, mfenced, munder, mover,
 //     munderover, mtable, mtext, mspace, semantics (a TeX annotation wins)
-//     and symbols (Greek, ∑ ∫ ≤ → ∞ …). OneNote's NBSP spacer operators
-//     and invisible operators are dropped. LaTeX longer than Notion's
+//     and symbols (Greek, ∑ ∫ ≤ → ∞ …). Invisible operators are dropped.
+//     Spaces typed in an equation (NBSP operators) are "\ ", and mtext
+//     keeps its leading and trailing space (\text{ Mac price}). LaTeX longer than Notion's
 //     1,000 characters becomes a code block (language "latex"), reported.
 //   - Tables: one table_row per tr, one cell per td, every row padded to
 //     the widest; no column or row header (OneNote output has no th). Cell
-//     background, border and width are not recorded. Paragraphs in a cell
+//     border and width are not recorded; a cell background is reported.
+//     Paragraphs in a cell
 //     are joined by "\n". Lists, to-dos, callouts and nested tables in a
 //     cell are flattened into its text (one line per block, a nested table
 //     as rows of " | "-joined cells) and reported (LossCellFlattened);
-//     images in a cell are dropped and reported.
+//     images and files in a cell follow the table, captioned with their
+//     cell ("Image from row 2, column 3"), fetched like any other, and
+//     reported.
 //   - Images: an image block per img, referring to the full-resolution
 //     resource (data-fullres-src) unless Options.PreferWebImages. alt (OCR
 //     text) never becomes page text. Printout pages and split images are
@@ -105,6 +119,21 @@
 //     is reported naming the scheme. Links that are not absolute URLs are
 //     kept as text, reported.
 //
+// # Ink
+//
+// With Options.InkML (the InkML part of a content request with
+// includeInkML=true), each ink group is drawn as an SVG image (package
+// convert/ink) and placed where it was drawn: a group whose vertical centre
+// lies within an outline goes right after the block at that height (ink
+// over text or beside it; block heights are estimated from their text, as
+// outlines carry only top, left and width), any other group between the
+// outlines in reading order by its top and left. A page that is only ink
+// becomes a page of images. InkML coordinates are read as page positions,
+// the same origin as the outlines' top and left (an inference: no source
+// states it). The drawings are in Result.Ink, referred to by image blocks
+// whose Resource has no URL; only ink nodes the InkML does not account for
+// are reported.
+//
 // # Notion's limits
 //
 // The blocks obey every payload rule that concerns a single block
@@ -121,7 +150,8 @@
 // the meaning is kept in another form; Degraded: structure or formatting
 // is lost; Dropped: content is missing), a detail, an excerpt of the text
 // near it, and a count of repeats. Reported: ink (each
-// <!-- InkNode is not supported -->), other Graph export failures (other
+// <!-- InkNode is not supported --> without Options.InkML; with it, only ink
+// the InkML leaves out or that cannot be read), other Graph export failures (other
 // comments), unknown or unsupported elements (script, svg, …), media
 // without a usable source, flattened table cells, approximated colours,
 // sup/sub, capped headings, unknown tags, tag states a block cannot show,

@@ -73,6 +73,9 @@ func TestFixtures(t *testing.T) {
 				Title   string           `json:"title"`
 				Created string           `json:"created"`
 				Blocks  []map[string]any `json:"blocks"`
+				// Losses, when given, are the page's exact loss report
+				// (our own fixtures; the shared set has none).
+				Losses *[]fixtureLoss `json:"losses"`
 			}
 			if err := json.Unmarshal(readFixture(t, name, ".expect.json"), &want); err != nil {
 				t.Fatalf("reading expectation: %v", err)
@@ -99,7 +102,31 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("ink losses = %d, want %d (one per InkNode comment)", got, inks)
 			}
 			checkResources(t, res)
+			if want.Losses != nil {
+				compareLosses(t, res.Losses, *want.Losses)
+			}
 		})
+	}
+}
+
+// fixtureLoss is a loss as a fixture writes it: everything but the excerpt.
+type fixtureLoss struct {
+	Kind     LossKind `json:"kind"`
+	Severity string   `json:"severity"`
+	Detail   string   `json:"detail"`
+	Count    int      `json:"count"`
+}
+
+func compareLosses(t *testing.T, got []Loss, want []fixtureLoss) {
+	t.Helper()
+	g := make([]fixtureLoss, 0, len(got))
+	for _, l := range got {
+		g = append(g, fixtureLoss{Kind: l.Kind, Severity: l.Severity.String(), Detail: l.Detail, Count: l.Count})
+	}
+	if !reflect.DeepEqual(g, want) {
+		gj, _ := json.MarshalIndent(g, "    ", "  ")
+		wj, _ := json.MarshalIndent(want, "    ", "  ")
+		t.Errorf("losses differ\n  got:  %s\n  want: %s", gj, wj)
 	}
 }
 

@@ -87,7 +87,7 @@ func (f *flow) node(n *html.Node, depth int) {
 		c.comment(n, f.near)
 		return
 	case html.TextNode:
-		if len(f.loose) == 0 && strings.TrimFunc(n.Data, isCollapsible) == "" {
+		if len(f.loose) == 0 && isBlankText(n.Data) {
 			return
 		}
 		f.loose = append(f.loose, n)
@@ -96,7 +96,7 @@ func (f *flow) node(n *html.Node, depth int) {
 	default:
 		return
 	}
-	standalone := len(f.loose) == 0
+	standalone := allBlank(f.loose)
 	if isInline(n) && !(standalone && n.DataAtom == atom.Cite) {
 		f.loose = append(f.loose, n)
 		return
@@ -190,6 +190,18 @@ func (f *flow) flushLoose(depth int) {
 // to_do, a callout or paragraphs, plus whatever blocks broke out of it.
 func (f *flow) paragraph(nodes []*html.Node, st textStyle, tags []noteTag, owner *html.Node, depth int) {
 	c := f.c
+	if len(tags) == 0 && owner != nil {
+		switch builtinStyleOf(attr(owner, "style")) {
+		case styleQuote:
+			f.emit(c.quoteBlocks(nodes, f.base, owner, depth)...)
+			return
+		case styleTitle:
+			var ic inlineContent
+			c.inline(nodes, f.base, &ic, owner, depth+1)
+			f.emit(c.textBlocks(ic.runs, blocks.Heading1, ic.tags, roleHeading)...)
+			return
+		}
+	}
 	if len(tags) == 0 {
 		switch only := onlyElement(nodes); {
 		case only == nil:
@@ -235,7 +247,7 @@ func (f *flow) heading(n *html.Node, depth int) {
 // keep them as siblings). Text that normalizes to nothing makes no block.
 func (c *converter) textBlocks(runs []run, typ blocks.Type, tags []noteTag, role tagRole) []blocks.Block {
 	if !hasBreakouts(runs) && len(tags) == 0 {
-		if rt := c.richText(normalizeRuns(runs)); len(rt) > 0 {
+		if rt := c.richText(c.normalize(runs)); len(rt) > 0 {
 			return []blocks.Block{{Type: typ, RichText: rt}}
 		}
 		return nil
@@ -244,7 +256,7 @@ func (c *converter) textBlocks(runs []run, typ blocks.Type, tags []noteTag, role
 	if len(tags) == 0 || role == roleHeading {
 		var out []blocks.Block
 		for i, part := range parts {
-			if rt := c.richText(normalizeRuns(part)); len(rt) > 0 {
+			if rt := c.richText(c.normalize(part)); len(rt) > 0 {
 				b := blocks.Block{Type: typ, RichText: rt}
 				c.applyTags(&b, tags, role)
 				tags = nil
@@ -267,7 +279,7 @@ func (c *converter) textBlocks(runs []run, typ blocks.Type, tags []noteTag, role
 			children = append(children, between[i]...)
 		}
 	}
-	rt := c.richText(normalizeRuns(joined))
+	rt := c.richText(c.normalize(joined))
 	if len(rt) == 0 && len(children) == 0 {
 		return nil
 	}
@@ -288,25 +300,19 @@ func (c *converter) quoteBlocks(nodes []*html.Node, st textStyle, owner *html.No
 }
 
 // onlyElement returns the single element among nodes, looking through
-// plain span wrappers, when everything else is blank text or comments.
+// plain span wrappers, when everything else is blank (see isBlank). It is
+// the one test of "standing alone" for equations and citations.
 func onlyElement(nodes []*html.Node) *html.Node {
 	for range maxDepth {
 		var only *html.Node
 		for _, n := range nodes {
-			switch n.Type {
-			case html.CommentNode:
+			if isBlank(n, 0) {
 				continue
-			case html.TextNode:
-				if strings.TrimFunc(n.Data, isCollapsible) == "" {
-					continue
-				}
-				return nil
-			case html.ElementNode:
-				if only != nil {
-					return nil
-				}
-				only = n
 			}
+			if n.Type != html.ElementNode || only != nil {
+				return nil
+			}
+			only = n
 		}
 		if only == nil || only.Namespace != "" || only.DataAtom != atom.Span || hasAttr(only, "data-tag") {
 			return only
@@ -314,6 +320,61 @@ func onlyElement(nodes []*html.Node) *html.Node {
 		nodes = childNodes(only)
 	}
 	return nil
+}
+
+// allBlank reports whether every node is blank (see isBlank).
+func allBlank(nodes []*html.Node) bool {
+	for _, n := range nodes {
+		if !isBlank(n, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// isBlank reports whether n shows nothing in a line of text: a comment,
+// text of whitespace (NBSP included) and U+FFFC, a <br />, or a plain span
+// (no note tag) holding only blank nodes. Blank means blank for every
+// standalone test.
+func isBlank(n *html.Node, depth int) bool {
+	switch n.Type {
+	case html.CommentNode:
+		// An ink comment is content, reported where it is met; it does
+		// not stop an equation from standing alone.
+		return true
+	case html.TextNode:
+		return isBlankText(n.Data)
+	case html.ElementNode:
+		if n.Namespace != "" || depth > maxDepth {
+			return false
+		}
+		switch n.DataAtom {
+		case atom.Br:
+			return true
+		case atom.Span:
+			if hasAttr(n, "data-tag") {
+				return false
+			}
+			for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+				if !isBlank(ch, depth+1) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// isBlankText reports whether s holds only collapsible whitespace and
+// U+FFFC.
+func isBlankText(s string) bool {
+	for _, r := range s {
+		if !isCollapsible(r) && r != objectReplacement {
+			return false
+		}
+	}
+	return true
 }
 
 // collapse applies the whitespace rule to plain text.

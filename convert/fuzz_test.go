@@ -1,7 +1,10 @@
 package convert
 
 import (
+	"path/filepath"
 	"testing"
+
+	"github.com/notebridge/notebridge/notion/blocks"
 )
 
 // FuzzPage checks that no input makes Page fail or panic, and that every
@@ -39,6 +42,44 @@ func FuzzPage(f *testing.F) {
 				t.Fatalf("resource %+v empty or repeated", r)
 			}
 			seen[r.ID] = true
+		}
+	})
+}
+
+// FuzzPageWithInk checks that no page and InkML make Page fail or panic,
+// that every drawing is placed exactly once, and that drawn ink is never a
+// resource to fetch. Run: go test -fuzz=FuzzPageWithInk ./convert/
+func FuzzPageWithInk(f *testing.F) {
+	for _, name := range []string{"ink-only", "beside-text", "highlighter-over-text"} {
+		base := filepath.Join("testdata", "ink", name)
+		f.Add(readFixture(f, base, ".html"), readFixture(f, base, ".inkml"))
+	}
+	f.Add([]byte(`<div style="position:absolute;top:-5px;left:1e400px">x</div>`), []byte(`<trace>0 0,1e9 -1e9</trace>`))
+	f.Fuzz(func(t *testing.T, page, inkML []byte) {
+		res, err := Page(page, Options{InkML: inkML})
+		if err != nil {
+			t.Fatalf("Page: %v", err)
+		}
+		placed := map[string]int{}
+		var walk func(bs []blocks.Block)
+		walk = func(bs []blocks.Block) {
+			for _, b := range bs {
+				if b.Media != nil && b.Media.Resource != nil && IsDrawn(*b.Media.Resource, res.Ink) {
+					placed[b.Media.Resource.ID]++
+				}
+				walk(b.Children)
+			}
+		}
+		walk(res.Blocks)
+		for _, im := range res.Ink {
+			if placed[im.ID] != 1 || len(im.Data) == 0 {
+				t.Fatalf("drawing %s placed %d times (%d bytes)", im.ID, placed[im.ID], len(im.Data))
+			}
+		}
+		for _, r := range res.Resources {
+			if r.URL == "" {
+				t.Fatalf("resource %s to fetch has no URL (drawn ink?)", r.ID)
+			}
 		}
 	})
 }

@@ -2,6 +2,8 @@ package convert
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -140,6 +142,10 @@ func childNodes(n *html.Node) []*html.Node {
 func (c *converter) comment(n *html.Node, near func() string) {
 	text := strings.TrimSpace(n.Data)
 	if strings.Contains(strings.ToLower(text), "inknode") {
+		if c.inkMode {
+			c.inkComments++
+			return
+		}
 		c.losses.addLazy(LossInk, Dropped, "ink (drawing or handwriting) is not returned by Graph", near)
 		return
 	}
@@ -184,18 +190,33 @@ func removeObjectReplacement(s string) string {
 	return strings.ReplaceAll(s, string(objectReplacement), "")
 }
 
+// normalize applies normalizeRuns and reports a U+FFFC that stands for an
+// object Graph did not export: one in text that is otherwise blank.
+func (c *converter) normalize(in []run) []run {
+	out, objects := normalizeRuns(in)
+	if len(out) == 0 && objects > 0 {
+		c.losses.add(LossUnsupported, Dropped, "an embedded object Graph did not export (U+FFFC)", "")
+	}
+	return out
+}
+
 // normalizeRuns applies the text rules outside code: each run of
 // whitespace becomes one space, spaces around line breaks go, leading and
-// trailing whitespace and line breaks go, and U+FFFC is deleted. Runs must
-// not hold blocks.
-func normalizeRuns(in []run) []run {
+// trailing whitespace and line breaks go. U+FFFC between two letters or
+// digits is a word break (a space); anywhere else it is deleted. It also
+// returns how many U+FFFC it met. Runs must not hold blocks.
+func normalizeRuns(in []run) (_ []run, objects int) {
 	out := make([]run, 0, len(in))
 	space := true // suppress spaces at the start and after a space or break
+	// lastWord is set when the text so far ends with a letter or digit;
+	// pending when a U+FFFC followed it.
+	lastWord, pending := false, false
 	var b strings.Builder
 	for _, r := range in {
 		switch {
 		case r.br:
 			out = trimTrailingSpace(out)
+			lastWord, pending = false, false
 			if len(out) == 0 {
 				continue
 			}
@@ -203,23 +224,32 @@ func normalizeRuns(in []run) []run {
 			space = true
 		case r.eq != "":
 			out = append(out, r)
-			space = false
-		case isNormalText(r.text, space):
+			space, lastWord, pending = false, false, false
+		case !pending && isNormalText(r.text, space):
 			out = append(out, run{text: r.text, st: r.st})
 			space = r.text[len(r.text)-1] == ' '
+			last, _ := utf8.DecodeLastRuneInString(r.text)
+			lastWord = isWordRune(last)
 		default:
 			b.Reset()
 			for _, ch := range r.text {
 				switch {
 				case ch == objectReplacement:
+					objects++
+					pending = pending || lastWord
 				case isCollapsible(ch):
 					if !space {
 						b.WriteByte(' ')
 						space = true
 					}
+					lastWord, pending = false, false
 				default:
+					if pending && isWordRune(ch) {
+						b.WriteByte(' ')
+					}
 					b.WriteRune(ch)
-					space = false
+					space, pending = false, false
+					lastWord = isWordRune(ch)
 				}
 			}
 			if b.Len() > 0 {
@@ -230,11 +260,14 @@ func normalizeRuns(in []run) []run {
 	for {
 		out = trimTrailingSpace(out)
 		if len(out) == 0 || !out[len(out)-1].br {
-			return out
+			return out, objects
 		}
 		out = out[:len(out)-1]
 	}
 }
+
+// isWordRune reports whether r is a letter or digit.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // isNormalText reports whether s is non-empty and already normalized: no
 // whitespace but single spaces, no U+FFFC or NBSP, and no leading space

@@ -15,13 +15,15 @@ import (
 const (
 	defaultTop  = 120
 	defaultLeft = 48
+	// defaultWidth is the width of Graph's default outline.
+	defaultWidth = 624
 )
 
 // outline is a top-level piece of the page: an absolutely positioned div,
 // img or object, or loose content directly in the body.
 type outline struct {
-	top, left float64
-	nodes     []*html.Node
+	top, left, width float64
+	nodes            []*html.Node
 }
 
 // outlines splits the body into outlines and sorts them into reading order:
@@ -31,15 +33,15 @@ func outlines(body *html.Node) []outline {
 	var loose []*html.Node
 	flushLoose := func() {
 		if len(loose) > 0 {
-			out = append(out, outline{top: defaultTop, left: defaultLeft, nodes: loose})
+			out = append(out, outline{top: defaultTop, left: defaultLeft, width: defaultWidth, nodes: loose})
 			loose = nil
 		}
 	}
 	for n := body.FirstChild; n != nil; n = n.NextSibling {
 		if n.Type == html.ElementNode && !isInline(n) && n.DataAtom != atom.Br {
 			flushLoose()
-			top, left := position(n)
-			out = append(out, outline{top: top, left: left, nodes: []*html.Node{n}})
+			top, left, width := position(n)
+			out = append(out, outline{top: top, left: left, width: width, nodes: []*html.Node{n}})
 			continue
 		}
 		if n.Type == html.ElementNode && n.DataAtom == atom.Br && len(loose) == 0 {
@@ -66,18 +68,21 @@ func outlines(body *html.Node) []outline {
 	return out
 }
 
-// position reads an outline's top and left from its style, in px.
-func position(n *html.Node) (top, left float64) {
-	top, left = defaultTop, defaultLeft
+// position reads an outline's top, left and width from its style (an
+// img's width attribute when its style has none), in px.
+func position(n *html.Node) (top, left, width float64) {
+	top, left, width = defaultTop, defaultLeft, cssLength(attr(n, "width"), defaultWidth)
 	for k, v := range cssDeclarations(attr(n, "style")) {
 		switch k {
 		case "top":
 			top = cssLength(v, defaultTop)
 		case "left":
 			left = cssLength(v, defaultLeft)
+		case "width":
+			width = cssLength(v, defaultWidth)
 		}
 	}
-	return top, left
+	return top, left, width
 }
 
 // cssLength reads a CSS length such as "115px" as a number, or returns def.
@@ -92,13 +97,21 @@ func cssLength(v string, def float64) float64 {
 }
 
 // body converts the page body: each outline in reading order, its content
-// in document order.
+// in document order, and the page's ink placed among them (placeInk).
 func (c *converter) body(body *html.Node) []blocks.Block {
-	var out []blocks.Block
-	for _, o := range outlines(body) {
+	os := outlines(body)
+	per := make([][]blocks.Block, len(os))
+	for i, o := range os {
 		f := flow{c: c}
 		f.walk(o.nodes, 1)
-		out = append(out, f.finish()...)
+		per[i] = f.finish()
+	}
+	if len(c.inks) > 0 {
+		return c.placeInk(os, per)
+	}
+	var out []blocks.Block
+	for _, bs := range per {
+		out = append(out, bs...)
 	}
 	return out
 }

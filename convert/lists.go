@@ -98,8 +98,10 @@ func (c *converter) listItem(nodes []*html.Node, li *html.Node, ordered bool, st
 		}
 	}
 	children = append(children, c.flowOfChildren(nodes[own:], st, cell, depth+1)...)
-	rt := c.richText(normalizeRuns(joined))
-	if len(rt) == 0 && len(children) == 0 {
+	rt := c.richText(c.normalize(joined))
+	if len(rt) == 0 && len(children) == 0 && li == nil {
+		// Loose content that is all blank is no item; an li is one,
+		// even empty (<li><br /></li>).
 		return nil
 	}
 	b := blocks.Block{Type: typ, RichText: rt, Children: children}

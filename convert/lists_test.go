@@ -41,7 +41,9 @@ func TestLists(t *testing.T) {
 			`<ul><li>pic <img src="https://graph.microsoft.com/v1.0/me/onenote/resources/r/$value" data-src-type="image/png" /></li></ul>`,
 			[]blocks.Block{bullet("pic", blocks.Block{Type: blocks.Image, Media: &blocks.Media{Resource: &blocks.Resource{
 				ID: "r", URL: "https://graph.microsoft.com/v1.0/me/onenote/resources/r/$value", MIME: "image/png", Name: "r.png"}}})}},
-		{"empty items make no block", "<ul><li> </li><li>x</li></ul>", []blocks.Block{bullet("x")}},
+		{"an empty item is kept empty", "<ul><li> </li><li>x</li><li><br /></li></ul>",
+			[]blocks.Block{{Type: blocks.BulletedListItem}, bullet("x"), {Type: blocks.BulletedListItem}}},
+		{"blank stray content is no item", "<ul> <br /><li>x</li></ul>", []blocks.Block{bullet("x")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

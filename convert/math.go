@@ -163,10 +163,16 @@ func (t *texWriter) node(n *html.Node, depth int) {
 	case "mn":
 		t.write(texEscape(collapse(textContent(n))))
 	case "mo":
+		if s := textContent(n); s != "" && isBlankText(s) && removeObjectReplacement(s) != "" {
+			// A space typed in the equation: OneNote writes it as an
+			// NBSP operator.
+			t.write(`\ `)
+			return
+		}
 		t.operator(collapse(textContent(n)))
 	case "mtext", "ms":
 		if s := textContent(n); strings.TrimFunc(s, isCollapsible) != "" {
-			t.write(`\text{` + texEscape(collapse(s)) + `}`)
+			t.write(`\text{` + texEscape(spaced(s)) + `}`)
 		} else if s != "" {
 			t.write(`\ `)
 		}
@@ -385,8 +391,22 @@ func (t *texWriter) identifier(n *html.Node) {
 	}
 }
 
-// operator writes mo. OneNote's NBSP spacers and the invisible operators
-// carry no meaning and are dropped.
+// spaced collapses whitespace runs in s to single spaces and keeps one
+// at either end where s had any: spaces typed in MathML text are content.
+func spaced(s string) string {
+	inner := collapse(s)
+	rs := []rune(removeObjectReplacement(s))
+	if len(rs) > 0 && isCollapsible(rs[0]) {
+		inner = " " + inner
+	}
+	if len(rs) > 1 && isCollapsible(rs[len(rs)-1]) {
+		inner += " "
+	}
+	return inner
+}
+
+// operator writes mo. The invisible operators carry no meaning and are
+// dropped (spaces are written by the caller).
 func (t *texWriter) operator(s string) {
 	switch s {
 	case "", "\u2061", "\u2062", "\u2063", "\u2064", "\u200b":

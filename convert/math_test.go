@@ -12,7 +12,9 @@ func TestMathMLToLaTeX(t *testing.T) {
 		name, mathml, want string
 	}{
 		{"identifiers, numbers, operators", `<mi>x</mi><mo>+</mo><mn>12</mn><mo>=</mo><mi>y</mi>`, `x+12=y`},
-		{"OneNote NBSP spacers are dropped", `<mi>a</mi><mo>&#160;</mo><mo>=</mo><mo>&#160;</mo><mi>b</mi>`, `a=b`},
+		{"spaces typed as NBSP operators are kept", `<mi>a</mi><mo>&#160;</mo><mo>=</mo><mo>&#160;</mo><mi>b</mi>`, `a\ =\ b`},
+		{"spaces inside mtext are kept", `<mi>x</mi><mo>=</mo><mtext>&#160;Mac&#160;price</mtext>`, `x=\text{ Mac price}`},
+		{"a multi-word equation does not run together", `<mi>total</mi><mo>&#160;</mo><mi>cost</mi>`, `\mathrm{total}\ \mathrm{cost}`},
 		{"invisible operators are dropped", `<mi>f</mi><mo>&#x2061;</mo><mo>(</mo><mi>x</mi><mo>)</mo>`, `f(x)`},
 		{"msup groups a compound base", `<msup><mrow><mo>(</mo><mi>a</mi><mo>)</mo></mrow><mn>2</mn></msup>`, `{(a)}^{2}`},
 		{"msub", `<msub><mi>x</mi><mi>i</mi></msub>`, `x_{i}`},
@@ -36,7 +38,7 @@ func TestMathMLToLaTeX(t *testing.T) {
 		{"underline", `<munder><mi>x</mi><mo>_</mo></munder>`, `\underline{x}`},
 		{"matrix", `<mfenced><mtable><mtr><mtd><mn>1</mn></mtd><mtd><mn>0</mn></mtd></mtr><mtr><mtd><mn>0</mn></mtd><mtd><mn>1</mn></mtd></mtr></mtable></mfenced>`,
 			`(\begin{matrix}1 & 0 \\ 0 & 1\end{matrix})`},
-		{"mtext", `<mtext>if </mtext><mi>x</mi><mtext>&gt; 0 &amp; 50%</mtext>`, `\text{if}x\text{> 0 \& 50\%}`},
+		{"mtext", `<mtext>if </mtext><mi>x</mi><mtext>&gt; 0 &amp; 50%</mtext>`, `\text{if }x\text{> 0 \& 50\%}`},
 		{"mspace", `<mi>a</mi><mspace width="1em"/><mi>b</mi>`, `a\,b`},
 		{"relations and Greek", `<mi>&alpha;</mi><mo>&le;</mo><mi>&beta;</mi><mo>&ne;</mo><mi>&Omega;</mi>`, `\alpha\le\beta\ne\Omega`},
 		{"a command is separated from a following letter", `<mi>&pi;</mi><mi>r</mi>`, `\pi r`},

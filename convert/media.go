@@ -217,14 +217,14 @@ func isVideoHost(u string) bool {
 }
 
 // collectResources lists the OneNote resources blocks refer to, each once,
-// in order.
-func collectResources(bs []blocks.Block) []blocks.Resource {
+// in order; drawn ink (a Resource without URL, see IsDrawn) is not one.
+func collectResources(bs []blocks.Block, drawn []InkImage) []blocks.Resource {
 	var out []blocks.Resource
 	seen := make(map[string]bool)
 	var walk func(bs []blocks.Block)
 	walk = func(bs []blocks.Block) {
 		for i := range bs {
-			if m := bs[i].Media; m != nil && m.Resource != nil && !seen[m.Resource.ID] {
+			if m := bs[i].Media; m != nil && m.Resource != nil && !IsDrawn(*m.Resource, drawn) && !seen[m.Resource.ID] {
 				seen[m.Resource.ID] = true
 				out = append(out, *m.Resource)
 			}

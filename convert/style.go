@@ -151,3 +151,48 @@ func inlineStyle(n *html.Node, st textStyle) textStyle {
 	}
 	return st
 }
+
+// builtinStyle is one of OneNote's built-in paragraph styles that has a
+// Notion block of its own.
+type builtinStyle int
+
+const (
+	styleNone builtinStyle = iota
+	// styleQuote is OneNote's "Quote": grey (#595959) italic text. It
+	// becomes a quote block.
+	styleQuote
+	// styleTitle is OneNote's "Title" paragraph style: Calibri Light 20pt.
+	// It becomes a heading_1.
+	styleTitle
+)
+
+// builtinStyleOf recognises a built-in paragraph style from the style
+// attribute of a p, as Graph's output HTML writes it (styles are pushed
+// down onto the element; there is no style name).
+func builtinStyleOf(style string) builtinStyle {
+	if style == "" {
+		return styleNone
+	}
+	var italic, grey, light, size20 bool
+	for k, v := range cssDeclarations(style) {
+		lv := asciiLower(v)
+		switch k {
+		case "font-style":
+			italic = strings.HasPrefix(lv, "italic")
+		case "color":
+			grey = lv == "#595959" || strings.ReplaceAll(lv, " ", "") == "rgb(89,89,89)"
+		case "font-family":
+			first, _, _ := strings.Cut(lv, ",")
+			light = strings.Trim(strings.TrimSpace(first), `"'`) == "calibri light"
+		case "font-size":
+			size20 = lv == "20pt" || lv == "20.0pt"
+		}
+	}
+	switch {
+	case italic && grey:
+		return styleQuote
+	case light && size20:
+		return styleTitle
+	}
+	return styleNone
+}

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"fmt"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -11,8 +12,9 @@ import (
 
 // table converts a table: one table_row per tr, one cell per td, every row
 // as wide as the widest (OneNote output has no rowspan or colspan). Cell
-// background, border and width are not recorded. OneNote output has no th,
-// so there is no column header.
+// border and width are not recorded; a cell background is reported. Images
+// and files in cells follow the table, in reading order, each captioned
+// with its cell. OneNote output has no th, so there is no column header.
 func (c *converter) table(t *html.Node, base textStyle, depth int) []blocks.Block {
 	var rows [][]*html.Node
 	for _, tr := range tableRows(t) {
@@ -36,14 +38,61 @@ func (c *converter) table(t *html.Node, base textStyle, depth int) []blocks.Bloc
 		return nil
 	}
 	table := blocks.Block{Type: blocks.Table, TableWidth: width, Children: make([]blocks.Block, 0, len(rows))}
-	for _, r := range rows {
+	out := []blocks.Block{table}
+	for ri, r := range rows {
 		cells := make([][]blocks.RichText, width)
-		for i, td := range r {
-			cells[i] = c.cell(td, base, depth+1)
+		for ci, td := range r {
+			var media []blocks.Block
+			cells[ci], media = c.cell(td, base, depth+1)
+			for _, m := range media {
+				out = append(out, c.movedFromCell(m, ri+1, ci+1))
+			}
 		}
-		table.Children = append(table.Children, blocks.Block{Type: blocks.TableRow, Cells: cells})
+		out[0].Children = append(out[0].Children, blocks.Block{Type: blocks.TableRow, Cells: cells})
 	}
-	return []blocks.Block{table}
+	return out
+}
+
+// movedFromCell captions a media block taken out of the cell at row, col
+// (1-based) with where it was, and reports the move.
+func (c *converter) movedFromCell(b blocks.Block, row, col int) blocks.Block {
+	what := mediaNoun(b.Type)
+	where := fmt.Sprintf("row %d, column %d", row, col)
+	_, rest := SplitTagMarker(b.Caption)
+	note := what + " from " + where
+	if t := blocks.PlainText(rest); t != "" {
+		note = t + " (" + strings.ToLower(what[:1]) + what[1:] + " from " + where + ")"
+	}
+	marker := b.Caption[:len(b.Caption)-len(rest)]
+	b.Caption = append(append([]blocks.RichText(nil), marker...), blocks.RichText{Text: note})
+	c.losses.add(LossCellFlattened, Degraded, strings.ToLower(what)+" in a table cell moved after the table", where)
+	return b
+}
+
+// mediaNoun names a media block's type for a reader.
+func mediaNoun(t blocks.Type) string {
+	switch t {
+	case blocks.Image:
+		return "Image"
+	case blocks.PDF:
+		return "PDF"
+	case blocks.Video:
+		return "Video"
+	case blocks.Audio:
+		return "Audio"
+	case blocks.Embed:
+		return "Embed"
+	}
+	return "File"
+}
+
+// isMedia reports whether a block of type t shows a file or an embed.
+func isMedia(t blocks.Type) bool {
+	switch t {
+	case blocks.Image, blocks.File, blocks.PDF, blocks.Video, blocks.Audio, blocks.Embed:
+		return true
+	}
+	return false
 }
 
 // tableRows returns a table's tr elements, directly or in tbody, thead and
@@ -71,10 +120,20 @@ func tableRows(t *html.Node) []*html.Node {
 // cell converts a td into the rich text a Notion cell holds. Paragraphs
 // are joined with "\n". Structure (lists, to-dos, callouts, nested tables)
 // is flattened to one line per block, children after their parent, a nested
-// table as its rows with cells joined by " | "; images give no line. Every
-// flattening is reported.
-func (c *converter) cell(td *html.Node, base textStyle, depth int) []blocks.RichText {
-	st := base.applyCSS(attr(td, "style"), false)
+// table as its rows with cells joined by " | "; images and files give no
+// line and are returned as media, for the table to place after itself.
+// Every flattening is reported, and so is a cell background (Notion cells
+// have none).
+func (c *converter) cell(td *html.Node, base textStyle, depth int) (_ []blocks.RichText, media []blocks.Block) {
+	style := attr(td, "style")
+	st := base.applyCSS(style, false)
+	for k, v := range cssDeclarations(style) {
+		if k == "background-color" || k == "background" {
+			if name, ok := notionColor(v, true); !ok || name != "" {
+				c.losses.add(LossCellFlattened, Degraded, "table cell background "+quote(v)+" not kept", collapse(textContent(td)))
+			}
+		}
+	}
 	bs := c.flowOfChildren(childNodes(td), st, true, depth+1)
 	var fl cellFlattener
 	fl.blocks(bs)
@@ -84,7 +143,7 @@ func (c *converter) cell(td *html.Node, base textStyle, depth int) []blocks.Rich
 	if fl.dropped != "" {
 		c.losses.add(LossCellFlattened, Dropped, string(fl.dropped)+" in a table cell dropped", blocks.PlainText(fl.out))
 	}
-	return mergeRichText(fl.out)
+	return mergeRichText(fl.out), fl.media
 }
 
 // cellFlattener collects the lines of a flattened cell.
@@ -94,6 +153,8 @@ type cellFlattener struct {
 	// first block type dropped.
 	flattened string
 	dropped   blocks.Type
+	// media are the image, file and embed blocks met, in order.
+	media []blocks.Block
 }
 
 func (fl *cellFlattener) line(rt []blocks.RichText) {
@@ -137,6 +198,10 @@ func (fl *cellFlattener) blocks(bs []blocks.Block) {
 			continue
 		case blocks.Divider:
 		default:
+			if isMedia(b.Type) {
+				fl.media = append(fl.media, b)
+				continue
+			}
 			if fl.dropped == "" {
 				fl.dropped = b.Type
 			}

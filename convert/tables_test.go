@@ -25,9 +25,15 @@ func TestTables(t *testing.T) {
 		want []blocks.Block
 		loss LossKind
 	}{
-		{"cells and rows; td background not recorded; empty cell",
-			`<table><tr><td style="background-color:#d9e2f3"><span style="font-weight:bold">A</span></td><td></td></tr><tr><td>1</td><td>2</td></tr></table>`,
+		{"cells and rows; empty cell",
+			`<table><tr><td><span style="font-weight:bold">A</span></td><td></td></tr><tr><td>1</td><td>2</td></tr></table>`,
 			[]blocks.Block{table(2, cells(rt(styled("A", bold)), nil), cells(rt(plain("1")), rt(plain("2"))))}, ""},
+		{"a cell background is reported",
+			`<table><tr><td style="background-color:#d9e2f3">A</td></tr></table>`,
+			[]blocks.Block{table(1, cells(rt(plain("A"))))}, LossCellFlattened},
+		{"a white cell background is no fill",
+			`<table><tr><td style="background-color:#ffffff">A</td></tr></table>`,
+			[]blocks.Block{table(1, cells(rt(plain("A"))))}, ""},
 		{"short rows are padded to the table width",
 			`<table><tr><td>a</td><td>b</td><td>c</td></tr><tr><td>d</td></tr></table>`,
 			[]blocks.Block{table(3, cells(rt(plain("a")), rt(plain("b")), rt(plain("c"))), cells(rt(plain("d")), nil, nil))}, ""},
@@ -43,9 +49,11 @@ func TestTables(t *testing.T) {
 		{"a nested table is flattened to its rows",
 			`<table><tr><td><table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table></td></tr></table>`,
 			[]blocks.Block{table(1, cells(rt(plain("a | b\nc | d"))))}, LossCellFlattened},
-		{"an image in a cell gives no line and is reported",
-			`<table><tr><td>x<img src="https://graph.microsoft.com/v1.0/me/onenote/resources/r/$value" /></td></tr></table>`,
-			[]blocks.Block{table(1, cells(rt(plain("x"))))}, LossCellFlattened},
+		{"an image in a cell follows the table, captioned with its cell, and is reported",
+			`<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>x<img src="https://graph.microsoft.com/v1.0/me/onenote/resources/r/$value" /></td></tr></table>`,
+			[]blocks.Block{table(2, cells(rt(plain("a")), rt(plain("b"))), cells(rt(plain("c")), rt(plain("x")))),
+				{Type: blocks.Image, Media: &blocks.Media{Resource: &blocks.Resource{ID: "r", URL: "https://graph.microsoft.com/v1.0/me/onenote/resources/r/$value", Name: "r"}},
+					Caption: rt(plain("Image from row 2, column 2"))}}, LossCellFlattened},
 		{"a table without cells makes no block", `<table></table>`, nil, ""},
 	}
 	for _, tt := range tests {
@@ -58,9 +66,7 @@ func TestTables(t *testing.T) {
 			if tt.loss == "" && len(res.Losses) > 0 {
 				t.Errorf("unexpected losses %+v", res.Losses)
 			}
-			if len(res.Resources) != 0 {
-				t.Errorf("resources %+v for content not on the page", res.Resources)
-			}
+			checkResources(t, res)
 		})
 	}
 }

@@ -56,6 +56,8 @@ type config struct {
 	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
 	LogLevel     string
+	// Ink draws pages' ink where it was drawn (activities.Config.Ink).
+	Ink bool
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
 	// names.
 	NotionToken string
@@ -87,6 +89,7 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.NotionURL, "notion-url", env("NOTEBRIDGE_NOTION_URL", "https://api.notion.com"), "Notion API base URL (env NOTEBRIDGE_NOTION_URL)")
 	fs.StringVar(&c.Limits, "limits", env("NOTEBRIDGE_LIMITS", "onenote"), "default Graph limits profile: onenote or onenote-x<factor> (env NOTEBRIDGE_LIMITS)")
 	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
+	fs.BoolVar(&c.Ink, "ink", env("NOTEBRIDGE_INK", "") == "true", "fetch pages with their ink (InkML) and write each drawing as an SVG image where it was drawn (env NOTEBRIDGE_INK=true)")
 	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
 	defDir, _ := auth.DefaultDir()
 	defKey, _ := auth.DefaultKeyFile()

@@ -1,0 +1,178 @@
+package ink
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// doc wraps definitions and body in an InkML document as OneNote writes it.
+func doc(defs, body string) []byte {
+	return []byte(`<?xml version="1.0" encoding="utf-8"?>
+<inkml:ink xmlns:emma="http://www.w3.org/2003/04/emma" xmlns:msink="http://schemas.microsoft.com/ink/2010/main" xmlns:inkml="http://www.w3.org/2003/InkML">
+<inkml:definitions>` + defs + `</inkml:definitions>` + body + `</inkml:ink>`)
+}
+
+const (
+	ctxXYF = `<inkml:context xml:id="ctx0"><inkml:inkSource xml:id="src0"><inkml:traceFormat>` +
+		`<inkml:channel name="X" type="integer" max="32767" units="himetric"/>` +
+		`<inkml:channel name="Y" type="integer" max="32767" units="himetric"/>` +
+		`<inkml:channel name="F" type="integer" max="32767" units="dev"/></inkml:traceFormat></inkml:inkSource></inkml:context>`
+	ctxMM   = `<inkml:context xml:id="mm"><inkml:traceFormat><inkml:channel name="Y" units="mm"/><inkml:channel name="X" units="mm"/></inkml:traceFormat></inkml:context>`
+	redPen  = `<inkml:brush xml:id="red"><inkml:brushProperty name="width" value="52.916" units="himetric"/><inkml:brushProperty name="color" value="#FF0000"/></inkml:brush>`
+	yellowH = `<inkml:brush xml:id="hl"><inkml:brushProperty name="width" value="10" units="mm"/><inkml:brushProperty name="color" value="#FF0"/>` +
+		`<inkml:brushProperty name="height" value="20" units="mm"/><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="rasterOp" value="maskPen"/></inkml:brush>`
+	seeThrough = `<inkml:brush xml:id="t"><inkml:brushProperty name="transparency" value="51"/></inkml:brush>`
+)
+
+// px converts himetric to CSS pixels, rounded as the tests compare.
+func px(h float64) float64 { return h * 96 / 2540 }
+
+func round(gs []Group) []Group {
+	for _, g := range gs {
+		for i := range g.Strokes {
+			s := &g.Strokes[i]
+			s.Brush.Width = math.Round(s.Brush.Width*1000) / 1000
+			s.Brush.Opacity = math.Round(s.Brush.Opacity*1000) / 1000
+			for j := range s.Points {
+				s.Points[j].X = math.Round(s.Points[j].X*1000) / 1000
+				s.Points[j].Y = math.Round(s.Points[j].Y*1000) / 1000
+			}
+		}
+	}
+	return gs
+}
+
+func pts(himetricXY ...float64) []Point {
+	var out []Point
+	for i := 0; i+1 < len(himetricXY); i += 2 {
+		out = append(out, Point{px(himetricXY[i]), px(himetricXY[i+1])})
+	}
+	return out
+}
+
+func TestParse(t *testing.T) {
+	black := Brush{Color: "#000000", Width: 1, Opacity: 1}
+	red := Brush{Color: "#ff0000", Width: 2, Opacity: 1}
+	tests := []struct {
+		name string
+		in   []byte
+		want []Group
+	}{
+		{"explicit points, pressure ignored, brush by reference",
+			doc(ctxXYF+redPen, `<inkml:traceGroup><inkml:trace contextRef="#ctx0" brushRef="#red">2540 0 100, 5080 2540 90</inkml:trace></inkml:traceGroup>`),
+			[]Group{{Strokes: []Stroke{{Brush: red, Points: pts(2540, 0, 5080, 2540)}}}}},
+		{"first and second differences, qualifiers persist per channel",
+			doc(ctxXYF, `<inkml:traceGroup><inkml:trace contextRef="#ctx0">1000 1000 0,'10'20 0,30 40 0,"5"0 0,5 0 0</inkml:trace></inkml:traceGroup>`),
+			[]Group{{Strokes: []Stroke{{Brush: black, Points: pts(1000, 1000, 1010, 1020, 1040, 1060, 1075, 1100, 1115, 1140)}}}}},
+		{"signs separate numbers written together",
+			doc(ctxXYF, `<inkml:traceGroup><inkml:trace contextRef="#ctx0">100-200 0,-300-400-5</inkml:trace></inkml:traceGroup>`),
+			[]Group{{Strokes: []Stroke{{Brush: black, Points: pts(100, -200, -300, -400)}}}}},
+		{"channel order and units from the context",
+			doc(ctxMM, `<inkml:traceGroup><inkml:trace contextRef="#mm">10 20</inkml:trace></inkml:traceGroup>`),
+			[]Group{{Strokes: []Stroke{{Brush: black, Points: []Point{{20 * 96 / 25.4, 10 * 96 / 25.4}}}}}}},
+		{"highlighter: rectangle tip, maskPen, half transparent",
+			doc(yellowH, `<inkml:traceGroup><inkml:trace brushRef="#hl">0 0, 2540 0</inkml:trace></inkml:traceGroup>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#ffff00", Width: 10 * 96 / 25.4, Height: 20 * 96 / 25.4, Opacity: 0.5, Highlighter: true, Square: true}, Points: pts(0, 0, 2540, 0)}}}}},
+		{"transparency 0-255",
+			doc(seeThrough, `<inkml:trace brushRef="#t">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.8}, Points: pts(0, 0)}}}}},
+		{"top-level groups hold nested groups; loose traces last",
+			doc("", `<inkml:trace>0 0</inkml:trace><inkml:traceGroup><inkml:trace>1 1</inkml:trace><inkml:traceGroup><inkml:trace>2 2</inkml:trace></inkml:traceGroup></inkml:traceGroup><inkml:traceGroup><inkml:trace>3 3</inkml:trace></inkml:traceGroup>`),
+			[]Group{
+				{Strokes: []Stroke{{Brush: black, Points: pts(1, 1)}, {Brush: black, Points: pts(2, 2)}}},
+				{Strokes: []Stroke{{Brush: black, Points: pts(3, 3)}}},
+				{Strokes: []Stroke{{Brush: black, Points: pts(0, 0)}}},
+			}},
+		{"unknown brush and context fall back to the defaults; T, F, * keep values",
+			doc("", `<inkml:trace brushRef="#nope" contextRef="#nope">10 20 T, * 30 F</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: black, Points: pts(10, 20, 10, 30)}}}}},
+		{"an empty trace is skipped",
+			doc("", `<inkml:traceGroup><inkml:trace> </inkml:trace><inkml:trace>5 5</inkml:trace></inkml:traceGroup>`),
+			[]Group{{Strokes: []Stroke{{Brush: black, Points: pts(5, 5)}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse(tt.in)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if g, w := round(got), round(tt.want); !reflect.DeepEqual(g, w) {
+				t.Errorf("got  %+v\nwant %+v", g, w)
+			}
+		})
+	}
+}
+
+func TestParseNoInk(t *testing.T) {
+	for _, in := range []string{"", "not xml", `<inkml:ink/>`, `<inkml:ink><inkml:trace>`, string(doc(redPen, ""))} {
+		if _, err := Parse([]byte(in)); !errors.Is(err, ErrNoInk) {
+			t.Errorf("Parse(%q) error = %v, want ErrNoInk", in, err)
+		}
+	}
+}
+
+func TestSVG(t *testing.T) {
+	tests := []struct {
+		name string
+		g    Group
+		want string
+	}{
+		{"a dot", Group{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 2, Opacity: 1}, Points: []Point{{10, 10}}}}},
+			`<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4" viewBox="0 0 4 4">
+<path d="M2 2l0 0" fill="none" stroke="#000000" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/>
+</svg>
+`},
+		{"a curve through midpoints, a highlighter line",
+			Group{Strokes: []Stroke{
+				{Brush: Brush{Color: "#ff0000", Width: 1, Opacity: 1}, Points: []Point{{0, 0}, {10, 0}, {10, 10}}},
+				{Brush: Brush{Color: "#ffff00", Width: 4, Opacity: 0.5, Highlighter: true, Square: true}, Points: []Point{{0, 5}, {10.25, 5}}},
+			}},
+			`<svg xmlns="http://www.w3.org/2000/svg" width="17" height="13" viewBox="0 0 17 13">
+<path d="M3 1.5Q13 1.5 13 6.5L13 11.5" fill="none" stroke="#ff0000" stroke-width="1" stroke-linecap="round" stroke-linejoin="round"/>
+<path d="M3 6.5L13.3 6.5" fill="none" stroke="#ffff00" stroke-width="4" stroke-linecap="square" stroke-linejoin="miter" stroke-opacity="0.5"/>
+</svg>
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(SVG(tt.g)); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// page is an InkML page of strokes strokes of points points each, spread
+// over a 1000 by 1400 px page like a page of handwriting.
+func page(strokes, points int) []byte {
+	var b strings.Builder
+	for i := range strokes {
+		fmt.Fprintf(&b, `<inkml:trace contextRef="#ctx0" brushRef="#red">`)
+		x, y := 1000+(i%20)*1200, 1000+(i/20)*1400
+		for j := range points {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d %d %d", x+j*30, y+(j*j)%200, 128)
+		}
+		b.WriteString("</inkml:trace>\n")
+	}
+	return doc(ctxXYF+redPen, "<inkml:traceGroup>"+b.String()+"</inkml:traceGroup>")
+}
+
+func TestParseAndDrawAreDeterministic(t *testing.T) {
+	in := page(50, 20)
+	g1, err := Parse(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, _ := Parse(in)
+	if !bytes.Equal(SVG(g1[0]), SVG(g2[0])) || len(g1[0].Strokes) != 50 {
+		t.Fatalf("two renderings differ or strokes lost (%d strokes)", len(g1[0].Strokes))
+	}
+}

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -97,7 +96,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	}
 	res.Requests += tr.requests
 	if err != nil {
-		return res, errors.Join(err, lim.Flush(ctx))
+		return res, flushed(err, lim.Flush(ctx))
 	}
 	for _, t := range trees {
 		res.Notebooks = append(res.Notebooks, NotebookScan{ID: t.ID, Name: t.Name})
@@ -126,7 +125,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 					break
 				}
 				if err != nil {
-					return res, errors.Join(fmt.Errorf("counting pages of %q: %w", sec.Path, err), lim.Flush(ctx))
+					return res, flushed(fmt.Errorf("counting pages of %q: %w", sec.Path, err), lim.Flush(ctx))
 				}
 				listCalls++
 				sec.Pages += len(r.Pages)
@@ -153,6 +152,16 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanned **%s**: %d notebooks", in.User, len(res.Notebooks)))
 	return res, lim.Flush(ctx)
+}
+
+// flushed is err, noting a failure to flush the limiter too. Not
+// errors.Join: a joined error crosses the workflow boundary as text, and
+// the starter must still find err's type (a lost sign-in) in the chain.
+func flushed(err, ferr error) error {
+	if ferr == nil {
+		return err
+	}
+	return fmt.Errorf("%w (and the limiter's releases were not flushed: %v)", err, ferr)
 }
 
 // EstimateDuration is how long n requests of one user take under spec:

@@ -38,12 +38,6 @@ type Config struct {
 	// included: the worker gives it the pace shared by every worker
 	// process of the token (entity.Pacing).
 	Notion *notion.Client
-	// NotionBaseURL, NotionToken and NotionHTTP are no longer used: every
-	// Notion request, reads included, goes through Notion (and its
-	// pacing). They are kept so existing configurations still compile.
-	NotionBaseURL string
-	NotionToken   notion.TokenSource
-	NotionHTTP    *http.Client
 	// StagingDir is where page content and resources are staged between
 	// steps. Required.
 	StagingDir string

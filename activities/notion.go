@@ -181,20 +181,11 @@ func heartbeat(ctx context.Context, d time.Duration) (stop func()) {
 // the pages of DatabaseID whose links are still to rewrite, up to
 // MaxPages, with the link targets staged by StageLinkTargets under
 // TargetsKey (on this worker).
-//
-// Pages and Targets are the older form (explicit pages and the whole map
-// in the input), kept for workflows that started before; new workflows
-// leave them empty.
 type RewriteLinksInput struct {
-	DatabaseID string   `json:"databaseID,omitempty"`
-	TargetsKey StageKey `json:"targetsKey,omitempty"`
+	DatabaseID string   `json:"databaseID"`
+	TargetsKey StageKey `json:"targetsKey"`
 	// MaxPages bounds the pages of one call (defaultRewritePages if 0).
 	MaxPages int `json:"maxPages,omitempty"`
-
-	// Pages are Notion page IDs (older form).
-	Pages []string `json:"pages,omitempty"`
-	// Targets maps OneNote page-id GUIDs to Notion page IDs (older form).
-	Targets map[string]string `json:"targets,omitempty"`
 }
 
 // defaultRewritePages is how many pages one RewriteLinks call rewrites.
@@ -221,8 +212,7 @@ type RewriteLinksResult struct {
 
 // LinkLossPage is a page of the link pass's losses.
 type LinkLossPage struct {
-	// OneNotePageID and Title name the page ("" in the older form, which
-	// knows only the Notion page).
+	// OneNotePageID and Title name the page.
 	OneNotePageID string   `json:"oneNotePageID,omitempty"`
 	NotionPageID  string   `json:"notionPageID"`
 	Title         string   `json:"title,omitempty"`
@@ -244,46 +234,35 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 	if a.cfg.Notion == nil {
 		return RewriteLinksResult{}, errors.New("activities: no Notion client configured")
 	}
-	targets := in.Targets
-	var rows []notion.Row
-	for _, p := range in.Pages {
-		rows = append(rows, notion.Row{PageID: p})
-	}
 	var out RewriteLinksResult
-	if in.DatabaseID != "" {
-		b, err := os.ReadFile(a.linksPath(in.TargetsKey))
-		if err != nil {
-			return out, stagingMissing("link targets", err)
+	var targets map[string]string
+	b, err := os.ReadFile(a.linksPath(in.TargetsKey))
+	if err != nil {
+		return out, stagingMissing("link targets", err)
+	}
+	if err := json.Unmarshal(b, &targets); err != nil {
+		return out, stagingMissing("link targets", err)
+	}
+	limit := in.MaxPages
+	if limit <= 0 {
+		limit = defaultRewritePages
+	}
+	var rows []notion.Row
+	errFull := errors.New("full")
+	err = a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error {
+		if len(rows) == limit {
+			out.More = true
+			return errFull
 		}
-		if err := json.Unmarshal(b, &targets); err != nil {
-			return out, stagingMissing("link targets", err)
-		}
-		limit := in.MaxPages
-		if limit <= 0 {
-			limit = defaultRewritePages
-		}
-		errFull := errors.New("full")
-		err = a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error {
-			if len(rows) == limit {
-				out.More = true
-				return errFull
-			}
-			rows = append(rows, r)
-			return nil
-		})
-		if err != nil && !errors.Is(err, errFull) {
-			return out, notionError(err)
-		}
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFull) {
+		return out, notionError(err)
 	}
 	for _, r := range rows {
 		p := r.PageID
-		var res notion.Result
-		var err error
-		if in.DatabaseID != "" {
-			res, err = a.cfg.Notion.RewriteRowLinks(ctx, r, targets)
-		} else {
-			res, err = a.cfg.Notion.RewritePageLinks(ctx, p, targets)
-		}
+		res, err := a.cfg.Notion.RewriteRowLinks(ctx, r, targets)
 		switch {
 		case err == nil:
 			out.Pages++

@@ -99,7 +99,7 @@ func (h *harness) startWorker(t *testing.T) {
 	}
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: h.graphURL + "/v1.0", GraphHTTP: onenote.NewHTTPClient(30 * time.Second),
-		Tokens: storeTokens{store}, Notion: nc, NotionBaseURL: h.notionURL, NotionToken: notion.StaticToken(ntok),
+		Tokens: storeTokens{store}, Notion: nc,
 		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listSection},
 	})
 	if err != nil {

@@ -89,7 +89,7 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 	}
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: cfg.GraphURL, GraphHTTP: onenote.NewHTTPClient(cfg.GraphTimeout),
-		Tokens: storeTokens{store: store, timeout: auth.DefaultRefreshTimeout}, Notion: nc, NotionBaseURL: cfg.NotionURL, NotionToken: notionTok,
+		Tokens: storeTokens{store: store, timeout: auth.DefaultRefreshTimeout}, Notion: nc,
 		StagingDir: cfg.StagingDir,
 	})
 	if err != nil {

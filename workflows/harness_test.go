@@ -135,7 +135,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	}
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: h.graphURL, GraphHTTP: graphHTTP,
-		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc, NotionBaseURL: nts.URL, NotionToken: tok,
+		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc,
 		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listSection},
 	})
 	if err != nil {

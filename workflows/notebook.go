@@ -25,12 +25,6 @@ const ErrTypeConfig = "MigrationConfigError"
 // section is password-protected: the notebook skips it and reports it.
 const ErrTypeSectionProtected = "SectionPasswordProtected"
 
-// notebookChange names the change of the notebook's command sequence:
-// version 1 reads the link pass's inputs from Notion through a staged
-// map, continues as new when its history grows, skips password-protected
-// sections and stops when a section meets a fatal condition.
-const notebookChange = "notebridge-notebook-staged-links"
-
 // PhaseWaiting is the notebook's phase while failed sections wait for an
 // operator.
 const PhaseWaiting = "waiting for retry-section, retry-failed or finish"
@@ -64,7 +58,7 @@ type SectionSummary struct {
 	// Relisted is set when Graph ignored $skip and the pages were listed
 	// again following @odata.nextLink.
 	Relisted bool `json:"relisted,omitempty"`
-	// result is the full result (link targets), kept for the link pass.
+	// result is the section's last full result.
 	result *SectionResult
 }
 
@@ -176,8 +170,6 @@ type notebook struct {
 	// changes counts section completions and signals, to wake the loop.
 	changes int
 	message string
-	// version is the notebook's code version (see notebookChange).
-	version workflow.Version
 	// dbs maps section IDs to their Notion databases.
 	dbs map[string]string
 	// startedRuns counts the section runs this run started.
@@ -201,7 +193,6 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 	}
 	spec, _ := limiter.Profile(in.Limits)
 	nb := &notebook{w: w, in: in, phase: "reading", started: workflow.Now(ctx)}
-	nb.version = workflow.GetVersion(ctx, notebookChange, workflow.DefaultVersion, 1)
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (NotebookProgress, error) {
 		nb.now = workflow.Now(ctx)
 		return nb.progress(), nil
@@ -235,7 +226,7 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 }
 
 func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error) {
-	if st := nb.in.State; st != nil && nb.version >= 1 {
+	if st := nb.in.State; st != nil {
 		nb.restore(ctx, st)
 		return nb.migrate(ctx)
 	}
@@ -302,7 +293,6 @@ func (nb *notebook) state() *NotebookState {
 			rc := *r
 			rc.FailedPages = rc.FailedPages[:min(len(rc.FailedPages), keep)]
 			rc.LossPages = rc.LossPages[:min(len(rc.LossPages), keep)]
-			rc.Targets, rc.LinkPages = nil, nil
 			cs.Result = &rc
 		}
 		st.Sections = append(st.Sections, cs)
@@ -314,9 +304,6 @@ func (nb *notebook) state() *NotebookState {
 // a new one (Temporal suggests it, or SectionsPerRun section runs were
 // started).
 func (nb *notebook) continueNow(ctx workflow.Context) bool {
-	if nb.version < 1 {
-		return false
-	}
 	return workflow.GetInfo(ctx).GetContinueAsNewSuggested() ||
 		(nb.in.SectionsPerRun > 0 && nb.startedRuns >= nb.in.SectionsPerRun)
 }
@@ -373,11 +360,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		nb.phase = "rewriting links"
 		nb.upsert(ctx, "linking")
 		nb.details(ctx)
-		link := nb.linkPass
-		if nb.version >= 1 {
-			link = nb.linkPassStaged
-		}
-		if err := link(ctx, &rep); err != nil {
+		if err := nb.linkPass(ctx, &rep); err != nil {
 			return rep, err
 		}
 	}
@@ -528,13 +511,13 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 		var res SectionResult
 		err := workflow.ExecuteChildWorkflow(cctx, MigrateSectionName, in).Get(ctx, &res)
 		switch {
-		case err != nil && nb.version >= 1 && findApp(err, ErrTypeSectionProtected) != nil:
+		case err != nil && findApp(err, ErrTypeSectionProtected) != nil:
 			s.Status, s.Error = SectionSkipped, findApp(err, ErrTypeSectionProtected).Message()
 			s.setResult(nil)
 		case err != nil:
 			s.Status, s.Error = SectionFailed, errorText(err)
 			s.setResult(nil)
-			if nb.version >= 1 && nb.stop == nil {
+			if nb.stop == nil {
 				if fatal := nb.graphFatal(err, fatalGraphTypes...); fatal != err {
 					// No section can go on (the sign-in is gone, the
 					// library is over its limit): stop.
@@ -650,48 +633,14 @@ func (nb *notebook) waiting() int {
 	return n
 }
 
-// linkPass rewrites the internal links of the pages written in this run,
-// in chunks, once every section has finished.
-func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
-	targets := map[string]string{}
-	var pages []string
-	for _, s := range nb.sections {
-		if s.result == nil {
-			continue
-		}
-		for _, t := range s.result.Targets {
-			targets[t.LinkID] = t.NotionID
-		}
-		pages = append(pages, s.result.LinkPages...)
-	}
-	if len(pages) == 0 {
-		return nil
-	}
-	const chunk = 50
-	for i := 0; i < len(pages); i += chunk {
-		part := pages[i:min(i+chunk, len(pages))]
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
-			HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute},
-			Summary: fmt.Sprintf("Rewrite internal links of %d pages", len(part))})
-		var r activities.RewriteLinksResult
-		if err := workflow.ExecuteActivity(actx, activities.RewriteLinksName,
-			activities.RewriteLinksInput{Pages: part, Targets: targets}).Get(ctx, &r); err != nil {
-			return fmt.Errorf("link pass: %w", err)
-		}
-		rep.LinkPages += r.Pages
-		rep.LinkBlocks += r.BlocksWritten
-	}
-	return nil
-}
-
-// linkPassStaged rewrites the internal links of the migrated pages once
+// linkPass rewrites the internal links of the migrated pages once
 // every section has finished. Nothing of it travels through history: the
 // link targets are read from the section databases (each row holds its
 // OneNote link ID) and staged on one worker, and the pages to rewrite are
 // the rows marked as holding links not yet rewritten. A worker lost on the
 // way means the pass runs again on a new session; it goes on where it
 // stopped, since rewritten rows are unmarked.
-func (nb *notebook) linkPassStaged(ctx workflow.Context, rep *NotebookReport) error {
+func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 	pending := false
 	var dbs []string
 	for _, s := range nb.sections {
@@ -706,17 +655,27 @@ func (nb *notebook) linkPassStaged(ctx workflow.Context, rep *NotebookReport) er
 		return nil
 	}
 	key := activities.StageKey("links/" + workflow.GetInfo(ctx).WorkflowExecution.RunID)
-	sess := &sessions{}
+	sess := newSessions(ctx)
 	for run := 1; ; run++ {
 		sctx, err := sess.get(ctx)
 		if err != nil {
+			sess.complete(ctx)
 			return fmt.Errorf("link pass: no worker session: %w", err)
 		}
-		err = nb.linkSteps(sctx, key, dbs, rep)
-		cctx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged link targets"})
-		if cerr := workflow.ExecuteActivity(cctx, activities.CleanPageName, key).Get(cctx, nil); cerr != nil {
-			workflow.GetLogger(ctx).Warn("Staged link targets not cleaned", "error", cerr)
+		// Only a goroutine started from the session context may block
+		// on it.
+		finished := false
+		workflow.Go(sctx, func(sctx workflow.Context) {
+			err = nb.linkSteps(sctx, key, dbs, rep)
+			cctx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
+				RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged link targets"})
+			if cerr := workflow.ExecuteActivity(cctx, activities.CleanPageName, key).Get(cctx, nil); cerr != nil {
+				workflow.GetLogger(sctx).Warn("Staged link targets not cleaned", "error", cerr)
+			}
+			finished = true
+		})
+		if aerr := workflow.Await(ctx, func() bool { return finished }); aerr != nil {
+			return aerr
 		}
 		if !workerLost(sctx, err) || run == maxPageRuns {
 			sess.complete(ctx)

@@ -30,11 +30,9 @@ const maxLossNotes = 3
 
 // page runs the pipeline of one page and records the outcome in the
 // ledger: content (one permit), resources (one permit of cost k per group
-// of k), convert and write to Notion, clean the staging directory. sctx
-// is the session context of a section run started before sessions were
-// renewed (sectionV0); nil means the page gets its session itself and
-// runs again on a new one if its worker is lost.
-func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent string, sctx workflow.Context) {
+// of k), convert and write to Notion, clean the staging directory. It
+// runs again on a new session if its worker is lost.
+func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent string) {
 	e := &LedgerEntry{LastModified: p.LastModified}
 	parentID := ""
 	if parent != "" {
@@ -46,7 +44,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 		if pe != nil {
 			parentID = pe.NotionID
 		}
-		if pe != nil && pe.Status == PageFailed && s.version >= 2 {
+		if pe != nil && pe.Status == PageFailed {
 			// Written now, it would land outside its parent for good: a
 			// retry of the section skips pages already done. Fail with
 			// the parent; the retry writes both, nested.
@@ -55,13 +53,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 			return
 		}
 	}
-	var res activities.WritePageResult
-	var err error
-	if sctx != nil {
-		res, err = s.pipeline(sctx, p, parentID)
-	} else {
-		res, err = s.renewing(ctx, p, parentID, e)
-	}
+	res, err := s.renewing(ctx, p, parentID, e)
 	var app *temporal.ApplicationError
 	switch {
 	case errors.As(err, &app) && app.Type() == activities.ErrTypeGraphNotFound:
@@ -72,7 +64,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 	case err != nil:
 		e.Status, e.Error = PageFailed, errorText(err)
 		workflow.GetLogger(ctx).Warn("Page failed", "page", p.ID, "error", err)
-		if a := findApp(err, stopTypes...); a != nil && s.version >= 1 && s.stop == "" {
+		if a := findApp(err, stopTypes...); a != nil && s.stop == "" {
 			// No page can be written until a person acts: stop
 			// starting pages.
 			s.stop, s.stopType, s.stopErr = a.Message(), a.Type(), err
@@ -122,7 +114,7 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 		}
 		e.Reruns++
 		s.st.Reruns++
-		if s.version >= 2 && !s.staged[p.ID] {
+		if !s.staged[p.ID] {
 			// Lost while it waited for a permit, before its worker held
 			// anything of it: another page's worker died, not this one's
 			// doing. Only losses that cost it staged data count.
@@ -167,9 +159,7 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	if err != nil {
 		return activities.WritePageResult{}, fmt.Errorf("content: %w", err)
 	}
-	if s.staged != nil {
-		s.staged[p.ID] = true
-	}
+	s.staged[p.ID] = true
 	var lost []activities.LostResource
 	for group := range slices.Chunk(meta.Resources, maxResourceCost) {
 		l, err := s.resources(sctx, key, title, group)
@@ -192,9 +182,8 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 
 // resources fetches a group of resources under one permit of cost k; when
 // a download fails mid-way, the next permit covers only the missing ones.
-// From section version 3 the permit is divisible: when only j < k
-// requests fit the limits now, the first j resources go at once and the
-// next permit covers the rest, so a page's last resources never hold back
+// The permit is divisible: when only j < k requests fit the limits now,
+// the first j resources go at once and the next permit covers the rest, so a page's last resources never hold back
 // units that would otherwise wait unused. Only failures count as
 // attempts. Resources that can never be had are returned as lost: the
 // page is written without them.
@@ -202,7 +191,6 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 	missing := slices.Clone(group)
 	var lost []activities.LostResource
 	backoff := time.Second
-	divisible := s.version >= 3
 	for attempt := 0; len(missing) > 0; attempt++ {
 		if attempt == maxResourceAttempts {
 			return lost, fmt.Errorf("resources: gave up after %d attempts, %d missing", attempt, len(missing))
@@ -212,18 +200,15 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 		}
 		granted := len(missing)
 		call := entity.Call{
-			Ask:         entity.AskOptions{User: s.in.User, Lane: limiter.Background, Cost: len(missing), Attempt: attempt},
-			Activity:    activities.FetchResourcesName,
-			Args:        input(missing),
-			Options:     graphResourcesOptions(fmt.Sprintf("Fetch %d resources: %s", len(missing), clip(title))),
-			MaxAttempts: 1,
-		}
-		if divisible {
-			call.Ask.MinCost = 1
-			call.ArgsFor = func(p entity.Permit) []any {
+			Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background, Cost: len(missing), MinCost: 1, Attempt: attempt},
+			Activity: activities.FetchResourcesName,
+			Args:     input(missing),
+			ArgsFor: func(p entity.Permit) []any {
 				granted = min(len(missing), max(1, p.Cost))
 				return input(missing[:granted])
-			}
+			},
+			Options:     graphResourcesOptions(fmt.Sprintf("Fetch %d resources: %s", len(missing), clip(title))),
+			MaxAttempts: 1,
 		}
 		var r activities.FetchResourcesResult
 		st, err := s.lim.Call(sctx, call, &r)
@@ -248,9 +233,7 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 		})
 		switch {
 		case r.Error == "":
-			if divisible {
-				attempt-- // progress, not a failure
-			}
+			attempt-- // progress, not a failure
 		case r.Fatal:
 			// Typed, so the page's caller can tell a stop (a locked
 			// section, the sign-in gone) from a page failure.

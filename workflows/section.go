@@ -107,12 +107,6 @@ type PageLoss struct {
 // Notion workspace reached its block limit.
 const StopBlockLimit = "the Notion workspace reached its block limit (Free plan)"
 
-// LinkTarget maps a OneNote page-id GUID to its Notion page.
-type LinkTarget struct {
-	LinkID   string `json:"linkID"`
-	NotionID string `json:"notionID"`
-}
-
 // SectionResult is what a finished section reports.
 type SectionResult struct {
 	SectionID string `json:"sectionID"`
@@ -123,11 +117,6 @@ type SectionResult struct {
 	Failed    int    `json:"failed"`
 	// FailedPages lists up to 20 failures.
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
-	// Targets and LinkPages fed the link pass of notebook runs started
-	// before the link pass read its inputs from Notion; sections no
-	// longer fill them.
-	Targets   []LinkTarget `json:"targets,omitempty"`
-	LinkPages []string     `json:"linkPages,omitempty"`
 	// Linked counts the pages written now that hold internal links.
 	Linked int `json:"linked,omitempty"`
 	// Losses counts everything not carried over, over all pages, and
@@ -180,23 +169,11 @@ type section struct {
 	// staged says, per page running in this run, whether its content is
 	// staged on its session's worker (so losing that worker cost it work).
 	staged map[string]bool
-	// version is the section's code version (see sectionChange).
-	version workflow.Version
 	// stop, when set, stops the section before its next page; stopType
 	// is the error type that stopped it, and stopErr the error.
 	stop, stopType string
 	stopErr        error
 }
-
-// sectionChange names the change of the section's command sequence:
-// version 1 re-runs pages whose worker was lost on a new session, lists
-// again following @odata.nextLink when Graph ignores $skip, skips a
-// password-protected section, and stops at the Notion block limit;
-// version 2 retries session creation, counts against maxPageRuns only the
-// losses that cost a page its staged data, and fails a subpage with its
-// failed parent; version 3 asks for a page's resources under a divisible
-// permit (see section.resources).
-const sectionChange = "notebridge-section-renew-sessions"
 
 // MigrateSection migrates one section: it lists the section's pages (one
 // permit per 100), then runs the page pipeline for each page, a few at a
@@ -222,12 +199,6 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil }); err != nil {
 		return SectionResult{}, err
 	}
-	// Version 1: renewed sessions, losses, stops, nextLink re-listing.
-	// Version 2: session creation retried, only worker losses that cost a
-	// page its staged data count against maxPageRuns, and a subpage whose
-	// parent failed fails with it (so a retry writes both, nested).
-	// Version 3: divisible resource permits.
-	s.version = workflow.GetVersion(ctx, sectionChange, workflow.DefaultVersion, 3)
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
 	res, err := s.run(ctx)
@@ -261,10 +232,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		return s.result(), nil
 	}
 	s.phase = "migrating"
-	s.sess = &sessions{}
-	if s.version >= 1 {
-		s.sess = newSessions(ctx, s.version >= 2)
-	}
+	s.sess = newSessions(ctx)
 	parents := parentsOf(s.st.Pages)
 	stopped := false
 	for _, p := range s.st.Pages {
@@ -287,28 +255,12 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 			break
 		}
 		p := p
-		if s.version < 1 {
-			// Runs started before sessions were renewed: the main
-			// goroutine opens the session and the page runs on it.
-			sctx, err := s.sess.get(ctx)
-			if err != nil {
-				return SectionResult{}, fmt.Errorf("no worker session: %w", err)
-			}
-			s.inflight++
-			s.handled++
-			workflow.Go(sctx, func(ctx workflow.Context) {
-				s.page(ctx, p, parents[p.ID], ctx)
-				s.details(ctx)
-				s.inflight--
-			})
-			continue
-		}
 		s.inflight++
 		s.handled++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			// No defer: deferred code also runs when the SDK evicts the
 			// workflow from its cache, outside the workflow's control.
-			s.page(ctx, p, parents[p.ID], nil)
+			s.page(ctx, p, parents[p.ID])
 			s.details(ctx)
 			s.inflight--
 		})
@@ -355,7 +307,7 @@ func (s *section) list(ctx workflow.Context) error {
 		}, &r)
 		s.count(st)
 		if err != nil {
-			if s.version >= 1 && findApp(err, activities.ErrTypeGraphProtected) != nil {
+			if findApp(err, activities.ErrTypeGraphProtected) != nil {
 				return s.protected(err)
 			}
 			return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
@@ -367,7 +319,7 @@ func (s *section) list(ctx workflow.Context) error {
 				s.st.Pages = append(s.st.Pages, p)
 			}
 		}
-		if r.Repeated && !cur.UseNextLink && s.version >= 1 {
+		if r.Repeated && !cur.UseNextLink {
 			// Graph ignored $skip and sent a batch again: pages after
 			// the first batches may be missing. List again from the
 			// start without $top, following @odata.nextLink; pages
@@ -476,9 +428,6 @@ func (s *section) result() SectionResult {
 				r.Written++
 				if e.Links > 0 {
 					r.Linked++
-					if s.version < 1 {
-						r.LinkPages = append(r.LinkPages, e.NotionID)
-					}
 				}
 				if e.Losses > 0 {
 					r.Losses += e.Losses
@@ -487,9 +436,6 @@ func (s *section) result() SectionResult {
 						r.LossPages = append(r.LossPages, PageLoss{ID: p.ID, Title: p.Title, Losses: e.Losses, Notes: e.LossNotes})
 					}
 				}
-			}
-			if p.LinkID != "" && s.version < 1 {
-				r.Targets = append(r.Targets, LinkTarget{LinkID: p.LinkID, NotionID: e.NotionID})
 			}
 		case e.Status == PageGone:
 			r.Skipped++

@@ -13,34 +13,29 @@ import (
 // sessions keeps one Temporal session (one worker) for a section's page
 // steps, and opens a new one when the worker it ran on is gone.
 //
-// A session context can only block the goroutine that created it, so in
-// keeper mode (newSessions) one goroutine owns the sessions: it creates
-// them when a page asks and completes them at the end, and pages run their
-// steps in goroutines started from the session context. Without a keeper
-// (the zero value) the caller's goroutine creates the session itself, as
-// section runs started before sessions were renewed did, and only that
-// goroutine may block on it.
+// A session context can only block the goroutine that created it, so one
+// keeper goroutine (newSessions) owns the sessions: it creates them when a
+// caller asks and completes them at the end, and callers run their steps
+// in goroutines started from the session context.
 type sessions struct {
 	ctx workflow.Context
-	// Keeper mode: want asks the keeper for a new session; gen counts the
-	// keeper's attempts and err is the last one's error.
-	keeper          bool
+	// want asks the keeper for a new session; gen counts the keeper's
+	// attempts and err is the last one's error.
 	want            bool
 	gen             int
 	err             error
 	closing, closed bool
 }
 
-// maxSessionAttempts bounds the tries to create one session when retry
-// is on; a worker killed just after it took the creation task fails it,
+// maxSessionAttempts bounds the tries to create one session; a worker killed just after it took the creation task fails it,
 // and so does a deploy that leaves no worker for a while.
 const maxSessionAttempts = 10
 
-// newSessions starts a keeper goroutine from ctx. With retry, a failed
-// session creation is tried again (backing off from 1 s to 1 min) before
-// its error reaches the pages waiting for it.
-func newSessions(ctx workflow.Context, retry bool) *sessions {
-	s := &sessions{keeper: true}
+// newSessions starts a keeper goroutine from ctx. A failed session
+// creation is tried again (backing off from 1 s to 1 min) before its
+// error reaches the callers waiting for it.
+func newSessions(ctx workflow.Context) *sessions {
+	s := &sessions{}
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			if err := workflow.Await(ctx, func() bool { return s.want || s.closing }); err != nil {
@@ -59,7 +54,7 @@ func newSessions(ctx workflow.Context, retry bool) *sessions {
 				s.ctx = nil
 			}
 			sctx, err := workflow.CreateSession(ctx, &sessionOptions)
-			for attempt, backoff := 1, time.Second; err != nil && retry && attempt < maxSessionAttempts && ctx.Err() == nil; attempt++ {
+			for attempt, backoff := 1, time.Second; err != nil && attempt < maxSessionAttempts && ctx.Err() == nil; attempt++ {
 				workflow.GetLogger(ctx).Warn("Session not created; trying again", "attempt", attempt, "error", err)
 				if workflow.Sleep(ctx, backoff) != nil {
 					break
@@ -81,22 +76,11 @@ func (s *sessions) alive() bool {
 
 // get returns a context whose activities run on the session's worker,
 // opening a session when there is none or the current one failed (its
-// worker died or stopped answering). In keeper mode, block only by
-// starting goroutines from it (workflow.Go).
+// worker died or stopped answering). Block on it only by starting
+// goroutines from it (workflow.Go).
 func (s *sessions) get(ctx workflow.Context) (workflow.Context, error) {
 	if s.alive() {
 		return s.ctx, nil
-	}
-	if !s.keeper {
-		if s.ctx != nil {
-			workflow.CompleteSession(s.ctx)
-		}
-		sctx, err := workflow.CreateSession(ctx, &sessionOptions)
-		if err != nil {
-			return nil, err
-		}
-		s.ctx = sctx
-		return sctx, nil
 	}
 	gen := s.gen
 	s.want = true
@@ -111,13 +95,6 @@ func (s *sessions) get(ctx workflow.Context) (workflow.Context, error) {
 
 // complete releases the session. ctx is the caller's context.
 func (s *sessions) complete(ctx workflow.Context) {
-	if !s.keeper {
-		if s.ctx != nil {
-			workflow.CompleteSession(s.ctx)
-			s.ctx = nil
-		}
-		return
-	}
 	s.closing = true
 	_ = workflow.Await(ctx, func() bool { return s.closed })
 }

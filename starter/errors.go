@@ -8,7 +8,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
 )
 

@@ -272,4 +272,3 @@ func TestNotSignedInIsRecognised(t *testing.T) {
 		}
 	}
 }
-

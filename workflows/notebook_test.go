@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -30,8 +31,8 @@ func TestNotebookNotFoundListsTheNames(t *testing.T) {
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Gamma", NotionParent: "p"})
 	err := env.GetWorkflowError()
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != ErrTypeConfig {
-		t.Fatalf("error %v, want %s", err, ErrTypeConfig)
+	if !errors.As(err, &app) || app.Type() != failure.Config {
+		t.Fatalf("error %v, want %s", err, failure.Config)
 	}
 	for _, s := range []string{`"Gamma"`, `"Alpha"`, `"Beta"`} {
 		if !strings.Contains(err.Error(), s) {
@@ -45,9 +46,9 @@ func TestFatalConfigErrorsSayWhatToDo(t *testing.T) {
 		typ, want string
 		notion    bool
 	}{
-		{activities.ErrTypeNotSignedIn, "not signed in", false},
-		{activities.ErrTypeGraphLibraryLimit, "10008", false},
-		{activities.ErrTypeNotionNotShared, "not shared with the integration", true},
+		{failure.NotSignedIn, "not signed in", false},
+		{failure.GraphLibraryLimit, "10008", false},
+		{failure.NotionNotShared, "not shared with the integration", true},
 	} {
 		env, _ := newEnv(t)
 		fail := temporal.NewNonRetryableApplicationError("boom", tc.typ, nil)

@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 )
 
 // The activity option sets of the workflows, one per kind of work. Each
@@ -41,13 +41,13 @@ func graphResourcesOptions(summary string) workflow.ActivityOptions {
 // notionWriteOptions are for writing one page to Notion: many paced
 // requests (blocks in chunks, file uploads), so a long timeout with a
 // heartbeat to notice a dead worker early; retried because the write is
-// idempotent, but not when the staged content is gone (ErrTypeStaging:
+// idempotent, but not when the staged content is gone (failure.Staging:
 // the page must run again from Graph on a new session).
 func notionWriteOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, MaximumAttempts: 6,
-			NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
+			NonRetryableErrorTypes: []string{failure.Staging}},
 		Summary: summary,
 	}
 }

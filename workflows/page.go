@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 )
@@ -54,9 +55,9 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 		}
 	}
 	res, err := s.renewing(ctx, p, parentID, e)
-	var app *temporal.ApplicationError
+	app, decision := failure.Of(err)
 	switch {
-	case errors.As(err, &app) && app.Type() == activities.ErrTypeGraphNotFound:
+	case err != nil && decision == failure.SkipPage:
 		// Deleted in OneNote since it was listed: nothing to migrate.
 		e.Status, e.Error = PageGone, errorText(err)
 		s.st.Ledger[p.ID] = e
@@ -64,11 +65,12 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 	case err != nil:
 		e.Status, e.Error = PageFailed, errorText(err)
 		workflow.GetLogger(ctx).Warn("Page failed", "page", p.ID, "error", err)
-		if a := findApp(err, stopTypes...); a != nil && s.stop == "" {
-			// No page can be written until a person acts: stop
-			// starting pages.
-			s.stop, s.stopType, s.stopErr = a.Message(), a.Type(), err
-			if a.Type() == activities.ErrTypeNotionBlockLimit {
+		if (decision == failure.Stop || decision == failure.SkipSection) && s.stop == "" {
+			// No page can be written until a person acts (or the
+			// section was locked since it was listed, and is then
+			// skipped): stop starting pages.
+			s.stop, s.stopType, s.stopErr = app.Message(), app.Type(), err
+			if app.Type() == failure.NotionBlockLimit {
 				s.stop = StopBlockLimit
 			}
 		}
@@ -238,7 +240,7 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 			// Typed, so the page's caller can tell a stop (a locked
 			// section, the sign-in gone) from a page failure.
 			return lost, fmt.Errorf("resources: %w", temporal.NewNonRetryableApplicationError(r.Error, r.ErrorType, nil))
-		case r.ErrorType == activities.ErrTypeGraphThrottled:
+		case r.ErrorType == failure.GraphThrottled:
 			// The limiter's breaker holds the next permit back.
 		default:
 			if err := workflow.Sleep(sctx, backoff); err != nil {
@@ -257,26 +259,6 @@ func clip(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
-}
-
-// stopTypes are the error types of a page that stop its section: no
-// other page can be migrated until a person acts. A password-protected
-// section (locked since it was listed) is then skipped.
-var stopTypes = []string{activities.ErrTypeNotionBlockLimit, activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit,
-	activities.ErrTypeGraphProtected}
-
-// findApp returns the first ApplicationError in err's chain whose type is
-// one of types (any type if none is given), or nil. errors.As stops at
-// the first ApplicationError, which for an error that crossed a workflow
-// boundary wrapped is a generic one.
-func findApp(err error, types ...string) *temporal.ApplicationError {
-	for err != nil {
-		if app, ok := err.(*temporal.ApplicationError); ok && (len(types) == 0 || slices.Contains(types, app.Type())) {
-			return app
-		}
-		err = errors.Unwrap(err)
-	}
-	return nil
 }
 
 // errorText is an error's message for a report.

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/onenote"
@@ -118,7 +119,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 					Options: graphOptions("Count pages of " + sec.Path),
 				}, &r)
 				res.Requests += st.Attempts
-				if findApp(err, activities.ErrTypeGraphProtected) != nil {
+				if failure.Find(err, failure.GraphProtected) != nil {
 					// Password-protected: its pages cannot be counted
 					// until it is unlocked; the others still are.
 					sec.Protected = true

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/onenote"
@@ -269,7 +270,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		return SectionResult{}, err
 	}
 	s.sess.complete(ctx)
-	if s.stopType == activities.ErrTypeGraphProtected {
+	if s.stopType == failure.GraphProtected {
 		// Locked while it migrated: skip it like a section locked from
 		// the start; the pages written stay, a retry skips them.
 		return SectionResult{}, s.protected(s.stopErr)
@@ -307,7 +308,7 @@ func (s *section) list(ctx workflow.Context) error {
 		}, &r)
 		s.count(st)
 		if err != nil {
-			if findApp(err, activities.ErrTypeGraphProtected) != nil {
+			if failure.Find(err, failure.GraphProtected) != nil {
 				return s.protected(err)
 			}
 			return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
@@ -366,14 +367,14 @@ func (s *section) list(ctx workflow.Context) error {
 func (s *section) protected(err error) error {
 	code := onenote.CodeEncryptedSection
 	var o limiter.Outcome
-	if app := findApp(err, activities.ErrTypeGraphProtected); app != nil && app.HasDetails() && app.Details(&o) == nil && o.Code != "" {
+	if app := failure.Find(err, failure.GraphProtected); app != nil && app.HasDetails() && app.Details(&o) == nil && o.Code != "" {
 		code = o.Code
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"section %q skipped: it is password-protected, which the OneNote API cannot read (Graph error %s, "+
 			"\"Encrypted sections are not accessible.\"); unlock it in OneNote, then retry the section "+
 			"(signal %s with %q)", s.in.Section.Path, code, SignalRetrySection, s.in.Section.ID),
-		ErrTypeSectionProtected, err)
+		failure.SectionProtected, err)
 }
 
 func (s *section) count(st entity.CallStats) {

@@ -239,9 +239,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 	if !nb.in.DryRun {
 		nb.phase = "creating Notion containers"
 		nb.details(ctx)
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute,
-			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10, MaximumInterval: time.Minute},
-			Summary:     "Create the notebook's pages and databases in Notion"})
+		actx := workflow.WithActivityOptions(ctx, notionLayoutOptions("Create the notebook's pages and databases in Notion"))
 		err := workflow.ExecuteActivity(actx, activities.EnsureLayoutName,
 			activities.EnsureLayoutInput{ParentPageID: nb.in.NotionParent, Notebook: *tree}).Get(ctx, &layout)
 		if err != nil {
@@ -643,8 +641,7 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 		finished := false
 		workflow.Go(sctx, func(sctx workflow.Context) {
 			err = nb.linkSteps(sctx, key, dbs, rep)
-			cctx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-				RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged link targets"})
+			cctx := workflow.WithActivityOptions(sctx, housekeepingOptions("Clean staged link targets"))
 			if cerr := workflow.ExecuteActivity(cctx, activities.CleanPageName, key).Get(cctx, nil); cerr != nil {
 				workflow.GetLogger(sctx).Warn("Staged link targets not cleaned", "error", cerr)
 			}
@@ -668,10 +665,7 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 // rewrites the pages with links left, database by database, a chunk of
 // pages per activity.
 func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, dbs []string, rep *NotebookReport) error {
-	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
-		HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute,
-			NonRetryableErrorTypes: []string{failure.Staging}},
-		Summary: fmt.Sprintf("Read the link targets of %d sections from Notion", len(dbs))})
+	actx := workflow.WithActivityOptions(sctx, notionLinkOptions(fmt.Sprintf("Read the link targets of %d sections from Notion", len(dbs))))
 	var st activities.StageLinkTargetsResult
 	if err := workflow.ExecuteActivity(actx, activities.StageLinkTargetsName,
 		activities.StageLinkTargetsInput{Key: key, DatabaseIDs: dbs}).Get(sctx, &st); err != nil {
@@ -679,10 +673,7 @@ func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, db
 	}
 	for _, db := range dbs {
 		for more := true; more; {
-			ractx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
-				HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute,
-					NonRetryableErrorTypes: []string{failure.Staging}},
-				Summary: "Rewrite internal links (" + clip(db) + ")"})
+			ractx := workflow.WithActivityOptions(sctx, notionLinkOptions("Rewrite internal links ("+clip(db)+")"))
 			var r activities.RewriteLinksResult
 			if err := workflow.ExecuteActivity(ractx, activities.RewriteLinksName,
 				activities.RewriteLinksInput{DatabaseID: db, TargetsKey: key}).Get(sctx, &r); err != nil {

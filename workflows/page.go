@@ -21,10 +21,17 @@ const maxResourceCost = 10
 // maxResourceAttempts bounds the permits spent on one group of resources.
 const maxResourceAttempts = 20
 
-// maxPageRuns bounds how often one page is run again, each time on a new
-// session, because the worker holding its staged data was lost. It only
-// guards against a page that kills every worker it runs on.
-const maxPageRuns = 8
+// maxPageRuns bounds the runs of one page (and of the link pass) that
+// lost their worker after it staged the page's content: a page losing
+// its worker three times in a row is killing them; the section reports it
+// failed and a retry-section runs it again. maxPageLosses bounds every
+// run, counting those lost before anything was staged (another page's
+// worker died under it). Both multiply the sends of a request: see
+// notionSendBound.
+const (
+	maxPageRuns   = 3
+	maxPageLosses = 2 * maxPageRuns
+)
 
 // maxLossNotes is how many losses a ledger entry names.
 const maxLossNotes = 3
@@ -121,12 +128,12 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 			// anything of it: another page's worker died, not this one's
 			// doing. Only losses that cost it staged data count.
 			run--
-			if e.Reruns < maxPageRuns*4 {
+			if e.Reruns < maxPageLosses {
 				workflow.GetLogger(ctx).Warn("Worker lost before the page was staged; running it again", "page", p.ID, "error", err)
 				continue
 			}
 		}
-		if run == maxPageRuns || e.Reruns >= maxPageRuns*4 {
+		if run == maxPageRuns || e.Reruns >= maxPageLosses {
 			return res, fmt.Errorf("the worker running this page was lost %d times in a row (last: %w); "+
 				"check the workers, then retry the section", run, err)
 		}

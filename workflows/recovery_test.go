@@ -139,7 +139,7 @@ func TestPageRerunsAreBounded(t *testing.T) {
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, "lost 8 times") {
+	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, fmt.Sprintf("lost %d times", maxPageRuns)) {
 		t.Errorf("result %+v after %d writes", res, m.writes["p0"])
 	}
 }

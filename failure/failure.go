@@ -42,8 +42,9 @@ const (
 	// with a Config error that says what to do, keeping this one as its
 	// cause.
 	Stop
-	// Fail: the migration cannot run as asked (a bad input, a notebook
-	// not found); it ends at once with the error.
+	// Fail: what was asked cannot be done: a migration with a bad input
+	// or a notebook not found ends at once with the error; an operator's
+	// update the notebook refuses changes nothing.
 	Fail
 )
 
@@ -118,6 +119,9 @@ const (
 	// InvalidInput: a workflow's input is malformed; the details name the
 	// field.
 	InvalidInput = "InvalidInput"
+	// Refused: a notebook refused an operator's update (retry-section,
+	// retry-failed, finish); the message says why and what to do.
+	Refused = "UpdateRefused"
 )
 
 // Decide is the decision for an error of type typ. A type this package
@@ -134,7 +138,7 @@ func Decide(typ string) Decision {
 		return SkipSection
 	case NotSignedIn, GraphLibraryLimit, NotionNotShared, NotionAuth, NotionBlockLimit:
 		return Stop
-	case Config, InvalidInput:
+	case Config, InvalidInput, Refused:
 		return Fail
 	}
 	return FailPage
@@ -174,7 +178,7 @@ func Find(err error, types ...string) *temporal.ApplicationError {
 func Types() []string {
 	return []string{NotSignedIn, GraphThrottled, GraphTransient, GraphAuth, GraphPermission, GraphLibraryLimit, GraphConfig,
 		GraphNotFound, GraphProtected, GraphOther, NotionNotShared, NotionAuth, NotionBlockLimit, NotionInvalid, NotionRetryable,
-		Staging, Convert, SectionProtected, Config, InvalidInput}
+		Staging, Convert, SectionProtected, Config, InvalidInput, Refused}
 }
 
 // NotRetried lists the types the layers below the workflow must not send

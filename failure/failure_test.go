@@ -34,6 +34,7 @@ func TestDecide(t *testing.T) {
 		{NotionBlockLimit, Stop},
 		{Config, Fail},
 		{InvalidInput, Fail},
+		{Refused, Fail},
 		{"wrapError", FailPage},
 	} {
 		if got := Decide(tc.typ); got != tc.want {

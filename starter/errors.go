@@ -23,6 +23,16 @@ func explain(err error, user, what string) error {
 	return fmt.Errorf("%s failed: %w", what, err)
 }
 
+// refusal is the error of an operator update: the notebook's reason when
+// it refused it (failure.Refused), else err as it is (no worker, a
+// closed workflow).
+func refusal(err error) error {
+	if app := failure.Find(err, failure.Refused); app != nil {
+		return errors.New(app.Message())
+	}
+	return err
+}
+
 // notSignedIn is the error for a user the worker has no sign-in for.
 func notSignedIn(user string) error {
 	return fmt.Errorf("user %q is not signed in to Microsoft: run \"starter login --user %s\" "+

@@ -46,10 +46,10 @@ func TestHelpShowsTheTemporalCommand(t *testing.T) {
 			"--workflow-id 'migrate/alice/nb1/section/<sectionID>' --name progress",
 			"--workflow-id limiter/graph-onenote/app1 --name state"}},
 		{[]string{"retry", "-w", "migrate/alice/nb1", "-section", "s1", "-help"}, []string{
-			`temporal workflow signal --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name retry-section --input '"s1"'`,
+			`temporal workflow update execute --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name retry-section --input '"s1"'`,
 			"--workflow-id migrate/alice/nb1 --name retry-failed"}},
 		{[]string{"finish", "-user", "alice", "-notebook", "nb1", "-help"}, []string{
-			"temporal workflow signal --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name finish",
+			"temporal workflow update execute --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name finish",
 			"temporal workflow result --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1"}},
 		{[]string{"list", "-user", "alice", "-status", "waiting", "-help"}, []string{
 			`temporal workflow list --address temporal.example:7233 --namespace default --query 'WorkflowType = "MigrateNotebook" AND NoteBridgeUser = "alice" AND NoteBridgeStatus = "waiting"'`}},

@@ -241,7 +241,7 @@ func TestFaultsAndBadInput(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		if err := h.c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.SignalFinish, nil); err != nil {
+		if _, err := workflows.Finish(ctx, h.c, run.GetID()); err != nil {
 			t.Fatal(err)
 		}
 		var rep workflows.NotebookReport

@@ -158,7 +158,8 @@ type notebook struct {
 	queue    []int
 	running  int
 	finish   bool
-	// changes counts section completions and signals, to wake the loop.
+	// changes counts section completions and operator updates, to wake
+	// the loop.
 	changes int
 	message string
 	// dbs maps section IDs to their Notion databases.
@@ -169,12 +170,15 @@ type notebook struct {
 	// stop, when set, is why the migration must end once the running
 	// sections are done: no new section starts.
 	stop error
+	// ended is set once no section runs again (the link pass, the end).
+	ended bool
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
 // Graph call under a permit), creates the Notion containers, runs one
-// MigrateSection child per section a few at a time, waits for operator
-// signals while sections have failed, and finally rewrites internal links.
+// MigrateSection child per section a few at a time, waits for the
+// operator's updates while sections have failed, and finally rewrites
+// internal links.
 func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (NotebookReport, error) {
 	if in.Limits == "" {
 		in.Limits = w.Limits
@@ -188,6 +192,9 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		nb.now = workflow.Now(ctx)
 		return nb.progress(), nil
 	}); err != nil {
+		return NotebookReport{}, err
+	}
+	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
 	}
 	nb.upsert(ctx, "reading")
@@ -297,12 +304,11 @@ func (nb *notebook) continueNow(ctx workflow.Context) bool {
 		(nb.in.SectionsPerRun > 0 && nb.startedRuns >= nb.in.SectionsPerRun)
 }
 
-// migrate runs the sections, a few at a time, waits for operator signals
-// while sections have failed, then rewrites internal links.
+// migrate runs the sections, a few at a time, waits for the operator's
+// updates while sections have failed, then rewrites internal links.
 func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 	nb.phase = "migrating"
 	nb.upsert(ctx, "migrating")
-	nb.listen(ctx)
 	for {
 		canStart := func() bool {
 			return len(nb.queue) > 0 && nb.running < nb.in.SectionParallelism && nb.stop == nil && !nb.continueNow(ctx)
@@ -317,12 +323,16 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 			return nb.stopped()
 		}
 		if settled() && (nb.waiting() == 0 || nb.finish) {
+			nb.ended = true
 			break
 		}
 		if nb.running == 0 && nb.continueNow(ctx) {
-			// Nothing runs: hand the state (and any signal not yet
-			// handled) to a new run, so history stays bounded.
-			nb.drainSignals(ctx)
+			// Nothing runs: hand the state to a new run, so history
+			// stays bounded. The update handlers change the state
+			// without blocking; none is left half done.
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return NotebookReport{}, err
+			}
 			next := nb.in
 			next.State = nb.state()
 			return NotebookReport{}, workflow.NewContinueAsNewError(ctx, MigrateNotebookName, next)
@@ -514,81 +524,6 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 		nb.running--
 		nb.changes++
 	})
-}
-
-// listen handles the operator's signals.
-func (nb *notebook) listen(ctx workflow.Context) {
-	retry := workflow.GetSignalChannel(ctx, SignalRetrySection)
-	retryAll := workflow.GetSignalChannel(ctx, SignalRetryFailed)
-	finish := workflow.GetSignalChannel(ctx, SignalFinish)
-	log := workflow.GetLogger(ctx)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			sel := workflow.NewSelector(ctx)
-			sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) {
-				var id string
-				c.Receive(ctx, &id)
-				nb.retrySection(log, id)
-			})
-			sel.AddReceive(retryAll, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				nb.retryFailed()
-			})
-			sel.AddReceive(finish, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				nb.finish = true
-			})
-			sel.Select(ctx)
-			nb.changes++
-		}
-	})
-}
-
-// retrySection queues failed or skipped section id (an ID, name or path)
-// again: a skipped section is one a person has to unlock first.
-func (nb *notebook) retrySection(log interface {
-	Info(string, ...any)
-	Warn(string, ...any)
-}, id string) {
-	id = strings.TrimSpace(id)
-	for i, s := range nb.sections {
-		if s.ID == id || s.Name == id || s.Path == id {
-			if retriable(s.Status) {
-				s.Status = SectionPending
-				nb.queue = append(nb.queue, i)
-			} else {
-				log.Info("retry-section ignored: section has not failed nor been skipped", "section", id, "status", s.Status)
-			}
-			return
-		}
-	}
-	log.Warn("retry-section ignored: no such section", "section", id)
-}
-
-// retryFailed queues every failed or skipped section again.
-func (nb *notebook) retryFailed() {
-	for i, s := range nb.sections {
-		if retriable(s.Status) {
-			s.Status = SectionPending
-			nb.queue = append(nb.queue, i)
-		}
-	}
-}
-
-// drainSignals handles the signals delivered but not yet received, before
-// the run continues as new.
-func (nb *notebook) drainSignals(ctx workflow.Context) {
-	log := workflow.GetLogger(ctx)
-	var id string
-	for workflow.GetSignalChannel(ctx, SignalRetrySection).ReceiveAsync(&id) {
-		nb.retrySection(log, id)
-	}
-	for workflow.GetSignalChannel(ctx, SignalRetryFailed).ReceiveAsync(nil) {
-		nb.retryFailed()
-	}
-	for workflow.GetSignalChannel(ctx, SignalFinish).ReceiveAsync(nil) {
-		nb.finish = true
-	}
 }
 
 // retriable reports whether a section in this status waits for an

@@ -349,9 +349,9 @@ func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
 					mu.Lock()
 					locked = false
 					mu.Unlock()
-					env.SignalWorkflow(SignalRetrySection, "s2")
+					mustUpdate(t, env, UpdateRetrySection, "s2")
 				} else {
-					env.SignalWorkflow(SignalFinish, nil)
+					mustUpdate(t, env, UpdateFinish)
 				}
 			}, time.Hour)
 			env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p"})
@@ -478,7 +478,7 @@ func TestNotebookContinuesAsNewKeepingOutcomes(t *testing.T) {
 
 	env2, calls := newEnv(t)
 	env2.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(section)
-	env2.RegisterDelayedCallback(func() { env2.SignalWorkflow(SignalFinish, nil) }, time.Hour)
+	env2.RegisterDelayedCallback(func() { mustUpdate(t, env2, UpdateFinish) }, time.Hour)
 	env2.ExecuteWorkflow(MigrateNotebookName, next)
 	var rep NotebookReport
 	if err := env2.GetWorkflowResult(&rep); err != nil {

@@ -373,7 +373,7 @@ func (s *section) protected(err error) error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"section %q skipped: it is password-protected, which the OneNote API cannot read (Graph error %s, "+
 			"\"Encrypted sections are not accessible.\"); unlock it in OneNote, then retry the section "+
-			"(signal %s with %q)", s.in.Section.Path, code, SignalRetrySection, s.in.Section.ID),
+			"(starter retry --section %q, or the update %s)", s.in.Section.Path, code, s.in.Section.ID, UpdateRetrySection),
 		failure.SectionProtected, err)
 }
 

@@ -487,7 +487,12 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            SectionWorkflowID(nb.in.User, nb.id, s.ID),
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		StaticSummary:         fmt.Sprintf("Migrate section %s of %s", s.Path, nb.in.User),
+		// A notebook that ends any way (cancelled, terminated, timed
+		// out) asks its running sections to cancel, so they release
+		// their limiter permits (section.windDown) instead of holding
+		// them until the leases expire.
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+		StaticSummary:     fmt.Sprintf("Migrate section %s of %s", s.Path, nb.in.User),
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
 		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun}

@@ -116,6 +116,10 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 			finished = true
 		})
 		if aerr := workflow.Await(ctx, func() bool { return finished }); aerr != nil {
+			// Cancelled: the pipeline ends at once; wait for it, so
+			// its permits are released before the section ends.
+			dctx, _ := workflow.NewDisconnectedContext(ctx)
+			_ = workflow.Await(dctx, func() bool { return finished })
 			return res, aerr
 		}
 		if !workerLost(sctx, err) || ctx.Err() != nil {

@@ -250,6 +250,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 			break
 		}
 		if err := workflow.Await(ctx, func() bool { return s.inflight < s.in.PageParallelism }); err != nil {
+			s.windDown(ctx)
 			return SectionResult{}, err
 		}
 		if s.stop != "" {
@@ -267,6 +268,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		})
 	}
 	if err := workflow.Await(ctx, func() bool { return s.inflight == 0 }); err != nil {
+		s.windDown(ctx)
 		return SectionResult{}, err
 	}
 	s.sess.complete(ctx)
@@ -291,6 +293,17 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 	}
 	s.phase = "done"
 	return s.result(), nil
+}
+
+// windDown waits, once the section is cancelled (the notebook was
+// cancelled or closed: ParentClosePolicy REQUEST_CANCEL), for the pages
+// in flight to end. They end at once, their activities and permit waits
+// cancelled, and release what they hold on the way, so when the section
+// returns (and flushes its releases) the limiter has every slot back
+// rather than waiting for the leases to expire.
+func (s *section) windDown(ctx workflow.Context) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return s.inflight == 0 })
 }
 
 // list reads the whole page listing, one permit per request of 100, and

@@ -151,8 +151,13 @@ func TestPagePipelineAgainstEmulators(t *testing.T) {
 	if w.NotionPageID == "" || w.Unchanged || w.BlocksWritten == 0 {
 		t.Fatalf("write: %+v", w)
 	}
+	// More pages than one Notion filter names: two queries.
+	ask := map[string]string{p.ID: p.LastModified, pages.Pages[1].ID: pages.Pages[1].LastModified}
+	for i := range 148 {
+		ask[fmt.Sprintf("0-%032x!1-NOT-LISTED", i)] = p.LastModified
+	}
 	ex, err := run[activities.ExistingRowsResult](t, f, activities.ExistingRowsName,
-		activities.ExistingRowsInput{DatabaseID: db, Pages: map[string]string{p.ID: p.LastModified, pages.Pages[1].ID: pages.Pages[1].LastModified}})
+		activities.ExistingRowsInput{DatabaseID: db, Pages: ask})
 	if err != nil {
 		t.Fatal(err)
 	}

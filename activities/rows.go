@@ -3,6 +3,8 @@ package activities
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/notebridge/notebridge/notion"
@@ -11,7 +13,9 @@ import (
 // ExistingRowsInput asks which listed pages are already migrated.
 type ExistingRowsInput struct {
 	DatabaseID string `json:"databaseID"`
-	// Pages maps OneNote page IDs to their lastModified (timeFormat).
+	// Pages maps OneNote page IDs to their lastModified (timeFormat):
+	// one listing batch, so the input stays small whatever the section's
+	// size.
 	Pages map[string]string `json:"pages"`
 }
 
@@ -24,10 +28,11 @@ type ExistingRowsResult struct {
 	LinksPending int `json:"linksPending,omitempty"`
 }
 
-// ExistingRows reads a section database's finished rows, so a re-run
-// skips unchanged pages before spending any Graph request on them. The
-// queries go through the Notion client, so they share the token's pacing
-// with every write and honour Retry-After.
+// ExistingRows reads the finished rows of the given pages from a section
+// database (one query per notion.MaxRowIDs pages), so a re-run skips
+// unchanged pages before spending any Graph request on them. The queries
+// go through the Notion client, so they share the token's pacing with
+// every write and honour Retry-After.
 func (a *Activities) ExistingRows(ctx context.Context, in ExistingRowsInput) (ExistingRowsResult, error) {
 	out := ExistingRowsResult{Done: map[string]string{}}
 	if len(in.Pages) == 0 {
@@ -36,17 +41,20 @@ func (a *Activities) ExistingRows(ctx context.Context, in ExistingRowsInput) (Ex
 	if a.cfg.Notion == nil {
 		return out, errors.New("activities: no Notion client configured")
 	}
-	err := a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true}, func(r notion.Row) error {
-		if want, ok := in.Pages[r.OneNotePageID]; ok && sameSecond(r.LastModified, want) {
-			out.Done[r.OneNotePageID] = r.PageID
-			if r.LinksPending {
-				out.LinksPending++
+	ids := slices.Sorted(maps.Keys(in.Pages))
+	for chunk := range slices.Chunk(ids, notion.MaxRowIDs) {
+		err := a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, OneNoteIDs: chunk}, func(r notion.Row) error {
+			if want, ok := in.Pages[r.OneNotePageID]; ok && sameSecond(r.LastModified, want) {
+				if _, seen := out.Done[r.OneNotePageID]; !seen && r.LinksPending {
+					out.LinksPending++
+				}
+				out.Done[r.OneNotePageID] = r.PageID
 			}
+			return nil
+		})
+		if err != nil {
+			return ExistingRowsResult{}, notionError(err)
 		}
-		return nil
-	})
-	if err != nil {
-		return ExistingRowsResult{}, notionError(err)
 	}
 	return out, nil
 }

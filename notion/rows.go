@@ -57,7 +57,14 @@ type RowFilter struct {
 	// LinksPending keeps only rows whose internal links are still to be
 	// rewritten.
 	LinksPending bool
+	// OneNoteIDs, when set, keeps only the rows of these OneNote pages
+	// (PropOneNoteID). At most MaxRowIDs: Notion takes at most 100
+	// conditions in one compound filter.
+	OneNoteIDs []string
 }
+
+// MaxRowIDs is the most OneNote page IDs one RowFilter names.
+const MaxRowIDs = 100
 
 // Rows calls fn for each live (not archived) row of section database db
 // that matches f, 100 rows per request, through the Client's pacing and
@@ -66,7 +73,17 @@ func (c *Client) Rows(ctx context.Context, db string, f RowFilter, fn func(Row) 
 	if db == "" {
 		return fmt.Errorf("notion: Rows needs a database ID")
 	}
+	if len(f.OneNoteIDs) > MaxRowIDs {
+		return fmt.Errorf("notion: Rows asks for %d OneNote pages, at most %d", len(f.OneNoteIDs), MaxRowIDs)
+	}
 	var and []any
+	if len(f.OneNoteIDs) > 0 {
+		or := make([]any, len(f.OneNoteIDs))
+		for i, id := range f.OneNoteIDs {
+			or[i] = map[string]any{"property": PropOneNoteID, "rich_text": map[string]any{"equals": id}}
+		}
+		and = append(and, map[string]any{"or": or})
+	}
 	if f.Done {
 		and = append(and, map[string]any{"property": PropStatus, "select": map[string]any{"equals": StatusDone}})
 	}

@@ -305,11 +305,6 @@ func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
 	return js
 }
 
-// savedGeneration names the histories this code saves. The histories of
-// earlier generations stay in testdata: replaying them checks that
-// workflows started by earlier code still run (workflow.GetVersion).
-const savedGeneration = "-4"
-
 // maybeSave keeps, for the replay test, the smallest completed notebook
 // history that took a retry-section update, the smallest that ran the
 // link pass, and the smallest completed section history that wrote a
@@ -320,10 +315,10 @@ func (h *harness) maybeSave(t *testing.T, typ, id string, st enums.WorkflowExecu
 	}
 	switch typ {
 	case workflows.MigrateNotebookName:
-		h.saveSmallest(t, "migrate-notebook"+savedGeneration+".json", workflows.UpdateRetrySection, id, js)
-		h.saveSmallest(t, "migrate-notebook-links"+savedGeneration+".json", activities.StageLinkTargetsName, id, js)
+		h.saveSmallest(t, "migrate-notebook.json", workflows.UpdateRetrySection, id, js)
+		h.saveSmallest(t, "migrate-notebook-links.json", activities.StageLinkTargetsName, id, js)
 	case workflows.MigrateSectionName:
-		h.saveSmallest(t, "migrate-section"+savedGeneration+".json", "WritePage", id, js)
+		h.saveSmallest(t, "migrate-section.json", "WritePage", id, js)
 	}
 }
 

@@ -41,14 +41,14 @@ const maxLossNotes = 3
 // of k), convert and write to Notion, clean the staging directory. It
 // runs again on a new session if its worker is lost.
 func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent string) {
-	e := &LedgerEntry{LastModified: p.LastModified}
+	e := &LedgerEntry{}
 	parentID := ""
 	if parent != "" {
 		// Subpages are written after their parent, to nest under it (a
 		// parent deleted in OneNote since the listing leaves them at the
 		// top).
-		_ = workflow.Await(ctx, func() bool { return s.st.Ledger[parent] != nil })
-		pe := s.st.Ledger[parent]
+		_ = workflow.Await(ctx, func() bool { return s.ledger[parent] != nil })
+		pe := s.ledger[parent]
 		if pe != nil {
 			parentID = pe.NotionID
 		}
@@ -57,7 +57,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 			// retry of the section skips pages already done. Fail with
 			// the parent; the retry writes both, nested.
 			e.Status, e.Error = PageFailed, "its parent page failed: "+pe.Error
-			s.st.Ledger[p.ID] = e
+			s.record(p, e)
 			return
 		}
 	}
@@ -67,8 +67,6 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 	case err != nil && decision == failure.SkipPage:
 		// Deleted in OneNote since it was listed: nothing to migrate.
 		e.Status, e.Error = PageGone, errorText(err)
-		s.st.Ledger[p.ID] = e
-		return
 	case err != nil:
 		e.Status, e.Error = PageFailed, errorText(err)
 		workflow.GetLogger(ctx).Warn("Page failed", "page", p.ID, "error", err)
@@ -88,10 +86,16 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 			e.LossNotes = e.LossNotes[:maxLossNotes]
 		}
 		if res.Unchanged {
-			s.st.Skipped++
+			s.st.Tally.Skipped++
 		}
 	}
-	s.st.Ledger[p.ID] = e
+	s.record(p, e)
+}
+
+// record keeps page p's outcome e for this run and counts it.
+func (s *section) record(p activities.PageMeta, e *LedgerEntry) {
+	s.ledger[p.ID] = e
+	s.st.Tally.add(p, e)
 }
 
 // renewing runs the pipeline on the section's session; when the worker

@@ -11,10 +11,17 @@ import (
 	"github.com/notebridge/notebridge/workflows"
 )
 
-// TestReplaySavedHistories replays histories of a real migration (saved by
-// TestEndToEnd with NOTEBRIDGE_SAVE_HISTORY=1) against the current code:
-// a change that breaks determinism fails here before it breaks running
-// migrations.
+// TestReplaySavedHistories replays histories of a real migration against
+// the current code: a change that breaks determinism fails here before it
+// breaks running migrations. Until the first release tag there are no live
+// histories and workflow code changes without workflow.GetVersion; after
+// such a change, record them again (about 3 minutes; needs bin/temporal):
+//
+//	NOTEBRIDGE_SAVE_HISTORY=1 go test -count=1 -run 'TestEndToEnd$' ./workflows/
+//
+// which overwrites testdata/migrate-notebook.json (a retry-section),
+// migrate-notebook-links.json (the link pass) and migrate-section.json
+// (a section that wrote pages).
 func TestReplaySavedHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	if err != nil {

@@ -46,12 +46,11 @@ const (
 	PageGone = "gone"
 )
 
-// LedgerEntry is the durable record of one page.
+// LedgerEntry is the record of one page handled in this run.
 type LedgerEntry struct {
-	Status       string `json:"status"`
-	NotionID     string `json:"notionID,omitempty"`
-	LastModified string `json:"lastModified,omitempty"`
-	Error        string `json:"error,omitempty"`
+	Status   string `json:"status"`
+	NotionID string `json:"notionID,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// Written is set when this migration wrote the page (not skipped).
 	Written bool `json:"written,omitempty"`
 	Links   int  `json:"links,omitempty"`
@@ -64,18 +63,39 @@ type LedgerEntry struct {
 	Reruns int `json:"reruns,omitempty"`
 }
 
-// SectionState is a section's progress: the listing, and the ledger of
-// every page handled (page ID -> entry).
+// SectionState is a section's progress, carried across continue-as-new.
+// Its size does not grow with the section's: the listing is read one
+// batch at a time from Cursor, and what was handled is kept as totals
+// (Tally) and the ancestors of the next page.
 type SectionState struct {
-	Listed    bool                    `json:"listed"`
-	Pages     []activities.PageMeta   `json:"pages,omitempty"`
-	Ledger    map[string]*LedgerEntry `json:"ledger,omitempty"`
-	Skipped   int                     `json:"skipped"`
-	ListCalls int                     `json:"listCalls"`
-	Permits   int                     `json:"permits"`
-	Waited    time.Duration           `json:"waited"`
-	Started   time.Time               `json:"started"`
-	Runs      int                     `json:"runs"`
+	// Cursor is where the listing goes on; ListDone is set once the
+	// last batch was read.
+	Cursor   onenote.PageCursor `json:"cursor"`
+	ListDone bool               `json:"listDone,omitempty"`
+	// Batch holds the pages of the current listing batch not started
+	// yet, in section order; Existing maps those already in Notion,
+	// unchanged, to their Notion page.
+	Batch    []activities.PageMeta `json:"batch,omitempty"`
+	Existing map[string]string     `json:"existing,omitempty"`
+	// LastIDs are the page IDs of the last batch read: Graph's paging is
+	// not stable, and a page it lists again in the next batch is dropped.
+	LastIDs []string `json:"lastIDs,omitempty"`
+	// Taken counts the pages taken from the listing; after Graph ignored
+	// $skip, the relisting drops its first RelistSkip pages (those taken
+	// before) and RelistSeen counts the pages it has sent.
+	Taken      int `json:"taken"`
+	RelistSkip int `json:"relistSkip,omitempty"`
+	RelistSeen int `json:"relistSeen,omitempty"`
+	// Ancestors are the pages above the next one (each of a smaller
+	// level than the one after it), with their outcome: a subpage nests
+	// under its parent, or fails with it.
+	Ancestors []Ancestor    `json:"ancestors,omitempty"`
+	Tally     Tally         `json:"tally"`
+	ListCalls int           `json:"listCalls"`
+	Permits   int           `json:"permits"`
+	Waited    time.Duration `json:"waited"`
+	Started   time.Time     `json:"started"`
+	Runs      int           `json:"runs"`
 	// Relisted is set when the listing was read again following
 	// @odata.nextLink because Graph ignored $skip.
 	Relisted bool `json:"relisted,omitempty"`
@@ -83,10 +103,80 @@ type SectionState struct {
 	Reruns int `json:"reruns,omitempty"`
 	// Unsent counts permit units granted for resource requests that were
 	// never sent (a download sequence stopped early). The limiter gives
-	// them back (limiter.Outcome.Unsent) since limiter-settle-sent.
+	// them back (limiter.Outcome.Unsent).
 	Unsent int `json:"unsent,omitempty"`
 	// LinksPending: see SectionResult.
 	LinksPending int `json:"linksPending,omitempty"`
+}
+
+// Ancestor is a page above the next one in the listing, and its outcome
+// once handled.
+type Ancestor struct {
+	ID       string `json:"id"`
+	Level    int    `json:"level"`
+	Status   string `json:"status,omitempty"`
+	NotionID string `json:"notionID,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// maxNamed is how many failed pages, and pages with losses, a section
+// names; the counts beside them stay exact.
+const maxNamed = 20
+
+// maxErrorText bounds the error text kept for one failed page.
+const maxErrorText = 1000
+
+// Tally counts the pages a section has handled.
+type Tally struct {
+	// Pages counts the pages listed so far.
+	Pages   int `json:"pages"`
+	Done    int `json:"done"`
+	Written int `json:"written"`
+	Failed  int `json:"failed"`
+	Gone    int `json:"gone,omitempty"`
+	// Skipped counts the pages found unchanged (in Notion already, or
+	// unchanged when written).
+	Skipped int `json:"skipped"`
+	Linked  int `json:"linked,omitempty"`
+	Losses  int `json:"losses,omitempty"`
+	// LossPageCount counts the pages written with losses.
+	LossPageCount int `json:"lossPageCount,omitempty"`
+	// FailedPages and LossPages name the first maxNamed of them.
+	FailedPages []PageFailure `json:"failedPages,omitempty"`
+	LossPages   []PageLoss    `json:"lossPages,omitempty"`
+}
+
+// add counts page p's outcome e.
+func (t *Tally) add(p activities.PageMeta, e *LedgerEntry) {
+	switch e.Status {
+	case PageDone:
+		t.Done++
+		if !e.Written {
+			return
+		}
+		t.Written++
+		if e.Links > 0 {
+			t.Linked++
+		}
+		if e.Losses > 0 {
+			t.Losses += e.Losses
+			t.LossPageCount++
+			if len(t.LossPages) < maxNamed {
+				t.LossPages = append(t.LossPages, PageLoss{ID: p.ID, Title: p.Title, Losses: e.Losses, Notes: e.LossNotes})
+			}
+		}
+	case PageGone:
+		t.Gone++
+	case PageFailed:
+		t.Failed++
+		if len(t.FailedPages) < maxNamed {
+			msg := e.Error
+			if r := []rune(msg); len(r) > maxErrorText {
+				msg = string(r[:maxErrorText-1]) + "…"
+			}
+			t.FailedPages = append(t.FailedPages, PageFailure{ID: p.ID, Title: p.Title, Error: msg})
+		}
+	}
 }
 
 // PageFailure names a page that failed and why.
@@ -116,7 +206,7 @@ type SectionResult struct {
 	Written   int    `json:"written"`
 	Skipped   int    `json:"skipped"`
 	Failed    int    `json:"failed"`
-	// FailedPages lists up to 20 failures.
+	// FailedPages names the first 20 failures (Failed counts them all).
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
 	// Linked counts the pages written now that hold internal links.
 	Linked int `json:"linked,omitempty"`
@@ -167,6 +257,9 @@ type section struct {
 	inflight int
 	handled  int // pages started in this run
 	sess     *sessions
+	// ledger holds the outcome of the pages handled in this run, and of
+	// their parents handled in an earlier one.
+	ledger map[string]*LedgerEntry
 	// staged says, per page running in this run, whether its content is
 	// staged on its session's worker (so losing that worker cost it work).
 	staged map[string]bool
@@ -176,10 +269,12 @@ type section struct {
 	stopErr        error
 }
 
-// MigrateSection migrates one section: it lists the section's pages (one
-// permit per 100), then runs the page pipeline for each page, a few at a
-// time, keeping a ledger. It continues as new every PagesPerRun pages or
-// when Temporal suggests it, carrying the ledger.
+// MigrateSection migrates one section: it reads the section's listing a
+// batch at a time (one permit per 100 pages), skips the pages Notion holds
+// unchanged, and runs the page pipeline for the others, a few at a time,
+// in section order. It continues as new every PagesPerRun pages or when
+// Temporal suggests it, carrying the listing cursor, the totals and the
+// ancestors of the next page: its input does not grow with the section.
 func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (SectionResult, error) {
 	spec, err := limiter.Profile(in.Limits)
 	if err != nil {
@@ -189,12 +284,9 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	if in.PagesPerRun <= 0 {
 		in.PagesPerRun = DefaultPagesPerRun
 	}
-	s := &section{w: w, in: in, st: in.State, phase: "listing", staged: map[string]bool{}}
+	s := &section{w: w, in: in, st: in.State, phase: "migrating", staged: map[string]bool{}, ledger: map[string]*LedgerEntry{}}
 	if s.st == nil {
-		s.st = &SectionState{Ledger: map[string]*LedgerEntry{}, Started: workflow.Now(ctx)}
-	}
-	if s.st.Ledger == nil {
-		s.st.Ledger = map[string]*LedgerEntry{}
+		s.st = &SectionState{Cursor: onenote.PageCursor{SectionID: in.Section.ID}, Started: workflow.Now(ctx)}
 	}
 	s.st.Runs++
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil }); err != nil {
@@ -222,56 +314,73 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	return res, err
 }
 
+// run takes the section's pages in order, a listing batch at a time, and
+// starts each on its way (a few at a time), until the listing is done,
+// the section must stop, or this run has handled PagesPerRun pages.
 func (s *section) run(ctx workflow.Context) (SectionResult, error) {
-	if !s.st.Listed {
-		if err := s.list(ctx); err != nil {
-			return SectionResult{}, err
-		}
-	}
-	s.details(ctx)
 	if s.in.DryRun {
+		s.phase = "listing"
+		for !s.st.ListDone {
+			if err := s.listNext(ctx); err != nil {
+				return SectionResult{}, err
+			}
+		}
+		s.details(ctx)
 		return s.result(), nil
 	}
-	s.phase = "migrating"
 	s.sess = newSessions(ctx)
-	parents := parentsOf(s.st.Pages)
 	stopped := false
-	for _, p := range s.st.Pages {
-		if e := s.st.Ledger[p.ID]; e != nil && (e.Status != PageDone || e.LastModified == p.LastModified) {
-			// Done, gone, or failed in an earlier run of this execution
-			// (a retry-section runs it again).
+	var err error
+	for s.stop == "" {
+		if len(s.st.Batch) == 0 {
+			if s.st.ListDone {
+				break
+			}
+			if err = s.listNext(ctx); err != nil {
+				break
+			}
+			s.details(ctx)
 			continue
-		}
-		if s.stop != "" {
-			break
 		}
 		if s.handled >= s.in.PagesPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			stopped = true
 			break
 		}
-		if err := workflow.Await(ctx, func() bool { return s.inflight < s.in.PageParallelism }); err != nil {
+		if err = workflow.Await(ctx, func() bool { return s.inflight < s.in.PageParallelism }); err != nil {
 			s.windDown(ctx)
 			return SectionResult{}, err
 		}
 		if s.stop != "" {
 			break
 		}
-		p := p
+		p := s.st.Batch[0]
+		s.st.Batch = s.st.Batch[1:]
+		parent := s.take(p)
+		if id, ok := s.st.Existing[p.ID]; ok {
+			delete(s.st.Existing, p.ID)
+			s.record(p, &LedgerEntry{Status: PageDone, NotionID: id})
+			s.st.Tally.Skipped++
+			continue
+		}
 		s.inflight++
 		s.handled++
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			// No defer: deferred code also runs when the SDK evicts the
 			// workflow from its cache, outside the workflow's control.
-			s.page(ctx, p, parents[p.ID])
+			s.page(ctx, p, parent)
 			s.details(ctx)
 			s.inflight--
 		})
 	}
-	if err := workflow.Await(ctx, func() bool { return s.inflight == 0 }); err != nil {
+	// The pages started finish before the section ends or hands over.
+	if aerr := workflow.Await(ctx, func() bool { return s.inflight == 0 }); aerr != nil {
 		s.windDown(ctx)
-		return SectionResult{}, err
+		return SectionResult{}, aerr
 	}
 	s.sess.complete(ctx)
+	if err != nil {
+		return SectionResult{}, err
+	}
 	if s.stopType == failure.GraphProtected {
 		// Locked while it migrated: skip it like a section locked from
 		// the start; the pages written stay, a retry skips them.
@@ -287,6 +396,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		if err := s.lim.Flush(ctx); err != nil {
 			return SectionResult{}, err
 		}
+		s.carryAncestors()
 		next := s.in
 		next.State = s.st
 		return SectionResult{}, workflow.NewContinueAsNewError(ctx, MigrateSectionName, next)
@@ -306,55 +416,93 @@ func (s *section) windDown(ctx workflow.Context) {
 	_ = workflow.Await(dctx, func() bool { return s.inflight == 0 })
 }
 
-// list reads the whole page listing, one permit per request of 100, and
-// marks the pages Notion already holds unchanged as done.
-func (s *section) list(ctx workflow.Context) error {
-	cur := onenote.PageCursor{SectionID: s.in.Section.ID}
-	seen := map[string]bool{}
-	for {
-		var r activities.ListPagesResult
-		st, err := s.lim.Call(ctx, entity.Call{
-			Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background},
-			Activity: activities.ListPagesName,
-			Args:     []any{activities.ListPagesInput{User: s.in.User, Cursor: cur}},
-			Options:  graphOptions(fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, cur.Skip)),
-		}, &r)
-		s.count(st)
-		if err != nil {
-			if failure.Find(err, failure.GraphProtected) != nil {
-				return s.protected(err)
-			}
-			return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
-		}
-		s.st.ListCalls++
-		for _, p := range r.Pages {
-			if !seen[p.ID] {
-				seen[p.ID] = true
-				s.st.Pages = append(s.st.Pages, p)
-			}
-		}
-		if r.Repeated && !cur.UseNextLink {
-			// Graph ignored $skip and sent a batch again: pages after
-			// the first batches may be missing. List again from the
-			// start without $top, following @odata.nextLink; pages
-			// already seen are not added twice.
-			workflow.GetLogger(ctx).Warn("Graph ignored $skip; listing the section again with nextLink", "section", s.in.Section.ID)
-			s.st.Relisted = true
-			cur = onenote.PageCursor{SectionID: s.in.Section.ID, UseNextLink: true}
-			continue
-		}
-		if r.Done {
-			break
-		}
-		cur = r.Next
+// take puts page p, next in section order, on the ancestor stack and
+// returns its parent's ID ("" for a top-level page): the nearest earlier
+// page with a smaller level. A parent handled in an earlier run has its
+// outcome copied to this run's ledger, where the subpage looks for it.
+func (s *section) take(p activities.PageMeta) string {
+	st := s.st
+	for len(st.Ancestors) > 0 && st.Ancestors[len(st.Ancestors)-1].Level >= p.Level {
+		st.Ancestors = st.Ancestors[:len(st.Ancestors)-1]
 	}
-	slices.SortStableFunc(s.st.Pages, func(a, b activities.PageMeta) int { return a.Order - b.Order })
-	s.st.Listed = true
-	if s.in.DryRun || s.in.DatabaseID == "" || len(s.st.Pages) == 0 {
+	parent := ""
+	if len(st.Ancestors) > 0 {
+		a := st.Ancestors[len(st.Ancestors)-1]
+		parent = a.ID
+		if a.Status != "" && s.ledger[a.ID] == nil {
+			s.ledger[a.ID] = &LedgerEntry{Status: a.Status, NotionID: a.NotionID, Error: a.Error}
+		}
+	}
+	st.Ancestors = append(st.Ancestors, Ancestor{ID: p.ID, Level: p.Level})
+	return parent
+}
+
+// carryAncestors records, on the ancestor stack, the outcome of the
+// ancestors handled in this run, for the next run's subpages.
+func (s *section) carryAncestors() {
+	for i := range s.st.Ancestors {
+		a := &s.st.Ancestors[i]
+		if e := s.ledger[a.ID]; e != nil {
+			a.Status, a.NotionID, a.Error = e.Status, e.NotionID, e.Error
+		}
+	}
+}
+
+// listNext reads the next batch of the listing (one permit, up to 100
+// pages), drops the pages already taken, and asks Notion which of the
+// others it holds unchanged.
+func (s *section) listNext(ctx workflow.Context) error {
+	cur := s.st.Cursor
+	var r activities.ListPagesResult
+	st, err := s.lim.Call(ctx, entity.Call{
+		Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background},
+		Activity: activities.ListPagesName,
+		Args:     []any{activities.ListPagesInput{User: s.in.User, Cursor: cur}},
+		Options:  graphOptions(fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, s.st.Taken)),
+	}, &r)
+	s.count(st)
+	if err != nil {
+		if failure.Find(err, failure.GraphProtected) != nil {
+			return s.protected(err)
+		}
+		return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
+	}
+	s.st.ListCalls++
+	if r.Repeated && !cur.UseNextLink {
+		// Graph ignored $skip and sent a batch again: pages after the
+		// first batches may be missing. List again from the start
+		// without $top, following @odata.nextLink; the pages taken
+		// before come first and are dropped.
+		workflow.GetLogger(ctx).Warn("Graph ignored $skip; listing the section again with nextLink", "section", s.in.Section.ID)
+		s.st.Relisted = true
+		s.st.Cursor = onenote.PageCursor{SectionID: s.in.Section.ID, UseNextLink: true}
+		s.st.RelistSkip, s.st.RelistSeen = s.st.Taken, 0
 		return nil
 	}
-	want := make(map[string]string, len(s.st.Pages))
-	for _, p := range s.st.Pages {
+	last := s.st.LastIDs
+	s.st.LastIDs = s.st.LastIDs[:0:0]
+	var batch []activities.PageMeta
+	for _, p := range r.Pages {
+		s.st.LastIDs = append(s.st.LastIDs, p.ID)
+		if cur.UseNextLink && s.st.RelistSeen < s.st.RelistSkip {
+			s.st.RelistSeen++
+			continue
+		}
+		if slices.Contains(last, p.ID) || slices.ContainsFunc(batch, func(b activities.PageMeta) bool { return b.ID == p.ID }) {
+			continue
+		}
+		batch = append(batch, p)
+	}
+	slices.SortStableFunc(batch, func(a, b activities.PageMeta) int { return a.Order - b.Order })
+	s.st.Taken += len(batch)
+	s.st.Tally.Pages += len(batch)
+	s.st.Cursor, s.st.ListDone = r.Next, r.Done
+	s.st.Batch, s.st.Existing = batch, nil
+	if s.in.DryRun || s.in.DatabaseID == "" || len(batch) == 0 {
+		return nil
+	}
+	want := make(map[string]string, len(batch))
+	for _, p := range batch {
 		want[p.ID] = p.LastModified
 	}
 	actx := workflow.WithActivityOptions(ctx, notionReadOptions("Find pages already in Notion"))
@@ -363,12 +511,9 @@ func (s *section) list(ctx workflow.Context) error {
 		activities.ExistingRowsInput{DatabaseID: s.in.DatabaseID, Pages: want}).Get(ctx, &ex); err != nil {
 		return fmt.Errorf("reading section %q in Notion: %w", s.in.Section.Path, err)
 	}
-	s.st.LinksPending = ex.LinksPending
-	for _, p := range s.st.Pages {
-		if id, ok := ex.Done[p.ID]; ok {
-			s.st.Ledger[p.ID] = &LedgerEntry{Status: PageDone, NotionID: id, LastModified: p.LastModified}
-			s.st.Skipped++
-		}
+	s.st.LinksPending += ex.LinksPending
+	if len(ex.Done) > 0 {
+		s.st.Existing = ex.Done
 	}
 	return nil
 }
@@ -395,80 +540,23 @@ func (s *section) count(st entity.CallStats) {
 	s.st.Waited += st.Waited
 }
 
-// parentsOf maps each subpage to its parent page: the nearest earlier page
-// (in section order) with a smaller level.
-func parentsOf(pages []activities.PageMeta) map[string]string {
-	out := map[string]string{}
-	var stack []activities.PageMeta
-	for _, p := range pages {
-		for len(stack) > 0 && stack[len(stack)-1].Level >= p.Level {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 {
-			out[p.ID] = stack[len(stack)-1].ID
-		}
-		stack = append(stack, p)
-	}
-	return out
-}
-
-func (s *section) counts() (done, failed, gone int) {
-	for _, p := range s.st.Pages {
-		if e := s.st.Ledger[p.ID]; e != nil {
-			switch e.Status {
-			case PageDone:
-				done++
-			case PageFailed:
-				failed++
-			case PageGone:
-				gone++
-			}
-		}
-	}
-	return done, failed, gone
-}
-
 func (s *section) result() SectionResult {
-	r := SectionResult{SectionID: s.in.Section.ID, Pages: len(s.st.Pages), Skipped: s.st.Skipped,
+	t := s.st.Tally
+	return SectionResult{SectionID: s.in.Section.ID, Pages: t.Pages, Done: t.Done, Written: t.Written,
+		Skipped: t.Skipped + t.Gone, Failed: t.Failed, FailedPages: t.FailedPages, Linked: t.Linked,
+		Losses: t.Losses, LossPageCount: t.LossPageCount, LossPages: t.LossPages,
 		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited,
 		Relisted: s.st.Relisted, Reruns: s.st.Reruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending}
-	for _, p := range s.st.Pages {
-		e := s.st.Ledger[p.ID]
-		switch {
-		case e == nil:
-		case e.Status == PageDone:
-			r.Done++
-			if e.Written {
-				r.Written++
-				if e.Links > 0 {
-					r.Linked++
-				}
-				if e.Losses > 0 {
-					r.Losses += e.Losses
-					r.LossPageCount++
-					if len(r.LossPages) < 20 {
-						r.LossPages = append(r.LossPages, PageLoss{ID: p.ID, Title: p.Title, Losses: e.Losses, Notes: e.LossNotes})
-					}
-				}
-			}
-		case e.Status == PageGone:
-			r.Skipped++
-		case e.Status == PageFailed:
-			r.Failed++
-			if len(r.FailedPages) < 20 {
-				r.FailedPages = append(r.FailedPages, PageFailure{ID: p.ID, Title: p.Title, Error: e.Error})
-			}
-		}
-	}
-	return r
 }
 
+// progress reports the section's progress; Pages counts the pages listed
+// so far.
 func (s *section) progress(ctx workflow.Context) SectionProgress {
-	done, failed, gone := s.counts()
-	p := SectionProgress{Section: s.in.Section.Path, Phase: s.phase, Pages: len(s.st.Pages), Done: done,
-		Failed: failed, Skipped: s.st.Skipped + gone, Remaining: len(s.st.Pages) - done - failed - gone,
+	t := s.st.Tally
+	p := SectionProgress{Section: s.in.Section.Path, Phase: s.phase, Pages: t.Pages, Done: t.Done,
+		Failed: t.Failed, Skipped: t.Skipped + t.Gone, Remaining: t.Pages - t.Done - t.Failed - t.Gone,
 		Permits: s.st.Permits, Waited: s.st.Waited}
-	if worked := done - s.st.Skipped + failed; worked > 0 && p.Remaining > 0 {
+	if worked := t.Done - t.Skipped + t.Failed; worked > 0 && p.Remaining > 0 {
 		elapsed := workflow.Now(ctx).Sub(s.st.Started)
 		p.ETA = (elapsed / time.Duration(worked) * time.Duration(p.Remaining)).Round(time.Second)
 	}

@@ -90,7 +90,7 @@ func TestSectionPipelineLedgerAndContinueAsNew(t *testing.T) {
 	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
 		t.Fatal(err)
 	}
-	if next.State == nil || !next.State.Listed || len(next.State.Ledger) != 3 {
+	if next.State == nil || !next.State.ListDone || next.State.Tally.Done != 3 || len(next.State.Batch) != 2 {
 		t.Fatalf("carried state: %+v", next.State)
 	}
 	f.writes = nil

@@ -20,6 +20,7 @@ import (
 	"github.com/notebridge/notebridge/auth"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
@@ -177,7 +178,7 @@ func TestPagePipelineAgainstEmulators(t *testing.T) {
 		t.Errorf("staging dir not clean: %d entries", len(ents))
 	}
 	if _, err := run[activities.WritePageResult](t, f, activities.WritePageName,
-		activities.WritePageInput{Key: key, DatabaseID: db, Page: p}); appType(err) != activities.ErrTypeStaging {
+		activities.WritePageInput{Key: key, DatabaseID: db, Page: p}); appType(err) != failure.Staging {
 		t.Errorf("write without staged content: %v", err)
 	}
 }
@@ -195,7 +196,7 @@ func TestGraphErrorsAreTypedWithTheirOutcome(t *testing.T) {
 	_, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,
 		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: "no-such-section"}})
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != activities.ErrTypeGraphNotFound || !app.NonRetryable() {
+	if !errors.As(err, &app) || app.Type() != failure.GraphNotFound || !app.NonRetryable() {
 		t.Fatalf("missing section: %v", err)
 	}
 	var o limiter.Outcome
@@ -203,18 +204,18 @@ func TestGraphErrorsAreTypedWithTheirOutcome(t *testing.T) {
 		t.Errorf("outcome %+v (%v), want status 404", o, err)
 	}
 	_, err = run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName, activities.ListNotebooksInput{User: "bob"})
-	if appType(err) != activities.ErrTypeNotSignedIn {
+	if appType(err) != failure.NotSignedIn {
 		t.Errorf("unknown user: %v", err)
 	}
 
 	f.graph.SetFaults(graph.Faults{LibraryLimitUsers: []string{"alice"}})
 	_, err = run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName, activities.ListNotebooksInput{User: "alice"})
-	if appType(err) != activities.ErrTypeGraphLibraryLimit {
+	if appType(err) != failure.GraphLibraryLimit {
 		t.Errorf("library limit: %v", err)
 	}
 	f.graph.SetFaults(graph.Faults{ServerErrorRate: 1})
 	_, err = run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName, activities.ListNotebooksInput{User: "alice"})
-	if !errors.As(err, &app) || app.Type() != activities.ErrTypeGraphTransient || app.NonRetryable() {
+	if !errors.As(err, &app) || app.Type() != failure.GraphTransient || app.NonRetryable() {
 		t.Errorf("server error: %v", err)
 	}
 }
@@ -254,7 +255,7 @@ func TestResourceFailuresAreLostOrStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Requests != 1 || got.Fatal || got.ErrorType != activities.ErrTypeGraphTransient || len(got.Fetched)+len(got.Lost) != 0 {
+	if got.Requests != 1 || got.Fatal || got.ErrorType != failure.GraphTransient || len(got.Fetched)+len(got.Lost) != 0 {
 		t.Errorf("5xx: %+v", got)
 	}
 	// The limiter hears when the failed request was sent and that the
@@ -303,8 +304,8 @@ func TestNoStoredSignInSaysRunLogin(t *testing.T) {
 	before := f.graph.Stats().Requests
 	_, err = run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName, activities.ListNotebooksInput{User: "carol"})
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != activities.ErrTypeNotSignedIn || !app.NonRetryable() {
-		t.Fatalf("error %v, want a non-retryable %s", err, activities.ErrTypeNotSignedIn)
+	if !errors.As(err, &app) || app.Type() != failure.NotSignedIn || !app.NonRetryable() {
+		t.Fatalf("error %v, want a non-retryable %s", err, failure.NotSignedIn)
 	}
 	if !strings.Contains(err.Error(), `run "starter login --user carol"`) {
 		t.Errorf("error %q does not say to run starter login --user carol", err)
@@ -323,7 +324,7 @@ func TestPasswordProtectedSectionIsTyped(t *testing.T) {
 	_, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,
 		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: sec.ID}})
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != activities.ErrTypeGraphProtected || !app.NonRetryable() ||
+	if !errors.As(err, &app) || app.Type() != failure.GraphProtected || !app.NonRetryable() ||
 		!strings.Contains(err.Error(), "password") || !strings.Contains(err.Error(), "retry the section") {
 		t.Errorf("protected section: %v", err)
 	}
@@ -447,7 +448,7 @@ func TestLinkPassThroughStagedTargets(t *testing.T) {
 		t.Errorf("%d mentions and %d losses, want the %d internal links written", mentions, losses, links)
 	}
 	if _, err := run[activities.RewriteLinksResult](t, f, activities.RewriteLinksName,
-		activities.RewriteLinksInput{DatabaseID: db, TargetsKey: "elsewhere"}); appType(err) != activities.ErrTypeStaging {
+		activities.RewriteLinksInput{DatabaseID: db, TargetsKey: "elsewhere"}); appType(err) != failure.Staging {
 		t.Errorf("rewrite without staged targets: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/notebridge/notebridge/convert"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/onenote"
 )
@@ -60,7 +61,7 @@ func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (Co
 	sum := sha256.Sum256(pc.HTML)
 	meta.SHA256 = hex.EncodeToString(sum[:])
 	if err := a.stageContent(in.Key, pc); err != nil {
-		return ContentMeta{}, temporal.NewApplicationErrorWithCause("staging page content: "+err.Error(), ErrTypeStaging, err, meta.Outcome)
+		return ContentMeta{}, temporal.NewNonRetryableApplicationError("staging page content: "+err.Error(), failure.Staging, err, meta.Outcome)
 	}
 	res, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
 	if err != nil {
@@ -95,8 +96,8 @@ type FetchResourcesResult struct {
 	// page is written without them and the loss is reported.
 	Lost []LostResource `json:"lost,omitempty"`
 	// Error is the upstream error that stopped the sequence, if any, and
-	// ErrorType its type (an ErrType* constant); Fatal means retrying
-	// will not help.
+	// ErrorType its type (a failure type); Fatal means retrying will
+	// not help (failure.Retryable).
 	Error     string `json:"error,omitempty"`
 	ErrorType string `json:"errorType,omitempty"`
 	Fatal     bool   `json:"fatal,omitempty"`
@@ -145,7 +146,7 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 			path := a.resourcePath(in.Key, r.ID)
 			err = writeWith(path, func(w io.Writer) error { _, err := buf.WriteTo(w); return err })
 			if err != nil {
-				return res, temporal.NewApplicationErrorWithCause("staging resource: "+err.Error(), ErrTypeStaging, err, res.Outcome)
+				return res, temporal.NewNonRetryableApplicationError("staging resource: "+err.Error(), failure.Staging, err, res.Outcome)
 			}
 			res.Fetched = append(res.Fetched, r.ID)
 			activity.RecordHeartbeat(ctx, len(res.Fetched))
@@ -168,11 +169,9 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 		res.Outcome = o
 		ge := graphError(err, obs)
 		var app *temporal.ApplicationError
-		res.Error = ge.Error()
-		res.Fatal = !onenote.IsRetryable(err)
+		res.Error, res.Fatal = ge.Error(), true
 		if asApp(ge, &app) {
-			res.ErrorType = app.Type()
-			res.Fatal = res.Fatal || app.NonRetryable()
+			res.ErrorType, res.Fatal = app.Type(), app.NonRetryable()
 		}
 		return res, nil
 	}

@@ -8,36 +8,11 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
-)
-
-// Error types of the ApplicationErrors activities return. Workflows decide
-// on them (errors.As to *temporal.ApplicationError, then Type()).
-const (
-	ErrTypeNotSignedIn       = "NotSignedIn"
-	ErrTypeGraphThrottled    = "GraphThrottled"
-	ErrTypeGraphTransient    = "GraphTransient"
-	ErrTypeGraphAuth         = "GraphAuth"
-	ErrTypeGraphPermission   = "GraphPermission"
-	ErrTypeGraphLibraryLimit = "GraphLibraryLimit"
-	ErrTypeGraphConfig       = "GraphConfiguration"
-	ErrTypeGraphNotFound     = "GraphNotFound"
-	// ErrTypeGraphProtected is a password-protected (encrypted) section:
-	// OneNote code 20185, what real Graph answers, or 10004. The API
-	// cannot read it until a person unlocks it in OneNote; the section is
-	// skipped, and can be retried once unlocked.
-	ErrTypeGraphProtected   = "GraphPasswordProtected"
-	ErrTypeGraphOther       = "GraphError"
-	ErrTypeNotionNotShared  = "NotionNotShared"
-	ErrTypeNotionAuth       = "NotionUnauthorized"
-	ErrTypeNotionBlockLimit = "NotionBlockLimit"
-	ErrTypeNotionInvalid    = "NotionValidation"
-	ErrTypeNotionRetryable  = "NotionRetryable"
-	ErrTypeStaging          = "StagingMissing"
-	ErrTypeConvert          = "ConvertFailed"
 )
 
 // CodeLibraryLimit is OneNote's error code for the 5,000-item document
@@ -65,7 +40,7 @@ func notSignedIn(user string, err error) error {
 		msg = fmt.Sprintf("user %q is not signed in to Microsoft (%v): run \"starter login --user %s\", then start the migration again",
 			user, err, user)
 	}
-	return temporal.NewNonRetryableApplicationError(msg, ErrTypeNotSignedIn, nil)
+	return temporal.NewNonRetryableApplicationError(msg, failure.NotSignedIn, nil)
 }
 
 // needsPerson reports whether a token error can only be fixed by a
@@ -93,51 +68,49 @@ func graphError(err error, obs onenote.Observation) error {
 	if kind == onenote.KindAuth && errors.As(err, &oe) && oe.Err != nil && needsPerson(oe.Err) {
 		// The token store cannot give a token until a person acts: no
 		// request left, and retrying cannot help.
-		return temporal.NewNonRetryableApplicationError(oe.Err.Error(), ErrTypeNotSignedIn, nil, o)
+		return temporal.NewNonRetryableApplicationError(oe.Err.Error(), failure.NotSignedIn, nil, o)
 	}
 	var typ string
 	switch kind {
 	case onenote.KindThrottled, onenote.KindConcurrency:
-		typ = ErrTypeGraphThrottled
+		typ = failure.GraphThrottled
 	case onenote.KindTransient, onenote.KindCanceled:
-		typ = ErrTypeGraphTransient
+		typ = failure.GraphTransient
 	case onenote.KindAuth:
-		typ = ErrTypeGraphAuth
+		typ = failure.GraphAuth
 	case onenote.KindPermission:
-		typ = ErrTypeGraphPermission
+		typ = failure.GraphPermission
 	case onenote.KindProtected:
-		typ = ErrTypeGraphProtected
+		typ = failure.GraphProtected
 	case onenote.KindConfiguration:
-		typ = ErrTypeGraphConfig
+		typ = failure.GraphConfig
 		if obs.Code == CodeLibraryLimit {
-			typ = ErrTypeGraphLibraryLimit
+			typ = failure.GraphLibraryLimit
 		}
 	case onenote.KindNotFound:
-		typ = ErrTypeGraphNotFound
+		typ = failure.GraphNotFound
 	default:
-		typ = ErrTypeGraphOther
+		typ = failure.GraphOther
 	}
-	fatal := !onenote.IsRetryable(err) && kind != onenote.KindCanceled
-	return entity.OutcomeError(err, typ, o, fatal)
+	return entity.OutcomeError(err, typ, o, !failure.Retryable(typ))
 }
 
 // notionError types a Notion writer error.
 func notionError(err error) error {
 	var typ string
-	fatal := true
 	switch {
 	case errors.Is(err, notion.ErrNotFound):
-		typ = ErrTypeNotionNotShared
+		typ = failure.NotionNotShared
 	case errors.Is(err, notion.ErrUnauthorized):
-		typ = ErrTypeNotionAuth
+		typ = failure.NotionAuth
 	case errors.Is(err, notion.ErrWorkspaceBlockLimit):
-		typ = ErrTypeNotionBlockLimit
+		typ = failure.NotionBlockLimit
 	case errors.Is(err, notion.ErrValidation):
-		typ = ErrTypeNotionInvalid
+		typ = failure.NotionInvalid
 	default:
-		typ, fatal = ErrTypeNotionRetryable, false
+		typ = failure.NotionRetryable
 	}
-	if fatal {
+	if !failure.Retryable(typ) {
 		return temporal.NewNonRetryableApplicationError(err.Error(), typ, err)
 	}
 	return temporal.NewApplicationErrorWithCause(err.Error(), typ, err)

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/notebridge/notebridge/convert"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -111,7 +112,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	if err != nil {
 		// Conversion is a pure function: trying again cannot help.
 		return WritePageResult{}, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("convert page %s: %v", in.Page.ID, err), ErrTypeConvert, err)
+			fmt.Sprintf("convert page %s: %v", in.Page.ID, err), failure.Convert, err)
 	}
 	title := conv.Title
 	if title == "" {
@@ -345,7 +346,7 @@ func (a *Activities) StageLinkTargets(ctx context.Context, in StageLinkTargetsIn
 		return out, err
 	}
 	if err := writeFile(a.linksPath(in.Key), b); err != nil {
-		return out, temporal.NewApplicationErrorWithCause("staging link targets: "+err.Error(), ErrTypeStaging, err)
+		return out, temporal.NewNonRetryableApplicationError("staging link targets: "+err.Error(), failure.Staging, err)
 	}
 	out.Targets = len(targets)
 	return out, nil

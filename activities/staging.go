@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/notebridge/notebridge/convert"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/notion/blocks"
 	"github.com/notebridge/notebridge/onenote"
@@ -106,7 +107,7 @@ func writeWith(path string, fill func(io.Writer) error) error {
 // again.
 func stagingMissing(what string, err error) error {
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("staged %s is missing on this worker: %v", what, err),
-		ErrTypeStaging, err)
+		failure.Staging, err)
 }
 
 // opener serves a page's staged resources to the Notion writer, each with

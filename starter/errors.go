@@ -8,13 +8,13 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 )
 
-// failure turns a workflow's failure into an error that says what to do,
+// explain turns a workflow's failure into an error that says what to do,
 // for the commands that wait for one (what names it: "scan of alice").
-func failure(err error, user, what string) error {
-	if isNotSignedIn(err) {
+func explain(err error, user, what string) error {
+	if failure.Find(err, failure.NotSignedIn) != nil {
 		return notSignedIn(user)
 	}
 	if msg := appMessage(err); msg != "" {
@@ -23,23 +23,20 @@ func failure(err error, user, what string) error {
 	return fmt.Errorf("%s failed: %w", what, err)
 }
 
+// refusal is the error of an operator update: the notebook's reason when
+// it refused it (failure.Refused), else err as it is (no worker, a
+// closed workflow).
+func refusal(err error) error {
+	if app := failure.Find(err, failure.Refused); app != nil {
+		return errors.New(app.Message())
+	}
+	return err
+}
+
 // notSignedIn is the error for a user the worker has no sign-in for.
 func notSignedIn(user string) error {
 	return fmt.Errorf("user %q is not signed in to Microsoft: run \"starter login --user %s\" "+
 		"(with the token directory and key the worker uses), then run this again", user, user)
-}
-
-// isNotSignedIn reports whether a workflow failed because its user has no
-// usable Microsoft sign-in, at any depth of the failure's causes.
-func isNotSignedIn(err error) bool {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		var app *temporal.ApplicationError
-		if errors.As(e, &app) && app.Type() == activities.ErrTypeNotSignedIn {
-			return true
-		}
-	}
-	// ScanNotebooks joins its errors, which keeps only their text.
-	return err != nil && strings.Contains(err.Error(), "(type: "+activities.ErrTypeNotSignedIn+",")
 }
 
 // appMessage is the message of the outermost application error: what the

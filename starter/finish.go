@@ -7,17 +7,18 @@ import (
 	"github.com/notebridge/notebridge/workflows"
 )
 
-const finishDescription = `Ends a migration that waits with failed sections: sends the finish signal and waits for the
-report, which lists what failed. Sections still running finish first. A migration that already
-ended just has its report printed. Migrating the notebook again later retries what failed.`
+const finishDescription = `Ends a migration that waits with failed or skipped sections: sends the finish update and waits
+for the report, which lists what failed. The migration answers at once; it refuses while sections
+still run or wait to run (finish once they have ended). A migration that already ended just has its
+report printed. Migrating the notebook again later retries what failed.`
 
 func runFinish(ctx context.Context, c *cli, args []string) error {
 	var tf *temporalFlags
 	var target *targetFlags
 	fs := c.newFlagSet("finish", "(-w ID | --user U [--notebook N])", finishDescription, func() string {
 		id := shellQuote(target.placeholder())
-		return fmt.Sprintf("temporal workflow signal %[1]s --workflow-id %[2]s --name %[3]s\n"+
-			"temporal workflow result %[1]s --workflow-id %[2]s", tf.cliFlags(), id, workflows.SignalFinish)
+		return fmt.Sprintf("temporal workflow update execute %[1]s --workflow-id %[2]s --name %[3]s\n"+
+			"temporal workflow result %[1]s --workflow-id %[2]s", tf.cliFlags(), id, workflows.UpdateFinish)
 	})
 	tf = c.temporalFlags(fs, false)
 	target = c.targetFlags(fs)
@@ -40,14 +41,11 @@ func runFinish(ctx context.Context, c *cli, args []string) error {
 	}
 	st := &statusCmd{cli: c, tc: tc, id: id}
 	if snap.running() {
-		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalFinish, nil); err != nil {
-			return fmt.Errorf("signal %s: %w", workflows.SignalFinish, err)
+		answer, err := workflows.Finish(ctx, tc, id)
+		if err != nil {
+			return refusal(err)
 		}
-		fmt.Fprintf(c.stdout, "Sent %s to %s; waiting for its report", workflows.SignalFinish, id)
-		if snap.progress.Running > 0 || snap.progress.Pending > 0 {
-			fmt.Fprintf(c.stdout, " (%d sections still run first)", snap.progress.Running+snap.progress.Pending)
-		}
-		fmt.Fprintln(c.stdout, "...")
+		fmt.Fprintf(c.stdout, "%s: %s; waiting for its report...\n", id, answer)
 		var rep workflows.NotebookReport
 		if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil && ctx.Err() != nil {
 			return st.stopFollowing(false)

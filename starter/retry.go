@@ -3,15 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/notebridge/notebridge/workflows"
 )
 
-const retryDescription = `Runs a migration's failed sections again: --section names one (by ID, name or path, as the
-status display lists them) and sends the retry-section signal; --all sends retry-failed. The
-migration must be running (it waits while sections have failed). Pages already in Notion are
-not written again.`
+const retryDescription = `Runs a migration's failed or skipped sections again: --section names one (by ID, name or
+path, as the status display lists them) with the retry-section update; --all sends retry-failed.
+The migration answers at once: the section runs again, or why not (it is running, it is done, no
+such section: the answer lists those that can be retried). A password-protected section that was
+skipped can be retried once it is unlocked in OneNote. Pages already in Notion are not written
+again.`
 
 func runRetry(ctx context.Context, c *cli, args []string) error {
 	var section string
@@ -24,14 +25,14 @@ func runRetry(ctx context.Context, c *cli, args []string) error {
 		if section != "" {
 			sec = section
 		}
-		return fmt.Sprintf("temporal workflow signal %[1]s --workflow-id %[2]s --name %[3]s --input %[4]s\n"+
-			"temporal workflow signal %[1]s --workflow-id %[2]s --name %[5]s",
-			tf.cliFlags(), id, workflows.SignalRetrySection, shellQuote(fmt.Sprintf("%q", sec)), workflows.SignalRetryFailed)
+		return fmt.Sprintf("temporal workflow update execute %[1]s --workflow-id %[2]s --name %[3]s --input %[4]s\n"+
+			"temporal workflow update execute %[1]s --workflow-id %[2]s --name %[5]s",
+			tf.cliFlags(), id, workflows.UpdateRetrySection, shellQuote(fmt.Sprintf("%q", sec)), workflows.UpdateRetryFailed)
 	})
 	tf = c.temporalFlags(fs, false)
 	target = c.targetFlags(fs)
-	fs.StringVar(&section, "section", "", "the failed section to run again: its ID, name or path")
-	fs.BoolVar(&all, "all", false, "run every failed section again")
+	fs.StringVar(&section, "section", "", "the failed or skipped section to run again: its ID, name or path")
+	fs.BoolVar(&all, "all", false, "run every failed or skipped section again")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -56,36 +57,15 @@ func runRetry(ctx context.Context, c *cli, args []string) error {
 		return fmt.Errorf("%s is %s, so there is nothing to retry: migrate the notebook again (pages already in Notion are skipped)",
 			id, statusName(snap.status))
 	}
-	if !snap.progressOK {
-		return fmt.Errorf("%s does not answer its progress query yet (is a worker running?); try again in a moment", id)
-	}
+	var answer string
 	if all {
-		if snap.progress.Failed+snap.progress.Skipped == 0 {
-			return fmt.Errorf("no section of %s has failed or been skipped (%d done, %d running, %d pending): nothing to retry",
-				id, snap.progress.Done, snap.progress.Running, snap.progress.Pending)
-		}
-		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalRetryFailed, nil); err != nil {
-			return fmt.Errorf("signal %s: %w", workflows.SignalRetryFailed, err)
-		}
-		fmt.Fprintf(c.stdout, "Sent %s to %s: %d failed or skipped section(s) run again. Follow with:\n  starter status -w %s --follow\n",
-			workflows.SignalRetryFailed, id, snap.progress.Failed+snap.progress.Skipped, shellQuote(id))
-		return nil
+		answer, err = workflows.RetryFailed(ctx, tc, id)
+	} else {
+		answer, err = workflows.RetrySection(ctx, tc, id, section)
 	}
-	var names []string
-	for _, sec := range snap.progress.Sections {
-		if sec.ID != section && sec.Name != section && sec.Path != section {
-			names = append(names, fmt.Sprintf("%q (%s, %s)", sec.Path, sec.ID, sec.Status))
-			continue
-		}
-		if sec.Status != workflows.SectionFailed && sec.Status != workflows.SectionSkipped {
-			return fmt.Errorf("section %q of %s is %s, not failed: only failed or skipped sections can be retried", sec.Path, id, sec.Status)
-		}
-		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalRetrySection, sec.ID); err != nil {
-			return fmt.Errorf("signal %s: %w", workflows.SignalRetrySection, err)
-		}
-		fmt.Fprintf(c.stdout, "Sent %s %q to %s: section %q runs again. Follow with:\n  starter status -w %s --follow\n",
-			workflows.SignalRetrySection, sec.ID, id, sec.Path, shellQuote(id))
-		return nil
+	if err != nil {
+		return refusal(err)
 	}
-	return fmt.Errorf("%s has no section %q; its sections are %s", id, section, strings.Join(names, ", "))
+	fmt.Fprintf(c.stdout, "%s: %s. Follow with:\n  starter status -w %s --follow\n", id, answer, shellQuote(id))
+	return nil
 }

@@ -97,7 +97,7 @@ func (c *cli) scan(ctx context.Context, tc client.Client, tf *temporalFlags, in 
 		if ctx.Err() != nil {
 			return nil, errInterrupted
 		}
-		return nil, failure(err, in.User, "scan of "+in.User)
+		return nil, explain(err, in.User, "scan of "+in.User)
 	}
 	return &res, nil
 }

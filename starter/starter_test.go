@@ -398,8 +398,8 @@ func TestCommandsEndToEnd(t *testing.T) {
 			}
 		}
 		for _, tc := range []struct{ args, want string }{
-			{"-section nope", "has no section \"nope\""},
-			{"-section " + sections[0].ID, "is done, not failed"},
+			{"-section nope", "no section \"nope\" in this notebook: the sections that can be retried are"},
+			{"-section " + sections[0].ID, "is done, nothing to retry"},
 			{"", "give either -section S or -all"},
 		} {
 			r := h.cmd(t, "retry", append([]string{"-w", id}, strings.Fields(tc.args)...)...)
@@ -408,12 +408,12 @@ func TestCommandsEndToEnd(t *testing.T) {
 			}
 		}
 		// Still broken: retry-failed runs it again and it fails again.
-		if r := h.cmd(t, "retry", "-w", id, "-all"); r.code != 0 || !strings.Contains(r.stdout, "Sent retry-failed") {
+		if r := h.cmd(t, "retry", "-w", id, "-all"); r.code != 0 || !strings.Contains(r.stdout, "1 failed or skipped sections run again") {
 			t.Fatalf("retry -all:\n%v", r)
 		}
 		h.waitWaiting(t, id)
 		h.breakSection(sections[1].ID, false)
-		if r := h.cmd(t, "retry", "-w", id, "-section", sections[1].DisplayName); r.code != 0 || !strings.Contains(r.stdout, "Sent retry-section") {
+		if r := h.cmd(t, "retry", "-w", id, "-section", sections[1].DisplayName); r.code != 0 || !strings.Contains(r.stdout, "runs again") {
 			t.Fatalf("retry -section:\n%v", r)
 		}
 		r = h.cmd(t, "status", "-w", id, "-follow", "-interval", "200ms")
@@ -430,7 +430,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 		h.waitWaiting(t, id)
 		r := h.cmd(t, "finish", "-user", "alice", "-notebook", h.notebook.ID)
-		if r.code != 0 || !strings.Contains(r.stdout, "Sent finish") || !strings.Contains(r.stdout, "1 sections failed") ||
+		if r.code != 0 || !strings.Contains(r.stdout, "finishing: the report lists 1 failed") || !strings.Contains(r.stdout, "1 sections failed") ||
 			!strings.Contains(r.stdout, "failed: "+h.notebook.DisplayName+" / "+sections[0].DisplayName) {
 			t.Errorf("finish:\n%v", r)
 		}

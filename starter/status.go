@@ -186,7 +186,7 @@ func (s *statusCmd) printWaiting(w io.Writer, snap *snapshot) {
 // a migration that completed with nothing failed.
 func (s *statusCmd) printOutcome(snap *snapshot) error {
 	if snap.report == nil {
-		err := failure(snap.failure, snap.user, "migration "+snap.id)
+		err := explain(snap.failure, snap.user, "migration "+snap.id)
 		return err
 	}
 	rep := snap.report
@@ -225,7 +225,7 @@ func (s *statusCmd) printStatus(snap *snapshot) {
 	} else if snap.report != nil {
 		fmt.Fprintf(tw, "  result:\t%s\n", summaryOf(snap.report))
 	} else if snap.failure != nil {
-		fmt.Fprintf(tw, "  failure:\t%v\n", failure(snap.failure, snap.user, "the migration"))
+		fmt.Fprintf(tw, "  failure:\t%v\n", explain(snap.failure, snap.user, "the migration"))
 	}
 	fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.pagesText(), t.unchanged, t.failed, t.remaining)
 	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.secDone, t.secRunning, t.secPending, t.secFailed)

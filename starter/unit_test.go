@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
@@ -43,10 +46,10 @@ func TestHelpShowsTheTemporalCommand(t *testing.T) {
 			"--workflow-id 'migrate/alice/nb1/section/<sectionID>' --name progress",
 			"--workflow-id limiter/graph-onenote/app1 --name state"}},
 		{[]string{"retry", "-w", "migrate/alice/nb1", "-section", "s1", "-help"}, []string{
-			`temporal workflow signal --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name retry-section --input '"s1"'`,
+			`temporal workflow update execute --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name retry-section --input '"s1"'`,
 			"--workflow-id migrate/alice/nb1 --name retry-failed"}},
 		{[]string{"finish", "-user", "alice", "-notebook", "nb1", "-help"}, []string{
-			"temporal workflow signal --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name finish",
+			"temporal workflow update execute --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name finish",
 			"temporal workflow result --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1"}},
 		{[]string{"list", "-user", "alice", "-status", "waiting", "-help"}, []string{
 			`temporal workflow list --address temporal.example:7233 --namespace default --query 'WorkflowType = "MigrateNotebook" AND NoteBridgeUser = "alice" AND NoteBridgeStatus = "waiting"'`}},
@@ -246,13 +249,26 @@ func TestListQuery(t *testing.T) {
 }
 
 func TestNotSignedInIsRecognised(t *testing.T) {
-	joined := `activity error (type: ListNotebooks, scheduledEventID: 11): user "bob" is not signed in to Microsoft (no Microsoft sign-in stored for user "bob": run "starter login --user bob"): sign in, then start the migration again (type: NotSignedIn, retryable: false) (type: joinError, retryable: true)`
-	err := failure(errString(joined), "bob", "scan of bob")
-	if !strings.Contains(err.Error(), `run "starter login --user bob"`) {
-		t.Errorf("failure: %v", err)
+	signIn := temporal.NewNonRetryableApplicationError(`user "bob" is not signed in to Microsoft`, failure.NotSignedIn, nil)
+	conv := temporal.GetDefaultFailureConverter()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		// A notebook stopped on a section's lost sign-in: the stop keeps
+		// it as its cause.
+		{"stop's cause", temporal.NewNonRetryableApplicationError("sign in, then start again", failure.Config, signIn),
+			`run "starter login --user bob"`},
+		// A scan whose listing failed, wrapped by the workflow.
+		{"wrapped", fmt.Errorf("listing notebooks: %w", signIn), `run "starter login --user bob"`},
+		{"another failure", temporal.NewNonRetryableApplicationError("notebook \"X\" not found", failure.Config, nil),
+			`scan of bob failed: notebook "X" not found`},
+	} {
+		// What the starter gets: the error as it crossed the server.
+		got := explain(conv.FailureToError(conv.ErrorToFailure(tc.err)), "bob", "scan of bob")
+		if !strings.Contains(got.Error(), tc.want) {
+			t.Errorf("%s: explain = %v, want %q in it", tc.name, got, tc.want)
+		}
 	}
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 )
@@ -87,7 +88,7 @@ func (f *fakeGraph) run(_ context.Context, inResult bool) (activities.FetchResou
 	if o.Status == 200 || inResult {
 		return activities.FetchResourcesResult{Outcome: o}, nil
 	}
-	return activities.FetchResourcesResult{}, entity.OutcomeError(errors.New("upstream refused"), activities.ErrTypeGraphThrottled, o, false)
+	return activities.FetchResourcesResult{}, entity.OutcomeError(errors.New("upstream refused"), failure.GraphThrottled, o, false)
 }
 
 func probe(ctx workflow.Context, in probeInput) (probeResult, error) {

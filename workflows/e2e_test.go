@@ -156,8 +156,10 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("notebook is %v with a failed section, want running", st)
 		}
 		h.setListingFault(broken.ID, false)
-		if err := h.c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.SignalRetrySection, broken.ID); err != nil {
+		if answer, err := workflows.RetrySection(ctx, h.c, run.GetID(), broken.ID); err != nil {
 			t.Fatal(err)
+		} else if !strings.Contains(answer, "runs again") {
+			t.Errorf("retry-section answered %q", answer)
 		}
 		rep := wait(t, run, 2*time.Minute)
 		if rep.FailedSections != 0 {
@@ -304,7 +306,7 @@ func (h *harness) historyJSON(t *testing.T, id, runID string) []byte {
 }
 
 // maybeSave keeps, for the replay test, the smallest completed notebook
-// history that handled a retry-section signal, the smallest that ran the
+// history that took a retry-section update, the smallest that ran the
 // link pass, and the smallest completed section history that wrote a
 // page.
 func (h *harness) maybeSave(t *testing.T, typ, id string, st enums.WorkflowExecutionStatus, js []byte) {
@@ -313,7 +315,7 @@ func (h *harness) maybeSave(t *testing.T, typ, id string, st enums.WorkflowExecu
 	}
 	switch typ {
 	case workflows.MigrateNotebookName:
-		h.saveSmallest(t, "migrate-notebook.json", workflows.SignalRetrySection, id, js)
+		h.saveSmallest(t, "migrate-notebook.json", workflows.UpdateRetrySection, id, js)
 		h.saveSmallest(t, "migrate-notebook-links.json", activities.StageLinkTargetsName, id, js)
 	case workflows.MigrateSectionName:
 		h.saveSmallest(t, "migrate-section.json", "WritePage", id, js)

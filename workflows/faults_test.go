@@ -11,6 +11,7 @@ import (
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -172,7 +173,7 @@ func TestFaultsAndBadInput(t *testing.T) {
 		}
 		errTexts = append(errTexts, err.Error())
 		var app *temporal.ApplicationError
-		if !errors.As(err, &app) || (app.Type() != workflows.ErrTypeConfig && app.Type() != workflows.ErrTypeInvalidInput) {
+		if !errors.As(err, &app) || (app.Type() != failure.Config && app.Type() != failure.InvalidInput) {
 			t.Errorf("error %v is not a configuration or input error", err)
 		}
 		for _, w := range want {
@@ -240,7 +241,7 @@ func TestFaultsAndBadInput(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-		if err := h.c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.SignalFinish, nil); err != nil {
+		if _, err := workflows.Finish(ctx, h.c, run.GetID()); err != nil {
 			t.Fatal(err)
 		}
 		var rep workflows.NotebookReport

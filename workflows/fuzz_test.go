@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 )
 
@@ -90,8 +91,8 @@ func checkValidate(t *testing.T, dc converter.DataConverter, in MigrateInput) {
 	err := in.Validate()
 	if err != nil {
 		var app *temporal.ApplicationError
-		if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypeInvalidInput {
-			t.Fatalf("Validate(%+v) = %v, want a non-retryable %s error", orig, err, ErrTypeInvalidInput)
+		if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != failure.InvalidInput {
+			t.Fatalf("Validate(%+v) = %v, want a non-retryable %s error", orig, err, failure.InvalidInput)
 		}
 		var field string
 		if app.Details(&field) != nil {

@@ -12,6 +12,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 )
 
@@ -22,9 +23,6 @@ const (
 	DefaultPagesPerRun        = 200
 	maxParallelism            = 20
 )
-
-// ErrTypeInvalidInput is the type of the error for a malformed input.
-const ErrTypeInvalidInput = "InvalidInput"
 
 // MigrateInput is what an operator types into `temporal workflow start`:
 //
@@ -152,7 +150,7 @@ func jsonKind(k reflect.Kind) string {
 // invalid is the non-retryable error naming a bad field.
 func invalid(field, format string, args ...any) error {
 	return temporal.NewNonRetryableApplicationError(
-		fmt.Sprintf("invalid input: field %q: %s", field, fmt.Sprintf(format, args...)), ErrTypeInvalidInput, nil, field)
+		fmt.Sprintf("invalid input: field %q: %s", field, fmt.Sprintf(format, args...)), failure.InvalidInput, nil, field)
 }
 
 // Validate checks the input and fills defaults. Its error names the field.

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"github.com/notebridge/notebridge/failure"
 	"strings"
 	"testing"
 
@@ -27,8 +28,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		tc.edit(&in)
 		err := in.Validate()
 		var app *temporal.ApplicationError
-		if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypeInvalidInput {
-			t.Errorf("%s: error %v, want a non-retryable %s", tc.field, err, ErrTypeInvalidInput)
+		if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != failure.InvalidInput {
+			t.Errorf("%s: error %v, want a non-retryable %s", tc.field, err, failure.InvalidInput)
 			continue
 		}
 		if !strings.Contains(err.Error(), `"`+tc.field+`"`) {

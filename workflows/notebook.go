@@ -11,19 +11,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/notion"
 )
-
-// ErrTypeConfig is the type of the error a migration ends with when a
-// person must fix something first (sign-in, notebook name, Notion
-// sharing, library limit, the Notion block limit). When sections had
-// already run, its details hold the NotebookReport of what was migrated.
-const ErrTypeConfig = "MigrationConfigError"
-
-// ErrTypeSectionProtected is the type of a section's error when the
-// section is password-protected: the notebook skips it and reports it.
-const ErrTypeSectionProtected = "SectionPasswordProtected"
 
 // PhaseWaiting is the notebook's phase while failed sections wait for an
 // operator.
@@ -167,7 +158,8 @@ type notebook struct {
 	queue    []int
 	running  int
 	finish   bool
-	// changes counts section completions and signals, to wake the loop.
+	// changes counts section completions and operator updates, to wake
+	// the loop.
 	changes int
 	message string
 	// dbs maps section IDs to their Notion databases.
@@ -178,12 +170,15 @@ type notebook struct {
 	// stop, when set, is why the migration must end once the running
 	// sections are done: no new section starts.
 	stop error
+	// ended is set once no section runs again (the link pass, the end).
+	ended bool
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
 // Graph call under a permit), creates the Notion containers, runs one
-// MigrateSection child per section a few at a time, waits for operator
-// signals while sections have failed, and finally rewrites internal links.
+// MigrateSection child per section a few at a time, waits for the
+// operator's updates while sections have failed, and finally rewrites
+// internal links.
 func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (NotebookReport, error) {
 	if in.Limits == "" {
 		in.Limits = w.Limits
@@ -197,6 +192,9 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		nb.now = workflow.Now(ctx)
 		return nb.progress(), nil
 	}); err != nil {
+		return NotebookReport{}, err
+	}
+	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
 	}
 	nb.upsert(ctx, "reading")
@@ -248,13 +246,11 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 	if !nb.in.DryRun {
 		nb.phase = "creating Notion containers"
 		nb.details(ctx)
-		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute,
-			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 10, MaximumInterval: time.Minute},
-			Summary:     "Create the notebook's pages and databases in Notion"})
+		actx := workflow.WithActivityOptions(ctx, notionLayoutOptions("Create the notebook's pages and databases in Notion"))
 		err := workflow.ExecuteActivity(actx, activities.EnsureLayoutName,
 			activities.EnsureLayoutInput{ParentPageID: nb.in.NotionParent, Notebook: *tree}).Get(ctx, &layout)
 		if err != nil {
-			return NotebookReport{}, nb.notionFatal(err)
+			return NotebookReport{}, nb.explain(err)
 		}
 	}
 	nb.dbs = layout.SectionDatabaseIDs
@@ -308,12 +304,11 @@ func (nb *notebook) continueNow(ctx workflow.Context) bool {
 		(nb.in.SectionsPerRun > 0 && nb.startedRuns >= nb.in.SectionsPerRun)
 }
 
-// migrate runs the sections, a few at a time, waits for operator signals
-// while sections have failed, then rewrites internal links.
+// migrate runs the sections, a few at a time, waits for the operator's
+// updates while sections have failed, then rewrites internal links.
 func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 	nb.phase = "migrating"
 	nb.upsert(ctx, "migrating")
-	nb.listen(ctx)
 	for {
 		canStart := func() bool {
 			return len(nb.queue) > 0 && nb.running < nb.in.SectionParallelism && nb.stop == nil && !nb.continueNow(ctx)
@@ -328,12 +323,16 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 			return nb.stopped()
 		}
 		if settled() && (nb.waiting() == 0 || nb.finish) {
+			nb.ended = true
 			break
 		}
 		if nb.running == 0 && nb.continueNow(ctx) {
-			// Nothing runs: hand the state (and any signal not yet
-			// handled) to a new run, so history stays bounded.
-			nb.drainSignals(ctx)
+			// Nothing runs: hand the state to a new run, so history
+			// stays bounded. The update handlers change the state
+			// without blocking; none is left half done.
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return NotebookReport{}, err
+			}
 			next := nb.in
 			next.State = nb.state()
 			return NotebookReport{}, workflow.NewContinueAsNewError(ctx, MigrateNotebookName, next)
@@ -389,7 +388,13 @@ func (nb *notebook) stopped() (NotebookReport, error) {
 	rep.Message = fmt.Sprintf("%s. Migrated before it stopped: %d pages written, %d unchanged, %d of %d sections complete; "+
 		"nothing already in Notion is lost, and starting the migration again skips what is there and goes on where it stopped",
 		strings.TrimSuffix(msg, "."), rep.Written, rep.Skipped, done, len(rep.Sections))
-	return NotebookReport{}, temporal.NewNonRetryableApplicationError(rep.Message, ErrTypeConfig, nil, rep)
+	// The cause is what stopped it (a lost sign-in, the block limit), so
+	// the starter and the Web UI show why.
+	cause := nb.stop
+	if app := failure.Find(nb.stop, failure.Config); app != nil && app.Unwrap() != nil {
+		cause = app.Unwrap()
+	}
+	return NotebookReport{}, temporal.NewNonRetryableApplicationError(rep.Message, failure.Config, cause, rep)
 }
 
 // readTree finds the notebook asked for and reads its whole tree: the
@@ -403,7 +408,7 @@ func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.Note
 		err = r.complete(ctx, trees[0])
 	}
 	if err != nil {
-		return nil, nb.graphFatal(err, append(fatalGraphTypes, activities.ErrTypeGraphPermission)...)
+		return nil, nb.explain(err)
 	}
 	if len(trees) == 1 {
 		return trees[0], nil
@@ -418,24 +423,22 @@ func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.Note
 	}
 	return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"notebook %q not found for user %q; available notebooks: %s. Start again with one of these names (or an ID) in \"notebook\"",
-		nb.in.Notebook, nb.in.User, avail), ErrTypeConfig, nil)
+		nb.in.Notebook, nb.in.User, avail), failure.Config, nil)
 }
 
-// fatalGraphTypes are the Graph error types that end a migration early:
-// no section can go on until a person acts.
-var fatalGraphTypes = []string{activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit, activities.ErrTypeGraphAuth}
-
-// graphFatal turns a fatal Graph error (of one of types, anywhere in
-// err's chain) into a message saying what to do; other errors are
-// returned as they are.
-func (nb *notebook) graphFatal(err error, types ...string) error {
-	app := findApp(err, types...)
+// explain turns an error a person must act on into one that says what to
+// do: a Config error whose cause is err, so its type (a lost sign-in, the
+// library limit) still reaches the starter and the Web UI. Other errors
+// are returned as they are. Whether the error stops the migration is
+// failure.Decide's to say; this only words it.
+func (nb *notebook) explain(err error) error {
+	app, _ := failure.Of(err)
 	if app == nil {
 		return err
 	}
 	var msg string
 	switch app.Type() {
-	case activities.ErrTypeNotSignedIn:
+	case failure.NotSignedIn:
 		msg = strings.TrimSuffix(app.Message(), ".")
 		if !strings.Contains(msg, "starter login") {
 			msg = fmt.Sprintf("user %q is not signed in to Microsoft (%s): run \"starter login --user %s\"", nb.in.User, msg, nb.in.User)
@@ -443,54 +446,36 @@ func (nb *notebook) graphFatal(err error, types ...string) error {
 		if !strings.Contains(msg, "start the migration again") {
 			msg += ", then start the migration again"
 		}
-	case activities.ErrTypeGraphLibraryLimit:
+	case failure.GraphLibraryLimit:
 		msg = "OneNote refuses to list this account's notebooks (error 10008: the document library holds more than 5,000 items). " +
 			"Move files out of the OneDrive/SharePoint library that holds the notebooks, or migrate from a library with fewer items, then start again"
-	case activities.ErrTypeGraphPermission:
+	case failure.GraphPermission:
 		msg = fmt.Sprintf("user %q may not read these notebooks (403): check the app's Notes.Read permission and consent, then start again", nb.in.User)
-	case activities.ErrTypeGraphAuth:
+	case failure.GraphAuth:
 		msg = fmt.Sprintf("Microsoft rejected the sign-in of user %q: sign in again (starter login --user %s), then start the migration again",
 			nb.in.User, nb.in.User)
-	default:
-		return err
-	}
-	return temporal.NewNonRetryableApplicationError(msg, ErrTypeConfig, err)
-}
-
-// stopError is the error a migration ends with after section s stopped.
-func (nb *notebook) stopError(s *SectionSummary, res SectionResult) error {
-	if res.StoppedType == activities.ErrTypeNotionBlockLimit {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
-			"%s while section %q was migrating: upgrade the Notion workspace (or free some of its blocks), then start the migration again",
-			StopBlockLimit, s.Path), ErrTypeConfig, nil)
-	}
-	cause := temporal.NewNonRetryableApplicationError(res.Stopped, res.StoppedType, nil)
-	if fatal := nb.graphFatal(cause, fatalGraphTypes...); fatal != cause {
-		return fatal
-	}
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("section %q stopped: %s", s.Path, res.Stopped), ErrTypeConfig, nil)
-}
-
-// notionFatal turns a Notion error of EnsureLayout into a message saying
-// what to do.
-func (nb *notebook) notionFatal(err error) error {
-	var app *temporal.ApplicationError
-	if !errors.As(err, &app) {
-		return err
-	}
-	var msg string
-	switch app.Type() {
-	case activities.ErrTypeNotionNotShared:
+	case failure.NotionNotShared:
 		msg = fmt.Sprintf("the Notion page %s is not shared with the integration (or does not exist): open it in Notion, "+
 			"choose ••• > Connections and add the Note Bridge integration, then start again", nb.in.NotionParent)
-	case activities.ErrTypeNotionAuth:
+	case failure.NotionAuth:
 		msg = "Notion rejected the integration token: check the worker's Notion token, then start again"
-	case activities.ErrTypeNotionBlockLimit:
-		msg = "the Notion workspace reached its block limit (Free plan): upgrade the workspace, then start the migration again"
+	case failure.NotionBlockLimit:
+		msg = StopBlockLimit + ": upgrade the Notion workspace (or free some of its blocks), then start the migration again"
 	default:
 		return err
 	}
-	return temporal.NewNonRetryableApplicationError(msg, ErrTypeConfig, err)
+	return temporal.NewNonRetryableApplicationError(msg, failure.Config, err)
+}
+
+// stopFor is the error a migration ends with after section s stopped
+// before its last page: the section reports the stop's message and type,
+// which become the cause again.
+func (nb *notebook) stopFor(s *SectionSummary, res SectionResult) error {
+	cause := temporal.NewNonRetryableApplicationError(res.Stopped, res.StoppedType, nil)
+	if stop := nb.explain(cause); stop != cause {
+		return stop
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("section %q stopped: %s", s.Path, res.Stopped), failure.Config, cause)
 }
 
 // start runs section i as a child workflow.
@@ -502,7 +487,12 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            SectionWorkflowID(nb.in.User, nb.id, s.ID),
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		StaticSummary:         fmt.Sprintf("Migrate section %s of %s", s.Path, nb.in.User),
+		// A notebook that ends any way (cancelled, terminated, timed
+		// out) asks its running sections to cancel, so they release
+		// their limiter permits (section.windDown) instead of holding
+		// them until the leases expire.
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
+		StaticSummary:     fmt.Sprintf("Migrate section %s of %s", s.Path, nb.in.User),
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
 		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun}
@@ -510,25 +500,24 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult
 		err := workflow.ExecuteChildWorkflow(cctx, MigrateSectionName, in).Get(ctx, &res)
+		app, decision := failure.Of(err)
 		switch {
-		case err != nil && findApp(err, ErrTypeSectionProtected) != nil:
-			s.Status, s.Error = SectionSkipped, findApp(err, ErrTypeSectionProtected).Message()
+		case err != nil && decision == failure.SkipSection:
+			s.Status, s.Error = SectionSkipped, app.Message()
 			s.setResult(nil)
 		case err != nil:
 			s.Status, s.Error = SectionFailed, errorText(err)
 			s.setResult(nil)
-			if nb.stop == nil {
-				if fatal := nb.graphFatal(err, fatalGraphTypes...); fatal != err {
-					// No section can go on (the sign-in is gone, the
-					// library is over its limit): stop.
-					nb.stop = fatal
-				}
+			if decision == failure.Stop && nb.stop == nil {
+				// No section can go on (the sign-in is gone, the
+				// library is over its limit): stop.
+				nb.stop = nb.explain(err)
 			}
 		case res.Stopped != "":
 			s.Status, s.Error = SectionFailed, "stopped: "+res.Stopped
 			s.setResult(&res)
 			if nb.stop == nil {
-				nb.stop = nb.stopError(s, res)
+				nb.stop = nb.stopFor(s, res)
 			}
 		case res.Failed > 0:
 			s.Status, s.Error = SectionFailed, fmt.Sprintf("%d pages failed", res.Failed)
@@ -540,81 +529,6 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 		nb.running--
 		nb.changes++
 	})
-}
-
-// listen handles the operator's signals.
-func (nb *notebook) listen(ctx workflow.Context) {
-	retry := workflow.GetSignalChannel(ctx, SignalRetrySection)
-	retryAll := workflow.GetSignalChannel(ctx, SignalRetryFailed)
-	finish := workflow.GetSignalChannel(ctx, SignalFinish)
-	log := workflow.GetLogger(ctx)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			sel := workflow.NewSelector(ctx)
-			sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) {
-				var id string
-				c.Receive(ctx, &id)
-				nb.retrySection(log, id)
-			})
-			sel.AddReceive(retryAll, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				nb.retryFailed()
-			})
-			sel.AddReceive(finish, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, nil)
-				nb.finish = true
-			})
-			sel.Select(ctx)
-			nb.changes++
-		}
-	})
-}
-
-// retrySection queues failed or skipped section id (an ID, name or path)
-// again: a skipped section is one a person has to unlock first.
-func (nb *notebook) retrySection(log interface {
-	Info(string, ...any)
-	Warn(string, ...any)
-}, id string) {
-	id = strings.TrimSpace(id)
-	for i, s := range nb.sections {
-		if s.ID == id || s.Name == id || s.Path == id {
-			if retriable(s.Status) {
-				s.Status = SectionPending
-				nb.queue = append(nb.queue, i)
-			} else {
-				log.Info("retry-section ignored: section has not failed nor been skipped", "section", id, "status", s.Status)
-			}
-			return
-		}
-	}
-	log.Warn("retry-section ignored: no such section", "section", id)
-}
-
-// retryFailed queues every failed or skipped section again.
-func (nb *notebook) retryFailed() {
-	for i, s := range nb.sections {
-		if retriable(s.Status) {
-			s.Status = SectionPending
-			nb.queue = append(nb.queue, i)
-		}
-	}
-}
-
-// drainSignals handles the signals delivered but not yet received, before
-// the run continues as new.
-func (nb *notebook) drainSignals(ctx workflow.Context) {
-	log := workflow.GetLogger(ctx)
-	var id string
-	for workflow.GetSignalChannel(ctx, SignalRetrySection).ReceiveAsync(&id) {
-		nb.retrySection(log, id)
-	}
-	for workflow.GetSignalChannel(ctx, SignalRetryFailed).ReceiveAsync(nil) {
-		nb.retryFailed()
-	}
-	for workflow.GetSignalChannel(ctx, SignalFinish).ReceiveAsync(nil) {
-		nb.finish = true
-	}
 }
 
 // retriable reports whether a section in this status waits for an
@@ -667,8 +581,7 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 		finished := false
 		workflow.Go(sctx, func(sctx workflow.Context) {
 			err = nb.linkSteps(sctx, key, dbs, rep)
-			cctx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
-				RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: "Clean staged link targets"})
+			cctx := workflow.WithActivityOptions(sctx, housekeepingOptions("Clean staged link targets"))
 			if cerr := workflow.ExecuteActivity(cctx, activities.CleanPageName, key).Get(cctx, nil); cerr != nil {
 				workflow.GetLogger(sctx).Warn("Staged link targets not cleaned", "error", cerr)
 			}
@@ -692,10 +605,7 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 // rewrites the pages with links left, database by database, a chunk of
 // pages per activity.
 func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, dbs []string, rep *NotebookReport) error {
-	actx := workflow.WithActivityOptions(sctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
-		HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute,
-			NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
-		Summary: fmt.Sprintf("Read the link targets of %d sections from Notion", len(dbs))})
+	actx := workflow.WithActivityOptions(sctx, notionLinkOptions(fmt.Sprintf("Read the link targets of %d sections from Notion", len(dbs))))
 	var st activities.StageLinkTargetsResult
 	if err := workflow.ExecuteActivity(actx, activities.StageLinkTargetsName,
 		activities.StageLinkTargetsInput{Key: key, DatabaseIDs: dbs}).Get(sctx, &st); err != nil {
@@ -703,10 +613,7 @@ func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, db
 	}
 	for _, db := range dbs {
 		for more := true; more; {
-			ractx := workflow.WithActivityOptions(actx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute,
-				HeartbeatTimeout: 2 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5, MaximumInterval: time.Minute,
-					NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
-				Summary: "Rewrite internal links (" + clip(db) + ")"})
+			ractx := workflow.WithActivityOptions(sctx, notionLinkOptions("Rewrite internal links ("+clip(db)+")"))
 			var r activities.RewriteLinksResult
 			if err := workflow.ExecuteActivity(ractx, activities.RewriteLinksName,
 				activities.RewriteLinksInput{DatabaseID: db, TargetsKey: key}).Get(sctx, &r); err != nil {

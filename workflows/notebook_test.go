@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -30,8 +31,8 @@ func TestNotebookNotFoundListsTheNames(t *testing.T) {
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Gamma", NotionParent: "p"})
 	err := env.GetWorkflowError()
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != ErrTypeConfig {
-		t.Fatalf("error %v, want %s", err, ErrTypeConfig)
+	if !errors.As(err, &app) || app.Type() != failure.Config {
+		t.Fatalf("error %v, want %s", err, failure.Config)
 	}
 	for _, s := range []string{`"Gamma"`, `"Alpha"`, `"Beta"`} {
 		if !strings.Contains(err.Error(), s) {
@@ -45,9 +46,9 @@ func TestFatalConfigErrorsSayWhatToDo(t *testing.T) {
 		typ, want string
 		notion    bool
 	}{
-		{activities.ErrTypeNotSignedIn, "not signed in", false},
-		{activities.ErrTypeGraphLibraryLimit, "10008", false},
-		{activities.ErrTypeNotionNotShared, "not shared with the integration", true},
+		{failure.NotSignedIn, "not signed in", false},
+		{failure.GraphLibraryLimit, "10008", false},
+		{failure.NotionNotShared, "not shared with the integration", true},
 	} {
 		env, _ := newEnv(t)
 		fail := temporal.NewNonRetryableApplicationError("boom", tc.typ, nil)
@@ -66,7 +67,7 @@ func TestFatalConfigErrorsSayWhatToDo(t *testing.T) {
 }
 
 // TestFailedSectionWaitsForRetry runs a notebook whose second section fails
-// once: the notebook stays open, reports it, and a retry-section signal
+// once: the notebook stays open, reports it, and a retry-section update
 // runs that section (only it) again.
 func TestFailedSectionWaitsForRetry(t *testing.T) {
 	env, _ := newEnv(t)
@@ -110,7 +111,7 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 		if p.Failed != 1 || p.Done != 2 || !strings.Contains(p.Phase, "waiting") {
 			t.Errorf("progress while waiting: %+v", p)
 		}
-		env.SignalWorkflow(SignalRetrySection, "s2")
+		mustUpdate(t, env, UpdateRetrySection, "s2")
 	}, time.Hour)
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "nb1", NotionParent: "p"})
 	if err := env.GetWorkflowError(); err != nil {
@@ -136,7 +137,7 @@ func TestFailedSectionWaitsForRetry(t *testing.T) {
 }
 
 // TestFinishCompletesWithFailures completes a notebook with a failed
-// section on the finish signal, reporting it.
+// section on the finish update, reporting it.
 func TestFinishCompletesWithFailures(t *testing.T) {
 	env, _ := newEnv(t)
 	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
@@ -149,7 +150,7 @@ func TestFinishCompletesWithFailures(t *testing.T) {
 			}
 			return SectionResult{SectionID: in.Section.ID}, nil
 		})
-	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalFinish, nil) }, time.Hour)
+	env.RegisterDelayedCallback(func() { mustUpdate(t, env, UpdateFinish) }, time.Hour)
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
 		Exclude: []string{"Plans"}})
 	var rep NotebookReport
@@ -199,5 +200,81 @@ func TestLinkLossesJoinTheReport(t *testing.T) {
 	}
 	if n := rep.LossPages[1]; n.ID != "notion-only" || n.Title != "Old form" {
 		t.Errorf("a page known by its Notion ID only: %+v", n)
+	}
+}
+
+// TestOperatorUpdatesAreValidated: retry-section, retry-failed and finish
+// answer at once: a yes saying what the notebook will do, or a refusal
+// saying why, which changes nothing. s1 is done, s2 fails once, s3 runs
+// for three hours.
+func TestOperatorUpdatesAreValidated(t *testing.T) {
+	env, _ := newEnv(t)
+	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, nil)
+	runs := map[string]int{}
+	env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
+		func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+			runs[in.Section.ID]++
+			switch {
+			case in.Section.ID == "s2" && runs["s2"] == 1:
+				return SectionResult{}, temporal.NewNonRetryableApplicationError("listing failed", failure.GraphTransient, nil)
+			case in.Section.ID == "s2":
+				_ = workflow.Sleep(ctx, time.Hour)
+			case in.Section.ID == "s3":
+				_ = workflow.Sleep(ctx, 3*time.Hour)
+			}
+			return SectionResult{SectionID: in.Section.ID, Pages: 1, Done: 1, Written: 1}, nil
+		})
+	type step struct {
+		update string
+		args   []any
+		want   string // in the answer, or in the refusal
+		refuse bool
+	}
+	steps, answered := 0, 0
+	for _, at := range []struct {
+		after time.Duration
+		steps []step
+	}{
+		{time.Hour, []step{
+			{UpdateRetrySection, []any{"nope"}, `no section "nope" in this notebook: the sections that can be retried are "Work notes / Archive / 2023" (s2, failed)`, true},
+			{UpdateRetrySection, []any{"s3"}, `section "Work notes / Archive / 2024" is running`, true},
+			{UpdateRetrySection, []any{"Plans"}, `section "Work notes / Plans" is done, nothing to retry`, true},
+			{UpdateFinish, nil, `1 sections still run or wait to run ("Work notes / Archive / 2024" (running))`, true},
+			{UpdateRetrySection, []any{"Work notes / Archive / 2023"}, `section "Work notes / Archive / 2023" (s2) runs again`, false},
+		}},
+		{time.Hour + time.Minute, []step{
+			{UpdateRetrySection, []any{"s2"}, `section "Work notes / Archive / 2023" is running`, true},
+			{UpdateRetryFailed, nil, `no section has failed or been skipped: nothing to retry`, true},
+			{UpdateFinish, nil, `2 sections still run`, true},
+		}},
+	} {
+		env.RegisterDelayedCallback(func() {
+			for _, st := range at.steps {
+				update(env, st.update, func(answer string, err error) {
+					answered++
+					switch {
+					case st.refuse && (failure.Find(err, failure.Refused) == nil || !strings.Contains(err.Error(), st.want)):
+						t.Errorf("after %s, %s %v: %q, %v; want refused with %q", at.after, st.update, st.args, answer, err, st.want)
+					case !st.refuse && (err != nil || !strings.Contains(answer, st.want)):
+						t.Errorf("after %s, %s %v: %q, %v; want %q", at.after, st.update, st.args, answer, err, st.want)
+					}
+				}, st.args...)
+			}
+		}, at.after)
+		steps += len(at.steps)
+	}
+	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p", DryRun: true})
+	var rep NotebookReport
+	if err := env.GetWorkflowResult(&rep); err != nil {
+		t.Fatal(err)
+	}
+	// Only the accepted retry changed anything: s2 ran twice, the others
+	// once, and the notebook completed by itself.
+	if runs["s1"] != 1 || runs["s2"] != 2 || runs["s3"] != 1 || rep.FailedSections != 0 {
+		t.Errorf("section runs %v, report %+v", runs, rep)
+	}
+	if answered != steps {
+		t.Errorf("%d of %d updates answered", answered, steps)
 	}
 }

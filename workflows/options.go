@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 )
 
 // The activity option sets of the workflows, one per kind of work. Each
@@ -38,26 +38,76 @@ func graphResourcesOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, Summary: summary}
 }
 
+// notionAttempts is the Temporal attempts of every Notion activity. The
+// Notion client already sends each request up to
+// notion.DefaultRetryPolicy().MaxAttempts times, waiting out Retry-After
+// and backing off on 5xx, so the activity's own retry is only for what
+// the client cannot see: the worker restarting under it, a missed
+// heartbeat, or a Notion outage longer than the client's patience (one
+// more round of the client's retries).
+const notionAttempts = 2
+
+// notionRetry is the retry policy of the Notion activities: notionAttempts,
+// none for an error the taxonomy does not retry (failure.NotRetried: a
+// validation error, the staged content gone, which runs the page again on
+// a new session instead).
+func notionRetry() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, MaximumAttempts: notionAttempts,
+		NonRetryableErrorTypes: failure.NotRetried()}
+}
+
+// The bounds on the total sends of one upstream request, over every
+// layer that retries it. They multiply, so each layer is kept as low as
+// its reason allows; TestSendBounds computes them from the constants and
+// fails if a layer is raised past them.
+//
+// A Notion request (a page's blocks, a link rewrite, the layout) is sent
+// at most notion.DefaultRetryPolicy().MaxAttempts (8) times by the client
+// x notionAttempts (2) activity attempts x maxPageRuns (3) runs of the
+// page (or link pass) on a new worker session = 48 times. (The layout and
+// the rows query are not run again by the workflow: 16.)
+//
+// A Graph request is sent once per permit: at most the permits of one
+// entity.Call (20, each after the limiter let it go, a throttle waiting in
+// the breaker) x maxPageLosses (6) runs of the page = 120 times; a group
+// of resources at most maxResourceAttempts (20) x maxPageRuns (3) = 60.
+//
+// An operator's retry-section runs a section again on top of these: each
+// one is a person's decision.
+const (
+	notionSendBound = 48
+	graphSendBound  = 120
+)
+
 // notionWriteOptions are for writing one page to Notion: many paced
 // requests (blocks in chunks, file uploads), so a long timeout with a
-// heartbeat to notice a dead worker early; retried because the write is
-// idempotent, but not when the staged content is gone (ErrTypeStaging:
-// the page must run again from Graph on a new session).
+// heartbeat to notice a dead worker early; retried (notionRetry) because
+// the write is idempotent.
 func notionWriteOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{
-		StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, MaximumAttempts: 6,
-			NonRetryableErrorTypes: []string{activities.ErrTypeStaging}},
-		Summary: summary,
-	}
+	return workflow.ActivityOptions{StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: time.Minute,
+		RetryPolicy: notionRetry(), Summary: summary}
 }
 
 // notionReadOptions are for reading a section database's rows: paged
-// queries paced with every other Notion call, retried a few times since
-// reading twice is harmless.
+// queries paced with every other Notion call; reading twice is harmless.
 func notionReadOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 5}, Summary: summary}
+	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, RetryPolicy: notionRetry(), Summary: summary}
+}
+
+// notionLayoutOptions are for creating (or finding) the notebook's pages
+// and section databases in Notion: a few dozen paced requests, found
+// again rather than created twice on a retry.
+func notionLayoutOptions(summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: notionRetry(), Summary: summary}
+}
+
+// notionLinkOptions are for the link pass's activities on its session
+// (staging the link targets, rewriting a chunk of pages): many paced
+// requests each, so a long timeout with a heartbeat; rewriting a link
+// twice writes the same link.
+func notionLinkOptions(summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute, HeartbeatTimeout: 2 * time.Minute,
+		RetryPolicy: notionRetry(), Summary: summary}
 }
 
 // housekeepingOptions are for local chores on the worker (cleaning a

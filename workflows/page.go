@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 )
@@ -20,10 +21,17 @@ const maxResourceCost = 10
 // maxResourceAttempts bounds the permits spent on one group of resources.
 const maxResourceAttempts = 20
 
-// maxPageRuns bounds how often one page is run again, each time on a new
-// session, because the worker holding its staged data was lost. It only
-// guards against a page that kills every worker it runs on.
-const maxPageRuns = 8
+// maxPageRuns bounds the runs of one page (and of the link pass) that
+// lost their worker after it staged the page's content: a page losing
+// its worker three times in a row is killing them; the section reports it
+// failed and a retry-section runs it again. maxPageLosses bounds every
+// run, counting those lost before anything was staged (another page's
+// worker died under it). Both multiply the sends of a request: see
+// notionSendBound.
+const (
+	maxPageRuns   = 3
+	maxPageLosses = 2 * maxPageRuns
+)
 
 // maxLossNotes is how many losses a ledger entry names.
 const maxLossNotes = 3
@@ -54,19 +62,20 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 		}
 	}
 	res, err := s.renewing(ctx, p, parentID, e)
-	var app *temporal.ApplicationError
+	app, decision := failure.Of(err)
 	switch {
-	case errors.As(err, &app) && app.Type() == activities.ErrTypeGraphNotFound:
+	case err != nil && decision == failure.SkipPage:
 		// Deleted in OneNote since it was listed: nothing to migrate.
 		e.Status, e.Error = PageGone, errorText(err)
 	case err != nil:
 		e.Status, e.Error = PageFailed, errorText(err)
 		workflow.GetLogger(ctx).Warn("Page failed", "page", p.ID, "error", err)
-		if a := findApp(err, stopTypes...); a != nil && s.stop == "" {
-			// No page can be written until a person acts: stop
-			// starting pages.
-			s.stop, s.stopType, s.stopErr = a.Message(), a.Type(), err
-			if a.Type() == activities.ErrTypeNotionBlockLimit {
+		if (decision == failure.Stop || decision == failure.SkipSection) && s.stop == "" {
+			// No page can be written until a person acts (or the
+			// section was locked since it was listed, and is then
+			// skipped): stop starting pages.
+			s.stop, s.stopType, s.stopErr = app.Message(), app.Type(), err
+			if app.Type() == failure.NotionBlockLimit {
 				s.stop = StopBlockLimit
 			}
 		}
@@ -111,6 +120,10 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 			finished = true
 		})
 		if aerr := workflow.Await(ctx, func() bool { return finished }); aerr != nil {
+			// Cancelled: the pipeline ends at once; wait for it, so
+			// its permits are released before the section ends.
+			dctx, _ := workflow.NewDisconnectedContext(ctx)
+			_ = workflow.Await(dctx, func() bool { return finished })
 			return res, aerr
 		}
 		if !workerLost(sctx, err) || ctx.Err() != nil {
@@ -123,12 +136,12 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 			// anything of it: another page's worker died, not this one's
 			// doing. Only losses that cost it staged data count.
 			run--
-			if e.Reruns < maxPageRuns*4 {
+			if e.Reruns < maxPageLosses {
 				workflow.GetLogger(ctx).Warn("Worker lost before the page was staged; running it again", "page", p.ID, "error", err)
 				continue
 			}
 		}
-		if run == maxPageRuns || e.Reruns >= maxPageRuns*4 {
+		if run == maxPageRuns || e.Reruns >= maxPageLosses {
 			return res, fmt.Errorf("the worker running this page was lost %d times in a row (last: %w); "+
 				"check the workers, then retry the section", run, err)
 		}
@@ -242,7 +255,7 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 			// Typed, so the page's caller can tell a stop (a locked
 			// section, the sign-in gone) from a page failure.
 			return lost, fmt.Errorf("resources: %w", temporal.NewNonRetryableApplicationError(r.Error, r.ErrorType, nil))
-		case r.ErrorType == activities.ErrTypeGraphThrottled:
+		case r.ErrorType == failure.GraphThrottled:
 			// The limiter's breaker holds the next permit back.
 		default:
 			if err := workflow.Sleep(sctx, backoff); err != nil {
@@ -261,26 +274,6 @@ func clip(s string) string {
 		return string(r[:59]) + "…"
 	}
 	return s
-}
-
-// stopTypes are the error types of a page that stop its section: no
-// other page can be migrated until a person acts. A password-protected
-// section (locked since it was listed) is then skipped.
-var stopTypes = []string{activities.ErrTypeNotionBlockLimit, activities.ErrTypeNotSignedIn, activities.ErrTypeGraphLibraryLimit,
-	activities.ErrTypeGraphProtected}
-
-// findApp returns the first ApplicationError in err's chain whose type is
-// one of types (any type if none is given), or nil. errors.As stops at
-// the first ApplicationError, which for an error that crossed a workflow
-// boundary wrapped is a generic one.
-func findApp(err error, types ...string) *temporal.ApplicationError {
-	for err != nil {
-		if app, ok := err.(*temporal.ApplicationError); ok && (len(types) == 0 || slices.Contains(types, app.Type())) {
-			return app
-		}
-		err = errors.Unwrap(err)
-	}
-	return nil
 }
 
 // errorText is an error's message for a report.

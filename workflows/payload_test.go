@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/onenote"
 )
 
@@ -92,7 +93,7 @@ func (f *largeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 		func(_ context.Context, in activities.WritePageInput) (activities.WritePageResult, error) {
 			if f.failing(in.Page.Order) {
 				return activities.WritePageResult{}, temporal.NewNonRetryableApplicationError(
-					strings.Repeat("Notion refused the page. ", 200), activities.ErrTypeNotionInvalid, nil)
+					strings.Repeat("Notion refused the page. ", 200), failure.NotionInvalid, nil)
 			}
 			f.mu.Lock()
 			defer f.mu.Unlock()

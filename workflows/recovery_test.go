@@ -20,6 +20,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
@@ -107,7 +108,7 @@ func TestPageWhoseStagedDataIsGoneRunsAgain(t *testing.T) {
 	env, _ := newEnv(t)
 	m := &pipelineMocks{n: 3, fail: func(page string, before int) error {
 		if page == "p1" && before == 0 {
-			return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", activities.ErrTypeStaging, nil)
+			return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", failure.Staging, nil)
 		}
 		return nil
 	}}
@@ -130,7 +131,7 @@ func TestPageWhoseStagedDataIsGoneRunsAgain(t *testing.T) {
 func TestPageRerunsAreBounded(t *testing.T) {
 	env, _ := newEnv(t)
 	m := &pipelineMocks{n: 1, fail: func(string, int) error {
-		return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", activities.ErrTypeStaging, nil)
+		return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", failure.Staging, nil)
 	}}
 	m.register(env)
 	env.ExecuteWorkflow(MigrateSectionName, sectionInput(1))
@@ -138,7 +139,7 @@ func TestPageRerunsAreBounded(t *testing.T) {
 	if err := env.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, "lost 8 times") {
+	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, fmt.Sprintf("lost %d times", maxPageRuns)) {
 		t.Errorf("result %+v after %d writes", res, m.writes["p0"])
 	}
 }
@@ -251,7 +252,7 @@ func TestBlockLimitStopsTheSectionAndTheNotebook(t *testing.T) {
 	env, _ := newEnv(t)
 	m := &pipelineMocks{n: 6, fail: func(page string, _ int) error {
 		if page >= "p2" {
-			return temporal.NewNonRetryableApplicationError("workspace block limit reached", activities.ErrTypeNotionBlockLimit, nil)
+			return temporal.NewNonRetryableApplicationError("workspace block limit reached", failure.NotionBlockLimit, nil)
 		}
 		return nil
 	}}
@@ -277,15 +278,15 @@ func TestBlockLimitStopsTheSectionAndTheNotebook(t *testing.T) {
 			started[in.Section.ID] = true
 			if in.Section.ID == "s2" {
 				return SectionResult{SectionID: "s2", Pages: 5, Done: 2, Written: 2, Failed: 1,
-					Stopped: StopBlockLimit, StoppedType: activities.ErrTypeNotionBlockLimit}, nil
+					Stopped: StopBlockLimit, StoppedType: failure.NotionBlockLimit}, nil
 			}
 			return SectionResult{SectionID: in.Section.ID, Pages: 3, Done: 3, Written: 3}, nil
 		})
 	nenv.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p", SectionParallelism: 1})
 	err := nenv.GetWorkflowError()
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != ErrTypeConfig {
-		t.Fatalf("notebook error %v, want %s", err, ErrTypeConfig)
+	if !errors.As(err, &app) || app.Type() != failure.Config {
+		t.Fatalf("notebook error %v, want %s", err, failure.Config)
 	}
 	for _, want := range []string{"block limit", "upgrade the Notion workspace", "5 pages written", "1 of 3 sections complete"} {
 		if !strings.Contains(err.Error(), want) {
@@ -325,7 +326,7 @@ func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
 					listings[in.Cursor.SectionID]++
 					if in.Cursor.SectionID == "s2" && locked {
 						return activities.ListPagesResult{}, entity.OutcomeError(errors.New("onenote: list pages: protected: HTTP 403 code 20185: Encrypted sections are not accessible."),
-							activities.ErrTypeGraphProtected, limiter.Outcome{Status: 403, Code: "20185"}, true)
+							failure.GraphProtected, limiter.Outcome{Status: 403, Code: "20185"}, true)
 					}
 					return activities.ListPagesResult{Done: true}, nil
 				})
@@ -348,9 +349,9 @@ func TestPasswordProtectedSectionIsSkipped(t *testing.T) {
 					mu.Lock()
 					locked = false
 					mu.Unlock()
-					env.SignalWorkflow(SignalRetrySection, "s2")
+					mustUpdate(t, env, UpdateRetrySection, "s2")
 				} else {
-					env.SignalWorkflow(SignalFinish, nil)
+					mustUpdate(t, env, UpdateFinish)
 				}
 			}, time.Hour)
 			env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p"})
@@ -387,12 +388,60 @@ func TestSignInGoneMidMigrationStops(t *testing.T) {
 			started++
 			return SectionResult{}, fmt.Errorf("listing the pages of section: %w", temporal.NewNonRetryableApplicationError(
 				`Microsoft sign-in for user "alice" has expired or was revoked: run "starter login --user alice" to sign in again`,
-				activities.ErrTypeNotSignedIn, nil))
+				failure.NotSignedIn, nil))
 		})
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p", SectionParallelism: 1})
 	err := env.GetWorkflowError()
 	if err == nil || !strings.Contains(err.Error(), `starter login --user alice`) || started != 1 {
 		t.Errorf("error %v after %d sections, want the login command after 1", err, started)
+	}
+	// The stop keeps why as its cause, typed, so the starter and the
+	// Web UI can tell a lost sign-in from another stop.
+	stop := failure.Find(err, failure.Config)
+	if stop == nil || failure.Find(stop.Unwrap(), failure.NotSignedIn) == nil {
+		t.Errorf("error %v: want a %s whose cause is the %s", err, failure.Config, failure.NotSignedIn)
+	}
+	var rep NotebookReport
+	if stop == nil || !stop.HasDetails() || stop.Details(&rep) != nil || len(rep.Sections) != 3 {
+		t.Errorf("the stop's details hold no report of the 3 sections: %+v", rep)
+	}
+}
+
+// TestEveryStopKeepsItsCause: whatever stops a migration (a lost sign-in,
+// Notion's block limit, a page the integration cannot write to), the
+// error it ends with is a Config error saying what to do whose cause
+// carries the type that stopped it.
+func TestEveryStopKeepsItsCause(t *testing.T) {
+	for _, tc := range []struct {
+		typ, msg, want string
+	}{
+		{failure.NotSignedIn, `no Microsoft sign-in stored for user "alice"`, `starter login --user alice`},
+		{failure.NotionBlockLimit, "workspace block limit reached", "upgrade the Notion workspace"},
+		{failure.NotionNotShared, "database not found", "Connections"},
+		{failure.GraphLibraryLimit, "library over 5,000 items", "Move files out"},
+	} {
+		t.Run(tc.typ, func(t *testing.T) {
+			env, _ := newEnv(t)
+			env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+			env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, nil)
+			env.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(
+				func(ctx workflow.Context, in SectionInput) (SectionResult, error) {
+					// A section stopped by its page: the result names
+					// the stop.
+					return SectionResult{SectionID: in.Section.ID, Pages: 2, Done: 1, Failed: 1, Stopped: tc.msg, StoppedType: tc.typ}, nil
+				})
+			env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p", SectionParallelism: 1})
+			// As a client sees it, once it crossed the server.
+			conv := temporal.GetDefaultFailureConverter()
+			err := conv.FailureToError(conv.ErrorToFailure(env.GetWorkflowError()))
+			stop := failure.Find(err, failure.Config)
+			if stop == nil || !strings.Contains(stop.Message(), tc.want) {
+				t.Fatalf("error %v: want a %s saying %q", err, failure.Config, tc.want)
+			}
+			if cause := failure.Find(stop.Unwrap(), tc.typ); cause == nil || !strings.Contains(cause.Message(), tc.msg) {
+				t.Errorf("error %v: its cause is not the %s %q", err, tc.typ, tc.msg)
+			}
+		})
 	}
 }
 
@@ -429,7 +478,7 @@ func TestNotebookContinuesAsNewKeepingOutcomes(t *testing.T) {
 
 	env2, calls := newEnv(t)
 	env2.OnWorkflow(MigrateSectionName, mock.Anything, mock.Anything).Return(section)
-	env2.RegisterDelayedCallback(func() { env2.SignalWorkflow(SignalFinish, nil) }, time.Hour)
+	env2.RegisterDelayedCallback(func() { mustUpdate(t, env2, UpdateFinish) }, time.Hour)
 	env2.ExecuteWorkflow(MigrateNotebookName, next)
 	var rep NotebookReport
 	if err := env2.GetWorkflowResult(&rep); err != nil {
@@ -456,8 +505,8 @@ func TestMalformedInputNamesTheField(t *testing.T) {
 		env.ExecuteWorkflow(MigrateNotebookName, json.RawMessage(tc.input))
 		err := env.GetWorkflowError()
 		var app *temporal.ApplicationError
-		if !errors.As(err, &app) || app.Type() != ErrTypeInvalidInput || !app.NonRetryable() || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want a non-retryable %s saying %s", tc.input, err, ErrTypeInvalidInput, tc.want)
+		if !errors.As(err, &app) || app.Type() != failure.InvalidInput || !app.NonRetryable() || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want a non-retryable %s saying %s", tc.input, err, failure.InvalidInput, tc.want)
 		}
 	}
 }
@@ -489,8 +538,8 @@ func TestNoStoredSignInEndsEarly(t *testing.T) {
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "dana", Notebook: "Work notes", NotionParent: "p"})
 	err = env.GetWorkflowError()
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != ErrTypeConfig || *calls != 1 {
-		t.Fatalf("error %v after %d Graph calls, want %s after 1", err, *calls, ErrTypeConfig)
+	if !errors.As(err, &app) || app.Type() != failure.Config || *calls != 1 {
+		t.Fatalf("error %v after %d Graph calls, want %s after 1", err, *calls, failure.Config)
 	}
 	if !strings.Contains(err.Error(), `run "starter login --user dana"`) || !strings.Contains(err.Error(), "start the migration again") {
 		t.Errorf("error %q does not say to run starter login --user dana", err)

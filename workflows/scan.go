@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/onenote"
@@ -97,7 +97,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	}
 	res.Requests += tr.requests
 	if err != nil {
-		return res, errors.Join(err, lim.Flush(ctx))
+		return res, flushed(err, lim.Flush(ctx))
 	}
 	for _, t := range trees {
 		res.Notebooks = append(res.Notebooks, NotebookScan{ID: t.ID, Name: t.Name})
@@ -119,14 +119,14 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 					Options: graphOptions("Count pages of " + sec.Path),
 				}, &r)
 				res.Requests += st.Attempts
-				if findApp(err, activities.ErrTypeGraphProtected) != nil {
+				if failure.Find(err, failure.GraphProtected) != nil {
 					// Password-protected: its pages cannot be counted
 					// until it is unlocked; the others still are.
 					sec.Protected = true
 					break
 				}
 				if err != nil {
-					return res, errors.Join(fmt.Errorf("counting pages of %q: %w", sec.Path, err), lim.Flush(ctx))
+					return res, flushed(fmt.Errorf("counting pages of %q: %w", sec.Path, err), lim.Flush(ctx))
 				}
 				listCalls++
 				sec.Pages += len(r.Pages)
@@ -153,6 +153,16 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanned **%s**: %d notebooks", in.User, len(res.Notebooks)))
 	return res, lim.Flush(ctx)
+}
+
+// flushed is err, noting a failure to flush the limiter too. Not
+// errors.Join: a joined error crosses the workflow boundary as text, and
+// the starter must still find err's type (a lost sign-in) in the chain.
+func flushed(err, ferr error) error {
+	if ferr == nil {
+		return err
+	}
+	return fmt.Errorf("%w (and the limiter's releases were not flushed: %v)", err, ferr)
 }
 
 // EstimateDuration is how long n requests of one user take under spec:

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/onenote"
@@ -346,6 +347,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 			break
 		}
 		if err = workflow.Await(ctx, func() bool { return s.inflight < s.in.PageParallelism }); err != nil {
+			s.windDown(ctx)
 			return SectionResult{}, err
 		}
 		if s.stop != "" {
@@ -372,13 +374,14 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 	}
 	// The pages started finish before the section ends or hands over.
 	if aerr := workflow.Await(ctx, func() bool { return s.inflight == 0 }); aerr != nil {
+		s.windDown(ctx)
 		return SectionResult{}, aerr
 	}
 	s.sess.complete(ctx)
 	if err != nil {
 		return SectionResult{}, err
 	}
-	if s.stopType == activities.ErrTypeGraphProtected {
+	if s.stopType == failure.GraphProtected {
 		// Locked while it migrated: skip it like a section locked from
 		// the start; the pages written stay, a retry skips them.
 		return SectionResult{}, s.protected(s.stopErr)
@@ -400,6 +403,17 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 	}
 	s.phase = "done"
 	return s.result(), nil
+}
+
+// windDown waits, once the section is cancelled (the notebook was
+// cancelled or closed: ParentClosePolicy REQUEST_CANCEL), for the pages
+// in flight to end. They end at once, their activities and permit waits
+// cancelled, and release what they hold on the way, so when the section
+// returns (and flushes its releases) the limiter has every slot back
+// rather than waiting for the leases to expire.
+func (s *section) windDown(ctx workflow.Context) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return s.inflight == 0 })
 }
 
 // take puts page p, next in section order, on the ancestor stack and
@@ -448,7 +462,7 @@ func (s *section) listNext(ctx workflow.Context) error {
 	}, &r)
 	s.count(st)
 	if err != nil {
-		if findApp(err, activities.ErrTypeGraphProtected) != nil {
+		if failure.Find(err, failure.GraphProtected) != nil {
 			return s.protected(err)
 		}
 		return fmt.Errorf("listing the pages of section %q: %w", s.in.Section.Path, err)
@@ -511,14 +525,14 @@ func (s *section) listNext(ctx workflow.Context) error {
 func (s *section) protected(err error) error {
 	code := onenote.CodeEncryptedSection
 	var o limiter.Outcome
-	if app := findApp(err, activities.ErrTypeGraphProtected); app != nil && app.HasDetails() && app.Details(&o) == nil && o.Code != "" {
+	if app := failure.Find(err, failure.GraphProtected); app != nil && app.HasDetails() && app.Details(&o) == nil && o.Code != "" {
 		code = o.Code
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 		"section %q skipped: it is password-protected, which the OneNote API cannot read (Graph error %s, "+
 			"\"Encrypted sections are not accessible.\"); unlock it in OneNote, then retry the section "+
-			"(signal %s with %q)", s.in.Section.Path, code, SignalRetrySection, s.in.Section.ID),
-		ErrTypeSectionProtected, err)
+			"(starter retry --section %q, or the update %s)", s.in.Section.Path, code, s.in.Section.ID, UpdateRetrySection),
+		failure.SectionProtected, err)
 }
 
 func (s *section) count(st entity.CallStats) {

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 )
@@ -133,7 +134,7 @@ func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 		func(_ context.Context, in activities.FetchContentInput) (activities.ContentMeta, error) {
 			if f.lockContent && f.locked(in.Key) {
 				return activities.ContentMeta{}, entity.OutcomeError(errors.New("onenote: get page content: protected: HTTP 403 code 20185"),
-					activities.ErrTypeGraphProtected, limiter.Outcome{Status: 403, Code: "20185"}, true)
+					failure.GraphProtected, limiter.Outcome{Status: 403, Code: "20185"}, true)
 			}
 			return activities.ContentMeta{Resources: []activities.ResourceRef{{ID: "r1"}, {ID: "r2"}, {ID: "r3"}}, Links: 1}, nil
 		})
@@ -147,12 +148,12 @@ func (f *fakeSection) mock(env *testsuite.TestWorkflowEnvironment) {
 			}
 			f.fetches = append(f.fetches, ids)
 			if f.locked(in.Key) {
-				return activities.FetchResourcesResult{Requests: 1, Fatal: true, ErrorType: activities.ErrTypeGraphProtected,
+				return activities.FetchResourcesResult{Requests: 1, Fatal: true, ErrorType: failure.GraphProtected,
 					Error: "onenote: get resource: protected: HTTP 403 code 20185: Encrypted sections are not accessible."}, nil
 			}
 			if f.throttle {
 				f.throttle = false
-				return activities.FetchResourcesResult{Fetched: ids[:1], Requests: 2, Error: "throttled", ErrorType: activities.ErrTypeGraphThrottled}, nil
+				return activities.FetchResourcesResult{Fetched: ids[:1], Requests: 2, Error: "throttled", ErrorType: failure.GraphThrottled}, nil
 			}
 			return activities.FetchResourcesResult{Fetched: ids, Requests: len(ids)}, nil
 		})
@@ -193,10 +194,10 @@ func TestSectionLockedMidRunIsSkipped(t *testing.T) {
 				DatabaseID: "db", PageParallelism: 1, PagesPerRun: 100}
 			env.ExecuteWorkflow(MigrateSectionName, in)
 			err := env.GetWorkflowError()
-			app := findApp(err, ErrTypeSectionProtected)
+			app := failure.Find(err, failure.SectionProtected)
 			if app == nil || !strings.Contains(app.Message(), "password-protected") || !strings.Contains(app.Message(), "20185") ||
 				!strings.Contains(app.Message(), "unlock it in OneNote, then retry the section") {
-				t.Fatalf("error %v, want a %s naming the reason", err, ErrTypeSectionProtected)
+				t.Fatalf("error %v, want a %s naming the reason", err, failure.SectionProtected)
 			}
 			var written []string
 			for _, w := range f.writes {

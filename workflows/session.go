@@ -4,10 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 )
 
 // sessions keeps one Temporal session (one worker) for a section's page
@@ -111,6 +110,6 @@ func workerLost(sctx workflow.Context, err error) bool {
 		errors.Is(err, workflow.ErrSessionFailed) {
 		return true
 	}
-	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == activities.ErrTypeStaging
+	_, decision := failure.Of(err)
+	return decision == failure.RunAgain
 }

@@ -93,7 +93,7 @@ func TestEndToEndStrictGraph(t *testing.T) {
 	if err := h.graph.LockSection(locked.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), workflows.SignalRetrySection, locked.ID); err != nil {
+	if _, err := workflows.RetrySection(ctx, h.c, run.GetID(), locked.ID); err != nil {
 		t.Fatal(err)
 	}
 	rep := wait(t, run, 5*time.Minute)

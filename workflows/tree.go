@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/onenote"
@@ -128,7 +129,7 @@ func (r *treeReader) call(ctx workflow.Context, activity string, arg any, summar
 // matches); names lists every notebook seen.
 func (r *treeReader) notebooks(ctx workflow.Context, match string) (trees []*activities.NotebookTree, names []string, err error) {
 	trees, names, err = r.listNotebooks(ctx, match, false)
-	if app := findApp(err); err == nil || ctx.Err() != nil || (app != nil && app.NonRetryable()) {
+	if app := failure.Find(err); err == nil || ctx.Err() != nil || (app != nil && app.NonRetryable()) {
 		// Done, or nothing else would help (the sign-in is gone, the
 		// library is over its limit, no permission).
 		return trees, names, err
@@ -198,7 +199,7 @@ func (r *treeReader) completeGroup(ctx workflow.Context, notebookID string, g *a
 	if depth > maxGroupDepth || seen[g.ID] {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 			"section group %q nests deeper than %d levels or contains itself; Graph's answers about it do not form a tree",
-			path, maxGroupDepth), ErrTypeConfig, nil)
+			path, maxGroupDepth), failure.Config, nil)
 	}
 	seen[g.ID] = true
 	in := onenote.Container{Kind: onenote.InSectionGroup, ID: g.ID}

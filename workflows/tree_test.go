@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
@@ -35,7 +36,7 @@ func (d *deepGraph) notebooks(_ context.Context, in activities.ListNotebooksInpu
 	if !in.Plain {
 		if d.outage {
 			return activities.ListNotebooksResult{}, entity.OutcomeError(errors.New("onenote: list notebooks: transient: HTTP 500 code 19999"),
-				activities.ErrTypeGraphTransient, limiter.Outcome{Status: 500, Code: "19999"}, false)
+				failure.GraphTransient, limiter.Outcome{Status: 500, Code: "19999"}, false)
 		}
 		return activities.ListNotebooksResult{Match: &activities.NotebookTree{ID: "nb", Name: "Deep",
 			Sections: []activities.TreeNode{{ID: "s0", Name: "S0"}},
@@ -178,10 +179,10 @@ func TestScanCountsTreeCalls(t *testing.T) {
 func TestNoFallbackOnFatalTreeErrors(t *testing.T) {
 	env, permits := newEnv(t)
 	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(
-		activities.ListNotebooksResult{}, temporal.NewNonRetryableApplicationError("not signed in", activities.ErrTypeNotSignedIn, nil))
+		activities.ListNotebooksResult{}, temporal.NewNonRetryableApplicationError("not signed in", failure.NotSignedIn, nil))
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Deep", NotionParent: "p"})
-	if app := findApp(env.GetWorkflowError(), ErrTypeConfig); app == nil || !strings.Contains(app.Message(), "starter login") {
-		t.Fatalf("error %v, want a %s saying to sign in", env.GetWorkflowError(), ErrTypeConfig)
+	if app := failure.Find(env.GetWorkflowError(), failure.Config); app == nil || !strings.Contains(app.Message(), "starter login") {
+		t.Fatalf("error %v, want a %s saying to sign in", env.GetWorkflowError(), failure.Config)
 	}
 	if *permits != 1 {
 		t.Errorf("%d tree calls, want 1 (no fallback)", *permits)

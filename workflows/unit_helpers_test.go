@@ -49,3 +49,27 @@ func mustProfile(t *testing.T, name string) limiter.Spec {
 	}
 	return s
 }
+
+// update sends an operator update to the workflow under test; done gets
+// the notebook's answer, or the error it was refused or failed with, once
+// the environment has run it.
+func update(env *testsuite.TestWorkflowEnvironment, name string, done func(answer string, err error), args ...any) {
+	env.UpdateWorkflow(name, "", &testsuite.TestUpdateCallback{
+		OnReject: func(err error) { done("", err) },
+		OnAccept: func() {},
+		OnComplete: func(v any, err error) {
+			answer, _ := v.(string)
+			done(answer, err)
+		},
+	}, args...)
+}
+
+// mustUpdate sends an operator update the workflow must accept.
+func mustUpdate(t *testing.T, env *testsuite.TestWorkflowEnvironment, name string, args ...any) {
+	t.Helper()
+	update(env, name, func(_ string, err error) {
+		if err != nil {
+			t.Errorf("%s %v refused: %v", name, args, err)
+		}
+	}, args...)
+}

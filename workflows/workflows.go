@@ -16,16 +16,19 @@ const (
 	ScanNotebooksName   = "ScanNotebooks"
 )
 
-// Signal and query names: part of the operator interface.
+// Update and query names: part of the operator interface. Each update is
+// validated before the notebook takes it: a refused one changes nothing
+// and its error says why (see operator.go).
 const (
-	// SignalRetrySection takes a section ID and runs that failed or
-	// skipped (password-protected, since unlocked) section again.
-	SignalRetrySection = "retry-section"
-	// SignalRetryFailed runs every failed or skipped section again.
-	SignalRetryFailed = "retry-failed"
-	// SignalFinish completes a notebook that waits with failed or skipped
+	// UpdateRetrySection takes a section's ID, name or path and runs that
+	// failed or skipped (password-protected, since unlocked) section
+	// again.
+	UpdateRetrySection = "retry-section"
+	// UpdateRetryFailed runs every failed or skipped section again.
+	UpdateRetryFailed = "retry-failed"
+	// UpdateFinish completes a notebook that waits with failed or skipped
 	// sections, with a report of what failed.
-	SignalFinish = "finish"
+	UpdateFinish = "finish"
 	// QueryProgress returns a NotebookProgress or SectionProgress.
 	QueryProgress = "progress"
 )

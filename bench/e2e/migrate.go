@@ -119,14 +119,14 @@ func (s *Stack) Await(ctx context.Context, ms []*Migration, o AwaitOptions) erro
 				continue
 			}
 			// Every section settled and some failed: the notebook waits.
-			sig := workflows.SignalFinish
+			send := workflows.Finish
 			if o.Requeue {
-				sig = workflows.SignalRetryFailed
+				send = workflows.RetryFailed
 				m.Requeues++
 				s.countFailed(ctx, m, p)
 			}
-			if err := s.C.SignalWorkflow(ctx, m.ID, "", sig, nil); err != nil {
-				return fmt.Errorf("signal %s to %s: %w", sig, m.ID, err)
+			if _, err := send(ctx, s.C, m.ID); err != nil {
+				return err
 			}
 		}
 		if o.Progress != nil {

@@ -485,15 +485,15 @@ func (d *demo) follow(ctx context.Context, id string, total int, start time.Time
 		last = key
 		if p.Phase == workflows.PhaseWaiting && !finishSent && d.opts.real {
 			fmt.Fprintf(d.out, "\n    %d sections failed; the workflow waits. Retry or finish it with:\n"+
-				"      bin/temporal workflow signal --address %s -w %s --name retry-failed\n"+
-				"      bin/temporal workflow signal --address %s -w %s --name finish\n",
+				"      bin/temporal workflow update execute --address %s -w %s --name retry-failed\n"+
+				"      bin/temporal workflow update execute --address %s -w %s --name finish\n",
 				p.Failed, d.temporalAddr, shellQuote(id), d.temporalAddr, shellQuote(id))
 			finishSent = true
 		}
 		if p.Phase == workflows.PhaseWaiting && !finishSent {
 			fmt.Fprintf(d.out, "\n    %d sections failed; the workflow waits for retry-section, retry-failed or finish. Sending finish.\n", p.Failed)
-			if err := d.tc.SignalWorkflow(ctx, id, "", workflows.SignalFinish, nil); err != nil {
-				return report, fmt.Errorf("signal finish: %w", err)
+			if _, err := workflows.Finish(ctx, d.tc, id); err != nil {
+				return report, err
 			}
 			finishSent = true
 		}

@@ -596,14 +596,14 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 				res.FailedSections = append(res.FailedSections, fmt.Sprintf("%s (attempt %d): %s", s.Path, s.Attempts, s.Error))
 			}
 		}
-		signal := workflows.SignalRetryFailed
+		send, name := workflows.RetryFailed, workflows.UpdateRetryFailed
 		if res.RetriedFailed {
-			signal = workflows.SignalFinish
+			send, name = workflows.Finish, workflows.UpdateFinish
 		}
-		r.say("%d sections failed; signalling %s", p.Failed, signal)
-		if err := c.SignalWorkflow(cctx, res.WorkflowID, "", signal, nil); err != nil {
-			r.say("signal %s: %v", signal, err)
-		} else if signal == workflows.SignalRetryFailed {
+		r.say("%d sections failed; sending %s", p.Failed, name)
+		if _, err := send(cctx, c, res.WorkflowID); err != nil {
+			r.say("%s: %v", name, err)
+		} else if name == workflows.UpdateRetryFailed {
 			res.RetriedFailed = true
 		}
 	}

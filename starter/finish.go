@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -33,19 +34,19 @@ func runFinish(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	g := &gatherer{tc: tc, id: id}
-	snap, err := g.gather(ctx)
+	g := &progress.Gatherer{Client: tc, ID: id}
+	snap, err := gather(ctx, g)
 	if err != nil {
 		return err
 	}
 	st := &statusCmd{cli: c, tc: tc, id: id}
-	if snap.running() {
+	if snap.Running() {
 		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalFinish, nil); err != nil {
 			return fmt.Errorf("signal %s: %w", workflows.SignalFinish, err)
 		}
 		fmt.Fprintf(c.stdout, "Sent %s to %s; waiting for its report", workflows.SignalFinish, id)
-		if snap.progress.Running > 0 || snap.progress.Pending > 0 {
-			fmt.Fprintf(c.stdout, " (%d sections still run first)", snap.progress.Running+snap.progress.Pending)
+		if snap.Progress.Running > 0 || snap.Progress.Pending > 0 {
+			fmt.Fprintf(c.stdout, " (%d sections still run first)", snap.Progress.Running+snap.Progress.Pending)
 		}
 		fmt.Fprintln(c.stdout, "...")
 		var rep workflows.NotebookReport
@@ -53,11 +54,11 @@ func runFinish(ctx context.Context, c *cli, args []string) error {
 			return st.stopFollowing(false)
 		}
 		// The report, or how it failed, is read again below.
-		if snap, err = g.gather(ctx); err != nil {
+		if snap, err = gather(ctx, g); err != nil {
 			return err
 		}
 	}
-	if err := st.printOutcome(snap); err != nil && snap.report == nil {
+	if err := st.printOutcome(snap); err != nil && snap.Report == nil {
 		return err
 	}
 	return nil

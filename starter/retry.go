@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -47,32 +48,32 @@ func runRetry(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	g := &gatherer{tc: tc, id: id}
-	snap, err := g.gather(ctx)
+	g := &progress.Gatherer{Client: tc, ID: id}
+	snap, err := gather(ctx, g)
 	if err != nil {
 		return err
 	}
-	if !snap.running() {
+	if !snap.Running() {
 		return fmt.Errorf("%s is %s, so there is nothing to retry: migrate the notebook again (pages already in Notion are skipped)",
-			id, statusName(snap.status))
+			id, progress.StatusName(snap.Status))
 	}
-	if !snap.progressOK {
+	if !snap.ProgressOK {
 		return fmt.Errorf("%s does not answer its progress query yet (is a worker running?); try again in a moment", id)
 	}
 	if all {
-		if snap.progress.Failed+snap.progress.Skipped == 0 {
+		if snap.Progress.Failed+snap.Progress.Skipped == 0 {
 			return fmt.Errorf("no section of %s has failed or been skipped (%d done, %d running, %d pending): nothing to retry",
-				id, snap.progress.Done, snap.progress.Running, snap.progress.Pending)
+				id, snap.Progress.Done, snap.Progress.Running, snap.Progress.Pending)
 		}
 		if err := tc.SignalWorkflow(ctx, id, "", workflows.SignalRetryFailed, nil); err != nil {
 			return fmt.Errorf("signal %s: %w", workflows.SignalRetryFailed, err)
 		}
 		fmt.Fprintf(c.stdout, "Sent %s to %s: %d failed or skipped section(s) run again. Follow with:\n  starter status -w %s --follow\n",
-			workflows.SignalRetryFailed, id, snap.progress.Failed+snap.progress.Skipped, shellQuote(id))
+			workflows.SignalRetryFailed, id, snap.Progress.Failed+snap.Progress.Skipped, shellQuote(id))
 		return nil
 	}
 	var names []string
-	for _, sec := range snap.progress.Sections {
+	for _, sec := range snap.Progress.Sections {
 		if sec.ID != section && sec.Name != section && sec.Path != section {
 			names = append(names, fmt.Sprintf("%q (%s, %s)", sec.Path, sec.ID, sec.Status))
 			continue

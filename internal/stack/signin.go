@@ -109,9 +109,6 @@ func (a *Accounts) Lost(ctx context.Context, user string) error {
 	return nil
 }
 
-// TokenFile is user's token file in the store.
-func (a *Accounts) TokenFile(user string) string { return filepath.Join(a.TokenDir, user+".json.enc") }
-
 // Key returns the store's key as its file spells it (a secret that must
 // show nowhere).
 func (a *Accounts) Key() (string, error) {

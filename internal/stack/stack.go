@@ -28,7 +28,6 @@ import (
 // Options describe a stack. Start's options set them.
 type Options struct {
 	dev        devserver.Options
-	noDev      bool
 	graph      graph.Config
 	notion     notionemu.Config
 	notebooks  []userNotebooks
@@ -49,10 +48,6 @@ type Option func(*Options)
 // DevServer sets the dev server's options (a database file, a log); the
 // workflows' search attributes are always registered.
 func DevServer(o devserver.Options) Option { return func(s *Options) { s.dev = o } }
-
-// NoDevServer starts no dev server: the caller brings its own (the
-// end-to-end tests' devserver.ForTest).
-func NoDevServer() Option { return func(s *Options) { s.noDev = true } }
 
 // Graph sets the Graph emulator's configuration.
 func Graph(cfg graph.Config) Option { return func(s *Options) { s.graph = cfg } }
@@ -89,7 +84,7 @@ func SignIn(o SignInOptions) Option { return func(s *Options) { s.signIn = &o } 
 
 // Stack is a running stack. Close stops it.
 type Stack struct {
-	// Dev is the dev server (nil with NoDevServer) and C its client.
+	// Dev is the dev server and C its client.
 	Dev *devserver.Server
 	C   client.Client
 	// Graph and Notion are the emulators; GraphRoot and NotionURL their
@@ -124,15 +119,13 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 			_ = s.Close()
 		}
 	}()
-	if !o.noDev {
-		dev := o.dev
-		dev.SearchAttributes = workflows.SearchAttributes()
-		if s.Dev, err = devserver.Start(ctx, dev); err != nil {
-			return nil, err
-		}
-		s.C = s.Dev.Client()
-		s.closers = append(s.closers, s.Dev.Stop)
+	dev := o.dev
+	dev.SearchAttributes = workflows.SearchAttributes()
+	if s.Dev, err = devserver.Start(ctx, dev); err != nil {
+		return nil, err
 	}
+	s.C = s.Dev.Client()
+	s.closers = append(s.closers, s.Dev.Stop)
 
 	s.Graph = graph.NewServer(o.graph)
 	for _, un := range o.notebooks {
@@ -200,15 +193,6 @@ func closeServer(ts *httptest.Server) func() error {
 		ts.Close()
 		return nil
 	}
-}
-
-// FirstNotebook returns user's first generated notebook.
-func (s *Stack) FirstNotebook(user string) (*graph.Notebook, error) {
-	nbs := s.Notebooks[user]
-	if len(nbs) == 0 {
-		return nil, fmt.Errorf("stack: user %q has no notebook", user)
-	}
-	return nbs[0], nil
 }
 
 // ForTest starts a stack for one test and closes it when the test ends.

@@ -8,6 +8,10 @@ GO       ?= go
 export GOTOOLCHAIN := go1.27.3
 FUZZTIME ?= 10m
 PKGS     := ./...
+# bench/ is a Go module of its own (the benchmarks, their baselines and
+# gonum/plot stay out of the product's go.mod): every step that runs the
+# product's packages runs bench's too, from inside it.
+BENCH    := cd bench &&
 
 .PHONY: help test check vet fmt-check lint standalone-check temporal npm conformance emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
 
@@ -16,12 +20,15 @@ help: ## List the targets.
 
 test: temporal chromium npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+	$(BENCH) $(GO) test -race -short -count=1 -timeout 5m $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(BENCH) $(GO) test -count=1 -timeout 10m $(PKGS)
 
 check: vet fmt-check ## Static checks only.
 
 vet:
 	$(GO) vet $(PKGS)
+	$(BENCH) $(GO) vet $(PKGS)
 
 lint: ## staticcheck, deadcode (no unreachable function, tests counted) and workflowcheck, each pinned and installed into ./bin once.
 	@scripts/lint.sh
@@ -52,10 +59,10 @@ bench: ## Go benchmarks of the pure packages (limiter, convert, emulators); prin
 	$(GO) test -run '^$$' -bench . -benchmem ./limiter/ ./convert/ ./emulator/graph/
 
 bench-sim: ## The limiter simulation: policies compared; table and PNG plots into bench/results/.
-	$(GO) run ./bench/cmd/simulate -out bench/results
+	$(BENCH) $(GO) run ./cmd/simulate -out results
 
 bench-limiter: temporal ## The limiter entity on a dev server, ours beside the naive design, plus a 100,000-permit soak; into bench/results/limiter.md.
-	$(GO) run ./bench/cmd/limiterbench -requesters 20 -each 25 -soak 100000 -out bench/results
+	$(BENCH) $(GO) run ./cmd/limiterbench -requesters 20 -each 25 -soak 100000 -out results
 
 fuzz: ## Every fuzz target for FUZZTIME each (default 10m).
 	@scripts/fuzz.sh $(FUZZTIME)
@@ -108,5 +115,5 @@ chaos: temporal ## The chaos run: a 200-page migration while the worker is kille
 
 .PHONY: bench-e2e
 
-bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server, both emulators and a worker process; table in bench/results/e2e.md, PNG plots beside it (ARGS="-scenarios 1,3").
-	$(GO) run ./bench/cmd/e2ebench -out bench/results $(ARGS)
+bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server, both emulators and the bench's worker process (bench/cmd/worker: the product worker with -baseline); table in bench/results/e2e.md, PNG plots beside it (ARGS="-scenarios 1,3").
+	$(BENCH) $(GO) run ./cmd/e2ebench -out results $(ARGS)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Proves the repository stands on its own: clones the committed HEAD into a
 # temporary directory with nothing beside it (no ../shared) and runs the
-# unit tests there. Uncommitted changes are not part of the clone, so run it
-# on a clean work tree (CI always is one).
+# unit tests there, the product module's and bench's. Uncommitted changes
+# are not part of the clone, so run it on a clean work tree (CI always is
+# one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,3 +18,4 @@ echo "Unit tests in a clone with nothing beside it ($tmp/notebridge)..." >&2
 cd "$tmp/notebridge"
 scripts/install-npm.sh
 go test -short -count=1 ./...
+(cd bench && go test -short -count=1 ./...)

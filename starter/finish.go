@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -34,13 +35,13 @@ func runFinish(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	g := &gatherer{tc: tc, id: id}
-	snap, err := g.gather(ctx)
+	g := &progress.Gatherer{Client: tc, ID: id}
+	snap, err := gather(ctx, g)
 	if err != nil {
 		return err
 	}
 	st := &statusCmd{cli: c, tc: tc, id: id}
-	if snap.running() {
+	if snap.Running() {
 		answer, err := workflows.Finish(ctx, tc, id)
 		if err != nil {
 			return refusal(err)
@@ -51,11 +52,11 @@ func runFinish(ctx context.Context, c *cli, args []string) error {
 			return st.stopFollowing(false)
 		}
 		// The report, or how it failed, is read again below.
-		if snap, err = g.gather(ctx); err != nil {
+		if snap, err = gather(ctx, g); err != nil {
 			return err
 		}
 	}
-	if err := st.printOutcome(snap); err != nil && snap.report == nil {
+	if err := st.printOutcome(snap); err != nil && snap.Report == nil {
 		return err
 	}
 	return nil

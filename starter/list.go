@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -66,8 +67,8 @@ func listMigrations(ctx context.Context, tc client.Client, f listFilter, limit i
 		}
 		for _, ex := range resp.GetExecutions() {
 			r := migrationRow{id: ex.GetExecution().GetWorkflowId(), state: ex.GetStatus(), started: ex.GetStartTime().AsTime(),
-				notebook: keyword(ex.GetSearchAttributes(), workflows.AttrNotebook.GetName()),
-				status:   keyword(ex.GetSearchAttributes(), workflows.AttrStatus.GetName())}
+				notebook: progress.Keyword(ex.GetSearchAttributes(), workflows.AttrNotebook.GetName()),
+				status:   progress.Keyword(ex.GetSearchAttributes(), workflows.AttrStatus.GetName())}
 			if ex.GetCloseTime() != nil {
 				r.closed = ex.GetCloseTime().AsTime()
 			}
@@ -126,7 +127,7 @@ func runList(ctx context.Context, c *cli, args []string) error {
 		if status == "" {
 			status = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.id, statusName(r.state), status, r.started.Local().Format(time.DateTime), closed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.id, progress.StatusName(r.state), status, r.started.Local().Format(time.DateTime), closed)
 	}
 	return tw.Flush()
 }

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -137,7 +138,7 @@ func runMigrate(ctx context.Context, c *cli, args []string) error {
 			shellQuote(id), tf.cliFlags(), shellQuote(id), workflows.QueryProgress)
 		return nil
 	}
-	st := &statusCmd{cli: c, tc: tc, id: id, scan: sectionPages(nb), interval: interval}
+	st := &statusCmd{cli: c, tc: tc, id: id, scan: progress.ScanPages(nb), interval: interval}
 	return st.follow(ctx)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -48,14 +49,14 @@ func runRetry(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	g := &gatherer{tc: tc, id: id}
-	snap, err := g.gather(ctx)
+	g := &progress.Gatherer{Client: tc, ID: id}
+	snap, err := gather(ctx, g)
 	if err != nil {
 		return err
 	}
-	if !snap.running() {
+	if !snap.Running() {
 		return fmt.Errorf("%s is %s, so there is nothing to retry: migrate the notebook again (pages already in Notion are skipped)",
-			id, statusName(snap.status))
+			id, progress.StatusName(snap.Status))
 	}
 	var answer string
 	if all {

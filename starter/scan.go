@@ -135,18 +135,6 @@ func findNotebook(res *workflows.ScanResult, notebook string) *workflows.Noteboo
 	return nil
 }
 
-// sectionPages maps section IDs to their page counts in a scan.
-func sectionPages(nb *workflows.NotebookScan) map[string]int {
-	if nb == nil {
-		return nil
-	}
-	m := make(map[string]int, len(nb.Sections))
-	for _, s := range nb.Sections {
-		m[s.ID] = s.Pages
-	}
-	return m
-}
-
 func printScan(c *cli, res *workflows.ScanResult) {
 	w := c.stdout
 	fmt.Fprintf(w, "Notebooks of %s (%d Graph requests, estimates under limits %q):\n", res.User, res.Requests, res.Limits)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,16 +19,13 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/limiter"
-	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 	"github.com/notebridge/notebridge/workflows"
@@ -41,38 +37,30 @@ const (
 	testProfile = "onenote-x60"
 )
 
-// harness is a dev server, both emulators, a token store and an
-// in-process worker, driven through run as an operator would.
+// harness is the shared stack (a dev server and both emulators), a token
+// store and an in-process worker, driven through run as an operator
+// would.
 type harness struct {
-	srv       *devserver.Server
+	st        *stack.Stack
 	tc        client.Client
 	graph     *graph.Server
-	graphURL  string
+	graphURL  string // the emulator's root: its identity platform
 	notion    *notionemu.Server
 	notionURL string
 	notebook  *graph.Notebook
 	tokenDir  string
 	keyFile   string
-
-	mu     sync.Mutex
-	broken map[string]bool // sections whose page listing fails
+	// listing makes chosen sections' page listing fail.
+	listing stack.ListingFaults
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
-	h := &harness{srv: srv, tc: srv.Client(), broken: map[string]bool{}}
-	h.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: 60, AppID: testApp})
-	nbs := graph.Generate(graph.GenSpec{Seed: 3, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
-	h.notebook = nbs[0]
-	h.graph.AddNotebooks("alice", nbs...)
-	gts := httptest.NewServer(h.graph)
-	t.Cleanup(gts.Close)
-	h.graphURL = gts.URL
-	h.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
-	nts := httptest.NewServer(h.notion)
-	t.Cleanup(nts.Close)
-	h.notionURL = nts.URL
+	st := stack.ForTest(t, stack.Graph(graph.Config{Seed: 1, TimeScale: 60, AppID: testApp}),
+		stack.Notebooks("alice", graph.GenSpec{Seed: 3, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3}),
+		stack.Notion(notionemu.Config{Seed: 1, Rate: -1}))
+	h := &harness{st: st, tc: st.C, graph: st.Graph, graphURL: st.GraphRoot, notion: st.Notion, notionURL: st.NotionURL,
+		notebook: st.Notebooks["alice"][0]}
 	dir := t.TempDir()
 	h.tokenDir, h.keyFile = filepath.Join(dir, "tokens"), filepath.Join(dir, "config", "token.key")
 	return h
@@ -91,16 +79,16 @@ func (h *harness) startWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ntok := h.notion.IssueToken()
+	ntok := h.st.NotionToken
 	nc, err := notion.NewClient(notion.Config{BaseURL: h.notionURL, Token: notion.StaticToken(ntok),
 		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	acts, err := activities.New(activities.Config{
-		GraphBaseURL: h.graphURL + "/v1.0", GraphHTTP: onenote.NewHTTPClient(30 * time.Second),
+		GraphBaseURL: h.st.GraphURL, GraphHTTP: onenote.NewHTTPClient(30 * time.Second),
 		Tokens: storeTokens{store}, Notion: nc,
-		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listSection},
+		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -110,33 +98,21 @@ func (h *harness) startWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Tuning.LeaseTTL = limiter.Duration(20 * time.Second) // a loaded machine
-	id := entity.WorkflowID(workflows.LimiterResource, testApp)
-	if _, err := h.tc.SignalWithStartWorkflow(context.Background(), id, entity.SignalRequest, entity.Message{},
-		client.StartWorkflowOptions{ID: id, TaskQueue: testQueue}, entity.WorkflowName,
-		entity.Input{Resource: workflows.LimiterResource, App: testApp, Spec: &spec}); err != nil {
+	if err := stack.StartLimiter(context.Background(), h.tc, testQueue, testApp, spec); err != nil {
 		t.Fatal(err)
 	}
 	// The worker's own log is quiet: the failures these tests cause on
 	// purpose would fill it.
-	wc, err := client.Dial(client.Options{HostPort: h.srv.HostPort(), Namespace: "default",
-		Logger: tlog.NewStructuredLogger(quietLog())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(wc.Close)
-	w := worker.New(wc, testQueue, worker.Options{EnableSessionWorker: true})
 	wf := workflows.New(testApp)
 	wf.Limits = testProfile
-	wf.Register(w)
-	acts.Register(w)
-	entity.Register(w, wc)
-	if err := w.Start(); err != nil {
+	w, err := stack.StartInProcessWorker(h.st.Dev.HostPort(), testQueue, wf, acts, quietLog())
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
 }
 
-// storeTokens is the worker's adapter (worker/tokens.go): a user who
+// storeTokens is the worker's adapter (internal/workerapp/tokens.go): a user who
 // must sign in fails at once.
 type storeTokens struct{ store *auth.Store }
 
@@ -146,21 +122,6 @@ func (s storeTokens) TokenSource(user string) (onenote.TokenSource, error) {
 		return nil, err
 	}
 	return ts, nil
-}
-
-func (h *harness) listSection(id string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.broken[id] {
-		return id + "-missing"
-	}
-	return id
-}
-
-func (h *harness) breakSection(id string, broken bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.broken[id] = broken
 }
 
 // result is one run of the CLI.
@@ -176,7 +137,7 @@ func (r result) String() string {
 // cmd runs a starter command against the harness's Temporal.
 func (h *harness) cmd(t *testing.T, name string, args ...string) result {
 	t.Helper()
-	full := []string{name, "-temporal-address", h.srv.HostPort(), "-namespace", "default"}
+	full := []string{name, "-temporal-address", h.st.Dev.HostPort(), "-namespace", "default"}
 	if name == "scan" || name == "migrate" {
 		full = append(full, "-task-queue", testQueue)
 	}
@@ -384,8 +345,8 @@ func TestCommandsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("retry a failed section by name, then all", func(t *testing.T) {
-		h.breakSection(sections[1].ID, true)
-		defer h.breakSection(sections[1].ID, false)
+		h.listing.Set(sections[1].ID, true)
+		defer h.listing.Set(sections[1].ID, false)
 		r := h.cmd(t, "migrate", "-user", "alice", "-notebook", h.notebook.ID, "-notion-parent", root, "-limits", testProfile, "-detach")
 		if r.code != 0 || !strings.Contains(r.stdout, "starter status -w "+shellQuote(id)+" --follow") {
 			t.Fatalf("migrate -detach:\n%v", r)
@@ -412,7 +373,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 			t.Fatalf("retry -all:\n%v", r)
 		}
 		h.waitWaiting(t, id)
-		h.breakSection(sections[1].ID, false)
+		h.listing.Set(sections[1].ID, false)
 		if r := h.cmd(t, "retry", "-w", id, "-section", sections[1].DisplayName); r.code != 0 || !strings.Contains(r.stdout, "runs again") {
 			t.Fatalf("retry -section:\n%v", r)
 		}
@@ -423,8 +384,8 @@ func TestCommandsEndToEnd(t *testing.T) {
 	})
 
 	t.Run("finish a waiting migration", func(t *testing.T) {
-		h.breakSection(sections[0].ID, true)
-		defer h.breakSection(sections[0].ID, false)
+		h.listing.Set(sections[0].ID, true)
+		defer h.listing.Set(sections[0].ID, false)
 		if r := h.cmd(t, "migrate", "-user", "alice", "-notebook", h.notebook.ID, "-notion-parent", root, "-limits", testProfile, "-detach"); r.code != 0 {
 			t.Fatalf("migrate -detach:\n%v", r)
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -91,14 +91,14 @@ func (s *statusCmd) loadScan(ctx context.Context) error {
 	if err != nil || res == nil {
 		return err
 	}
-	s.scan = sectionPages(findNotebook(res, parts[2]))
+	s.scan = progress.ScanPages(findNotebook(res, parts[2]))
 	return nil
 }
 
 // once prints the migration's status.
 func (s *statusCmd) once(ctx context.Context) error {
-	g := &gatherer{tc: s.tc, id: s.id, appID: s.appID}
-	snap, err := g.gather(ctx)
+	g := &progress.Gatherer{Client: s.tc, ID: s.id, App: s.appID}
+	snap, err := gather(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -109,43 +109,42 @@ func (s *statusCmd) once(ctx context.Context) error {
 // follow redraws the progress until the migration ends, then prints the
 // outcome; the error says how it ended.
 func (s *statusCmd) follow(ctx context.Context) error {
-	g := &gatherer{tc: s.tc, id: s.id, appID: s.appID}
-	tty := isTerminal(s.stdout)
+	g := &progress.Gatherer{Client: s.tc, ID: s.id, App: s.appID}
+	tty := progress.IsTerminal(s.stdout)
 	var lastKey string
 	var lastPrint time.Time
 	toldWaiting := false
 	for {
-		snap, err := g.gather(ctx)
+		snap, err := gather(ctx, g)
 		if err != nil {
 			if ctx.Err() != nil {
 				return s.stopFollowing(tty)
 			}
 			return err
 		}
-		t := totalsOf(snap, s.scan)
-		key := fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d", t.done, t.pages, t.failed, t.remaining, t.unknown, snap.progress.Phase,
-			t.secDone, t.secFailed, t.secRunning)
+		t := progress.TotalsOf(snap, s.scan)
+		key := progress.Key(snap, t)
 		switch {
 		case tty:
-			fmt.Fprintf(s.stdout, "\r\033[K%s %s", bar(t, 20), line(snap, t))
-		case key != lastKey || !snap.running() || time.Since(lastPrint) >= 30*time.Second:
-			fmt.Fprintln(s.stdout, line(snap, t))
+			fmt.Fprintf(s.stdout, "\r\033[K%s %s", progress.Bar(t, 20), progress.Line(snap, t))
+		case key != lastKey || !snap.Running() || time.Since(lastPrint) >= 30*time.Second:
+			fmt.Fprintln(s.stdout, progress.Line(snap, t))
 			lastPrint = time.Now()
 		}
 		lastKey = key
-		if !snap.running() {
+		if !snap.Running() {
 			if tty {
 				fmt.Fprintln(s.stdout)
 			}
 			return s.printOutcome(snap)
 		}
-		if snap.waiting() && !toldWaiting {
+		if snap.Waiting() && !toldWaiting {
 			if tty {
 				fmt.Fprintln(s.stdout)
 			}
 			s.printWaiting(s.stdout, snap)
 			toldWaiting = true
-		} else if !snap.waiting() {
+		} else if !snap.Waiting() {
 			toldWaiting = false
 		}
 		select {
@@ -166,13 +165,13 @@ func (s *statusCmd) stopFollowing(tty bool) error {
 
 // printWaiting tells the operator that failed or skipped
 // (password-protected) sections wait for them.
-func (s *statusCmd) printWaiting(w io.Writer, snap *snapshot) {
-	id := shellQuote(snap.id)
+func (s *statusCmd) printWaiting(w io.Writer, snap *progress.Snapshot) {
+	id := shellQuote(snap.ID)
 	fmt.Fprintf(w, "%d section(s) failed and %d skipped, and the migration waits for you. Run a failed section, "+
 		"or a skipped one once it is unlocked in OneNote, again with\n"+
 		"  starter retry -w %s --section <section>     (or --all for every failed or skipped section)\n"+
-		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.progress.Failed, snap.progress.Skipped, id, id)
-	for _, sec := range snap.progress.Sections {
+		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.Progress.Failed, snap.Progress.Skipped, id, id)
+	for _, sec := range snap.Progress.Sections {
 		if sec.Status == workflows.SectionSkipped {
 			fmt.Fprintf(w, "  skipped: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))
 		}
@@ -184,13 +183,13 @@ func (s *statusCmd) printWaiting(w io.Writer, snap *snapshot) {
 
 // printOutcome prints how the migration ended; the error is nil only for
 // a migration that completed with nothing failed.
-func (s *statusCmd) printOutcome(snap *snapshot) error {
-	if snap.report == nil {
-		err := explain(snap.failure, snap.user, "migration "+snap.id)
+func (s *statusCmd) printOutcome(snap *progress.Snapshot) error {
+	if snap.Report == nil {
+		err := explain(snap.Failure, snap.User, "migration "+snap.ID)
 		return err
 	}
-	rep := snap.report
-	fmt.Fprintf(s.stdout, "%s completed: %s\n", snap.id, summaryOf(rep))
+	rep := snap.Report
+	fmt.Fprintf(s.stdout, "%s completed: %s\n", snap.ID, summaryOf(rep))
 	if rep.LinkPages > 0 {
 		fmt.Fprintf(s.stdout, "Internal links rewritten on %d pages (%d blocks).\n", rep.LinkPages, rep.LinkBlocks)
 	}
@@ -210,42 +209,42 @@ func (s *statusCmd) printOutcome(snap *snapshot) error {
 }
 
 // printStatus prints the whole status of a snapshot.
-func (s *statusCmd) printStatus(snap *snapshot) {
+func (s *statusCmd) printStatus(snap *progress.Snapshot) {
 	w := s.stdout
-	t := totalsOf(snap, s.scan)
-	fmt.Fprintf(w, "Migration %s: %s, started %s (%s ago)\n", snap.id, statusName(snap.status),
-		snap.started.Local().Format(time.DateTime), shortDur(snap.now.Sub(snap.started)))
+	t := progress.TotalsOf(snap, s.scan)
+	fmt.Fprintf(w, "Migration %s: %s, started %s (%s ago)\n", snap.ID, progress.StatusName(snap.Status),
+		snap.Started.Local().Format(time.DateTime), progress.ShortDur(snap.Now.Sub(snap.Started)))
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
-	if snap.running() {
-		phase := snap.progress.Phase
-		if !snap.progressOK {
+	if snap.Running() {
+		phase := snap.Progress.Phase
+		if !snap.ProgressOK {
 			phase = "unknown: the progress query got no answer (is a worker running?)"
 		}
 		fmt.Fprintf(tw, "  phase:\t%s\n", phase)
-	} else if snap.report != nil {
-		fmt.Fprintf(tw, "  result:\t%s\n", summaryOf(snap.report))
-	} else if snap.failure != nil {
-		fmt.Fprintf(tw, "  failure:\t%v\n", explain(snap.failure, snap.user, "the migration"))
+	} else if snap.Report != nil {
+		fmt.Fprintf(tw, "  result:\t%s\n", summaryOf(snap.Report))
+	} else if snap.Failure != nil {
+		fmt.Fprintf(tw, "  failure:\t%v\n", explain(snap.Failure, snap.User, "the migration"))
 	}
-	fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.pagesText(), t.unchanged, t.failed, t.remaining)
-	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.secDone, t.secRunning, t.secPending, t.secFailed)
-	if snap.running() {
-		fmt.Fprintf(tw, "  ETA:\t%s\n", t.etaText())
+	fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.PagesText(), t.Unchanged, t.Failed, t.Remaining)
+	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.SecDone, t.SecRunning, t.SecPending, t.SecFailed)
+	if snap.Running() {
+		fmt.Fprintf(tw, "  ETA:\t%s\n", t.ETAText())
 	}
-	fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", shortDur(t.waited.Round(100*time.Millisecond)), t.permits)
-	if st := snap.limiter; st != nil {
-		fmt.Fprintf(tw, "  budget:\t%s\n", budgetText(st, snap.user))
-		fmt.Fprintf(tw, "  \tapp %s; %d foreground and %d background requests queued\n", scopeText(st.Model.App),
+	fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", progress.ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits)
+	if st := snap.Limiter; st != nil {
+		fmt.Fprintf(tw, "  budget:\t%s\n", progress.BudgetText(st, snap.User))
+		fmt.Fprintf(tw, "  \tapp %s; %d foreground and %d background requests queued\n", progress.ScopeText(st.Model.App),
 			st.Model.Queued[0], st.Model.Queued[1])
 	}
 	tw.Flush()
-	if secs := snap.sectionList(); len(secs) > 0 {
+	if secs := snap.SectionList(); len(secs) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SECTION\tSTATUS\tPAGES\tDONE\tFAILED\tID")
 		for _, sec := range secs {
 			pages, done, failed := fmt.Sprint(sec.Pages), fmt.Sprint(sec.Pages-sec.Failed), fmt.Sprint(sec.Failed)
-			switch sp, ok := snap.sections[sec.ID]; {
+			switch sp, ok := snap.Sections[sec.ID]; {
 			case ok:
 				pages, done, failed = fmt.Sprint(sp.Pages), fmt.Sprint(sp.Pages-sp.Remaining-sp.Failed), fmt.Sprint(sp.Failed)
 			case sec.Status == workflows.SectionPending || sec.Status == workflows.SectionRunning || sec.Pages == 0 && sec.Error != "":
@@ -258,21 +257,20 @@ func (s *statusCmd) printStatus(snap *snapshot) {
 		}
 		tw.Flush()
 	}
-	if snap.waiting() {
+	if snap.Waiting() {
 		fmt.Fprintln(w)
 		s.printWaiting(w, snap)
 	}
 }
 
-// isTerminal reports whether w is a terminal, where follow redraws one
-// line.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// gather takes a snapshot with g, an unknown workflow ID's error saying
+// how to list migrations.
+func gather(ctx context.Context, g *progress.Gatherer) (*progress.Snapshot, error) {
+	snap, err := g.Gather(ctx)
+	if err != nil {
+		return nil, notFound(err, g.ID, "")
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return snap, nil
 }
 
 // summaryOf is a report's first line, without the failed sections' errors

@@ -8,14 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/notebridge/notebridge/failure"
-	"github.com/notebridge/notebridge/limiter"
-	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -136,100 +132,7 @@ func TestMergeInput(t *testing.T) {
 	}
 }
 
-func TestTotals(t *testing.T) {
-	started := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	sec := func(id, status string, pages, failed int, errText string) workflows.SectionSummary {
-		return workflows.SectionSummary{SectionRef: workflows.SectionRef{ID: id, Path: "NB / " + id}, Status: status,
-			Pages: pages, Failed: failed, Error: errText}
-	}
-	for _, tc := range []struct {
-		name  string
-		snap  snapshot
-		scan  map[string]int
-		pages string // pagesText
-		want  totals
-	}{
-		{
-			name: "running, pending known from the scan",
-			snap: snapshot{status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, started: started, now: started.Add(10 * time.Minute), progressOK: true,
-				progress: workflows.NotebookProgress{Phase: "migrating", Permits: 12, Waited: time.Minute, Sections: []workflows.SectionSummary{
-					sec("a", workflows.SectionDone, 10, 0, ""), sec("b", workflows.SectionRunning, 0, 0, ""), sec("c", workflows.SectionPending, 0, 0, "")}},
-				sections: map[string]workflows.SectionProgress{"b": {Pages: 20, Done: 8, Failed: 2, Remaining: 10, Permits: 9, Waited: time.Minute, Phase: "migrating"}}},
-			scan:  map[string]int{"c": 30},
-			pages: "18/60 pages",
-			// 20 pages worked in 10 minutes, 40 left: 20 minutes.
-			want: totals{pages: 60, done: 18, failed: 2, remaining: 40, secDone: 1, secRunning: 1, secPending: 1,
-				permits: 21, waited: 2 * time.Minute, eta: 20 * time.Minute},
-		},
-		{
-			name: "a section not listed yet and not in a scan",
-			snap: snapshot{status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, started: started, now: started.Add(time.Minute), progressOK: true,
-				progress: workflows.NotebookProgress{Phase: "migrating", ETA: 5 * time.Minute, Sections: []workflows.SectionSummary{
-					sec("a", workflows.SectionDone, 4, 0, ""), sec("b", workflows.SectionRunning, 0, 0, "")}},
-				sections: map[string]workflows.SectionProgress{"b": {Phase: "listing"}}},
-			pages: "4/4+ pages",
-			want:  totals{pages: 4, done: 4, unknown: 1, secDone: 1, secRunning: 1, eta: 5 * time.Minute},
-		},
-		{
-			name: "a failed section that never listed its pages counts as left",
-			snap: snapshot{status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, started: started, now: started.Add(time.Minute), progressOK: true,
-				progress: workflows.NotebookProgress{Phase: "waiting for retry-section, retry-failed or finish", Sections: []workflows.SectionSummary{
-					sec("a", workflows.SectionDone, 4, 1, ""), sec("b", workflows.SectionFailed, 0, 0, "404")}}},
-			scan:  map[string]int{"b": 6},
-			pages: "3/10 pages",
-			want:  totals{pages: 10, done: 3, failed: 1, remaining: 6, secDone: 1, secFailed: 1}, // no ETA while it waits
-		},
-		{
-			name: "completed: the report's sections",
-			snap: snapshot{status: enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, started: started, now: started.Add(time.Hour),
-				report: &workflows.NotebookReport{Sections: []workflows.SectionSummary{
-					{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionDone, Pages: 5, Skipped: 5},
-					{SectionRef: workflows.SectionRef{ID: "b"}, Status: workflows.SectionDone, Pages: 7}}}},
-			pages: "12/12 pages",
-			want:  totals{pages: 12, done: 12, unchanged: 5, secDone: 2},
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := totalsOf(&tc.snap, tc.scan)
-			if got != tc.want {
-				t.Errorf("totals\n got %+v\nwant %+v", got, tc.want)
-			}
-			if got.pagesText() != tc.pages {
-				t.Errorf("pagesText %q, want %q", got.pagesText(), tc.pages)
-			}
-		})
-	}
-}
-
-func TestLineAndBudget(t *testing.T) {
-	st := &entity.State{Model: limiter.Snapshot{Users: []limiter.UserUsage{{User: "alice", Queued: [2]int{0, 4}, ScopeUsage: limiter.ScopeUsage{
-		Windows:  []limiter.WindowUsage{{Per: time.Minute, Limit: 120, Effective: 120, Used: 96}, {Per: time.Hour, Limit: 400, Effective: 300, Used: 290}},
-		InFlight: 3, EffectiveConcurrency: 5, Breaker: limiter.BreakerInfo{State: "open", Reason: "429 from Graph"}}}}}}
-	snap := &snapshot{status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, user: "alice", limiter: st, progressOK: true,
-		progress: workflows.NotebookProgress{Phase: "migrating"}}
-	got := line(snap, totals{pages: 160, done: 52, remaining: 108, permits: 80, waited: 123 * time.Second, eta: 90 * time.Second})
-	want := "52/160 pages done, 0 failed, 108 left · ETA 1m30s · permit waits 2m3s (80 permits) · " +
-		"budget alice 96/120 per 1m, 290/300 per 1h (lowered from 400), 3/5 at once, breaker open (429 from Graph), 4 queued · migrating"
-	if got != want {
-		t.Errorf("line\n got %s\nwant %s", got, want)
-	}
-	if b := budgetText(st, "bob"); b != "bob idle" {
-		t.Errorf("budget of a user the limiter does not know: %q", b)
-	}
-	if b := bar(totals{pages: 4, done: 1}, 8); b != "[##......]" {
-		t.Errorf("bar: %s", b)
-	}
-}
-
-func TestShortDurAndTidy(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		time.Minute: "1m", time.Hour: "1h", 90 * time.Minute: "1h30m", 61 * time.Second: "1m1s", 0: "0s",
-		1500 * time.Millisecond: "2s", 250 * time.Millisecond: "250ms", time.Second: "1s",
-	} {
-		if got := shortDur(d); got != want {
-			t.Errorf("shortDur(%v) = %q, want %q", d, got, want)
-		}
-	}
+func TestTidy(t *testing.T) {
 	msg := `child workflow execution error (type: MigrateSection, workflowID: m/s, runID: r, initiatedEventID: 1, startedEventID: 2): ` +
 		`listing the pages of section "N / S": activity error (type: ListPages, scheduledEventID: 13, startedEventID: 14, identity: w): ` +
 		`onenote: list pages: not found: HTTP 404 code 20102: The requested resource does not exist. (type: GraphNotFound, retryable: false): ` +

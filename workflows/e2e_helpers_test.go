@@ -12,6 +12,8 @@ import (
 	"github.com/notebridge/notebridge/convert"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/stack"
+	"github.com/notebridge/notebridge/internal/verify"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/notion/blocks"
 	"github.com/notebridge/notebridge/onenote"
@@ -207,39 +209,24 @@ func exportedRowsUnder(t *testing.T, ws notionemu.Workspace, parent, notebook st
 func exportedRowsIn(t *testing.T, pages []notionemu.Page, notebook string) (rows map[string]exportedRow, dup []string) {
 	t.Helper()
 	rows = map[string]exportedRow{}
-	var walkPage func(p notionemu.Page)
-	walkPage = func(p notionemu.Page) {
-		for _, db := range p.Databases {
-			if db.Archived {
-				continue
+	walkPage := func(p notionemu.Page) {
+		stack.EachRow([]notionemu.Page{p}, func(r notionemu.Page) {
+			raw, err := json.Marshal(r.Blocks)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, r := range db.Rows {
-				if r.Archived {
-					continue
-				}
-				raw, err := json.Marshal(r.Blocks)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var bs []blocks.Block
-				if err := json.Unmarshal(raw, &bs); err != nil {
-					t.Fatalf("row %s does not read back: %v", r.ID, err)
-				}
-				er := exportedRow{ID: r.ID, OneNoteID: propText(r.Properties[notion.PropOneNoteID]),
-					LastModified: propDate(r.Properties[notion.PropLastModified]),
-					Parent:       propRelation(r.Properties[notion.PropParent]), Signature: signature(bs, nil)}
-				if _, ok := rows[er.OneNoteID]; ok {
-					dup = append(dup, er.OneNoteID)
-				}
-				rows[er.OneNoteID] = er
-				walkPage(r)
+			var bs []blocks.Block
+			if err := json.Unmarshal(raw, &bs); err != nil {
+				t.Fatalf("row %s does not read back: %v", r.ID, err)
 			}
-		}
-		for _, sub := range p.Pages {
-			if !sub.Archived {
-				walkPage(sub)
+			er := exportedRow{ID: r.ID, OneNoteID: verify.PropText(r.Properties[notion.PropOneNoteID]),
+				LastModified: verify.PropDate(r.Properties[notion.PropLastModified]),
+				Parent:       verify.PropRelation(r.Properties[notion.PropParent]), Signature: signature(bs, nil)}
+			if _, ok := rows[er.OneNoteID]; ok {
+				dup = append(dup, er.OneNoteID)
 			}
-		}
+			rows[er.OneNoteID] = er
+		})
 	}
 	var find func(ps []notionemu.Page) bool
 	find = func(ps []notionemu.Page) bool {
@@ -258,49 +245,4 @@ func exportedRowsIn(t *testing.T, pages []notionemu.Page, notebook string) (rows
 		t.Fatalf("no Notion page titled %q", notebook)
 	}
 	return rows, dup
-}
-
-func propJSON(v any, out any) {
-	raw, _ := json.Marshal(v)
-	_ = json.Unmarshal(raw, out)
-}
-
-func propText(v any) string {
-	var p struct {
-		RichText []struct {
-			PlainText string `json:"plain_text"`
-		} `json:"rich_text"`
-	}
-	propJSON(v, &p)
-	var s string
-	for _, r := range p.RichText {
-		s += r.PlainText
-	}
-	return s
-}
-
-func propDate(v any) string {
-	var p struct {
-		Date *struct {
-			Start string `json:"start"`
-		} `json:"date"`
-	}
-	propJSON(v, &p)
-	if p.Date == nil {
-		return ""
-	}
-	return p.Date.Start
-}
-
-func propRelation(v any) string {
-	var p struct {
-		Relation []struct {
-			ID string `json:"id"`
-		} `json:"relation"`
-	}
-	propJSON(v, &p)
-	if len(p.Relation) == 0 {
-		return ""
-	}
-	return p.Relation[0].ID
 }

@@ -128,7 +128,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("a failed section waits for retry-section", func(t *testing.T) {
 		broken := migrated[1]
-		h.setListingFault(broken.ID, true)
+		h.listing.Set(broken.ID, true)
 		run := h.start(t, h.input())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -155,7 +155,7 @@ func TestEndToEnd(t *testing.T) {
 		if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			t.Fatalf("notebook is %v with a failed section, want running", st)
 		}
-		h.setListingFault(broken.ID, false)
+		h.listing.Set(broken.ID, false)
 		if answer, err := workflows.RetrySection(ctx, h.c, run.GetID(), broken.ID); err != nil {
 			t.Fatal(err)
 		} else if !strings.Contains(answer, "runs again") {

@@ -5,12 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,16 +16,13 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
-	"github.com/notebridge/notebridge/limiter"
-	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 	"github.com/notebridge/notebridge/workflows"
@@ -58,7 +53,7 @@ func bigSpec() graph.GenSpec {
 // and a worker whose logs are captured, shared by the fault and bad-input
 // cases.
 type faultHarness struct {
-	srv       *devserver.Server
+	st        *stack.Stack
 	c         client.Client
 	graph     *graph.Server
 	ref       *graph.Server // the same data, unlimited, for expectations
@@ -156,79 +151,43 @@ func (l lazyTokens) TokenSource(user string) (onenote.TokenSource, error) {
 
 func newFaultHarness(t *testing.T) *faultHarness {
 	t.Helper()
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
-	h := &faultHarness{srv: srv, c: srv.Client(), profile: fmt.Sprintf("onenote-x%d", e2eScale), logs: &logBuffer{},
-		gone: map[string]bool{}}
-	h.logger = capturingLogger(h.logs)
-
+	logs := &logBuffer{}
+	logger := capturingLogger(logs)
 	// Access tokens live 20 s: the store refreshes them during the run.
-	h.graph = graph.NewServer(graph.Config{Seed: 3, TimeScale: e2eScale, AppID: faultApp,
-		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true, TokenTTL: 20 * time.Second})
+	st := stack.ForTest(t,
+		stack.Graph(graph.Config{Seed: 3, TimeScale: e2eScale, AppID: faultApp,
+			ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true, TokenTTL: 20 * time.Second}),
+		stack.Notebooks(faultUser, faultSpec()), stack.Notebooks(faultUser, bigSpec()),
+		stack.Notion(notionemu.Config{Seed: 3, Rate: -1, Faults: notionemu.Faults{SlowDelay: 300 * time.Millisecond}}),
+		stack.SignIn(stack.SignInOptions{Dir: t.TempDir(), App: faultApp, PollInterval: time.Second,
+			RefreshMargin: 5 * time.Second, Logger: logger}))
+	h := &faultHarness{st: st, c: st.C, profile: stack.Limits(e2eScale), logs: logs, logger: logger, gone: map[string]bool{},
+		graph: st.Graph, notion: st.Notion, root: st.Root, notionTok: st.NotionToken,
+		graphURL: st.GraphURL, notionURL: st.NotionURL, store: st.SignIn.Store}
+	h.nb, h.big = st.Notebooks[faultUser][0], st.Notebooks[faultUser][1]
 	h.ref = graph.NewServer(graph.Config{Seed: 3, Limits: graph.UnlimitedLimits()})
 	for _, spec := range []graph.GenSpec{faultSpec(), bigSpec()} {
-		h.graph.AddNotebooks(faultUser, graph.Generate(spec)...)
 		h.ref.AddNotebooks(faultUser, graph.Generate(spec)...)
 	}
-	h.nb, h.big = graph.Generate(faultSpec())[0], graph.Generate(bigSpec())[0]
-	gts := httptest.NewServer(h.graph)
-	t.Cleanup(gts.Close)
-	h.graphURL = gts.URL + "/v1.0"
 	rts := httptest.NewServer(h.ref)
 	t.Cleanup(rts.Close)
 	h.refURL, h.refTok = rts.URL+"/v1.0", h.ref.IssueToken(faultUser, []string{"Notes.Read"}, time.Hour)
 
-	h.notion = notionemu.NewServer(notionemu.Config{Seed: 3, Rate: -1, Faults: notionemu.Faults{SlowDelay: 300 * time.Millisecond}})
-	nts := httptest.NewServer(h.notion)
-	t.Cleanup(nts.Close)
-	h.notionURL = nts.URL
-	h.notionTok = h.notion.IssueToken()
-	h.root = h.notion.RootPageID()
-
-	key, err := auth.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.store, err = auth.Open(auth.Config{Dir: filepath.Join(t.TempDir(), "tokens"), Key: key,
-		Microsoft:    auth.Microsoft{ClientID: faultApp, Authority: gts.URL},
-		PollInterval: time.Second, RefreshMargin: 5 * time.Second, Logger: h.logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := h.store.Login(ctx, faultUser, func(dc auth.DeviceCode) {
-		if err := h.graph.ApproveDeviceCode(dc.UserCode, faultUser); err != nil {
-			t.Errorf("approve device code: %v", err)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-
 	tok := notion.StaticToken(h.notionTok)
-	nc, err := notion.NewClient(notion.Config{BaseURL: nts.URL, Token: tok,
+	nc, err := notion.NewClient(notion.Config{BaseURL: h.notionURL, Token: tok,
 		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: h.logger,
 		Retry: notion.RetryPolicy{MaxAttempts: 10, BaseDelay: 50 * time.Millisecond, MaxDelay: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.acts, err = activities.New(activities.Config{
-		GraphBaseURL: gts.URL + "/v1.0", GraphHTTP: onenote.NewHTTPClient(3 * time.Second),
+		GraphBaseURL: h.graphURL, GraphHTTP: onenote.NewHTTPClient(3 * time.Second),
 		Tokens: lazyTokens{h.store}, Notion: nc, StagingDir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := limiter.Profile(h.profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Tuning.LeaseTTL = limiter.Duration(20 * time.Second)
-	id := entity.WorkflowID(workflows.LimiterResource, faultApp)
-	if _, err := h.c.SignalWithStartWorkflow(context.Background(), id, entity.SignalRequest, entity.Message{},
-		client.StartWorkflowOptions{ID: id, TaskQueue: faultQueue}, entity.WorkflowName,
-		entity.Input{Resource: workflows.LimiterResource, App: faultApp, Spec: &spec}); err != nil {
-		t.Fatal(err)
-	}
+	startLimiter(t, h.c, faultQueue, faultApp, h.profile)
 	h.startWorker(t)
 	return h
 }
@@ -280,17 +239,8 @@ func (h *faultHarness) killableActivities(t *testing.T) (acts *activities.Activi
 // startWorkerWith starts a worker running acts.
 func (h *faultHarness) startWorkerWith(t *testing.T, acts *activities.Activities) worker.Worker {
 	t.Helper()
-	wc, err := client.Dial(client.Options{HostPort: h.srv.HostPort(), Namespace: "default",
-		Logger: tlog.NewStructuredLogger(h.logger)})
+	w, err := stack.StartInProcessWorker(h.st.Dev.HostPort(), faultQueue, workflows.New(faultApp), acts, h.logger)
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(wc.Close)
-	w := worker.New(wc, faultQueue, worker.Options{EnableSessionWorker: true})
-	workflows.New(faultApp).Register(w)
-	acts.Register(w)
-	entity.Register(w, h.c)
-	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	h.workers = append(h.workers, w)
@@ -346,12 +296,8 @@ func (h *faultHarness) migrate(t *testing.T, in any, nbID string) (workflows.Not
 
 // progress is a migration's progress query answer, as text.
 func (h *faultHarness) progress(run client.WorkflowRun) string {
-	v, err := h.c.QueryWorkflow(context.Background(), run.GetID(), run.GetRunID(), workflows.QueryProgress)
+	p, err := stack.NotebookProgress(context.Background(), h.c, run.GetID())
 	if err != nil {
-		return err.Error()
-	}
-	var p workflows.NotebookProgress
-	if err := v.Get(&p); err != nil {
 		return err.Error()
 	}
 	b, _ := json.Marshal(p)
@@ -400,12 +346,8 @@ func (h *faultHarness) checkGraph(t *testing.T) {
 	if v := h.graph.Violations(); len(v) != 0 {
 		t.Errorf("the Graph emulator found %d limit violations, first: %+v", len(v), v[0])
 	}
-	val, err := h.c.QueryWorkflow(context.Background(), entity.WorkflowID(workflows.LimiterResource, faultApp), "", entity.QueryState)
+	st, err := stack.LimiterState(context.Background(), h.c, faultApp)
 	if err != nil {
-		t.Fatalf("query limiter: %v", err)
-	}
-	var st entity.State
-	if err := val.Get(&st); err != nil {
 		t.Fatal(err)
 	}
 	h.mu.Lock()

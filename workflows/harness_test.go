@@ -2,22 +2,17 @@ package workflows_test
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
@@ -45,36 +40,22 @@ func (s staticTokens) TokenSource(user string) (onenote.TokenSource, error) {
 	return onenote.TokenSourceFunc(func(context.Context) (string, error) { return tok, nil }), nil
 }
 
-// harness is a dev server, both emulators and an in-process worker.
+// harness is the shared stack (a dev server and both emulators) and an
+// in-process worker.
 type harness struct {
-	srv        *devserver.Server
-	c          client.Client
-	graph      *graph.Server
-	notion     *notionemu.Server
-	root       string
-	graphTok   string
-	notionTok  string
-	notebooks  []*graph.Notebook
-	graphURL   string
-	profile    string
-	logs       *logBuffer
-	mu         sync.Mutex
-	failListed map[string]bool // sections whose listing is made to fail
-}
-
-func (h *harness) listSection(id string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.failListed[id] {
-		return id + "-missing"
-	}
-	return id
-}
-
-func (h *harness) setListingFault(section string, on bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.failListed[section] = on
+	st        *stack.Stack
+	c         client.Client
+	graph     *graph.Server
+	notion    *notionemu.Server
+	root      string
+	graphTok  string
+	notionTok string
+	notebooks []*graph.Notebook
+	graphURL  string
+	profile   string
+	logs      *logBuffer
+	// listing makes chosen sections' page listing fail.
+	listing stack.ListingFaults
 }
 
 func genSpec() graph.GenSpec {
@@ -99,36 +80,28 @@ func newHarness(t *testing.T) *harness {
 
 func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	t.Helper()
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
-	h := &harness{srv: srv, c: srv.Client(), failListed: map[string]bool{}, profile: fmt.Sprintf("onenote-x%d", e2eScale),
-		logs: &logBuffer{}}
-	logger := capturingLogger(h.logs)
-
-	h.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: e2eScale, AppID: e2eApp,
-		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true})
-	h.notebooks = graph.Generate(opts.spec)
-	h.graph.AddNotebooks(e2eUser, h.notebooks...)
-	graphHTTP := onenote.NewHTTPClient(30 * time.Second)
-	var gts *httptest.Server
-	if opts.tls {
-		var cert *graph.TLSCert
-		gts, cert = graph.NewTLSTestServer(t, h.graph)
-		graphHTTP.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: cert.Pool()}
-	} else {
-		gts = httptest.NewServer(h.graph)
-		t.Cleanup(gts.Close)
+	stackOpts := []stack.Option{
+		stack.Graph(graph.Config{Seed: 1, TimeScale: e2eScale, AppID: e2eApp,
+			ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true}),
+		stack.Notebooks(e2eUser, opts.spec),
+		stack.Notion(notionemu.Config{Seed: 1, Rate: -1}),
 	}
-	h.graphURL = gts.URL + "/v1.0"
+	if opts.tls {
+		stackOpts = append(stackOpts, stack.GraphTLS())
+	}
+	st := stack.ForTest(t, stackOpts...)
+	h := &harness{st: st, c: st.C, profile: stack.Limits(e2eScale), logs: &logBuffer{},
+		graph: st.Graph, notion: st.Notion, root: st.Root, notionTok: st.NotionToken, notebooks: st.Notebooks[e2eUser],
+		graphURL: st.GraphURL}
+	logger := capturingLogger(h.logs)
+	graphHTTP := onenote.NewHTTPClient(30 * time.Second)
+	if opts.tls {
+		graphHTTP.Transport.(*http.Transport).TLSClientConfig = st.GraphTLSConfig
+	}
 	h.graphTok = h.graph.IssueToken(e2eUser, []string{"Notes.Read"}, 2*time.Hour)
 
-	h.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
-	nts := httptest.NewServer(h.notion)
-	t.Cleanup(nts.Close)
-	h.notionTok = h.notion.IssueToken()
-	h.root = h.notion.RootPageID()
-
 	tok := notion.StaticToken(h.notionTok)
-	nc, err := notion.NewClient(notion.Config{BaseURL: nts.URL, Token: tok,
+	nc, err := notion.NewClient(notion.Config{BaseURL: st.NotionURL, Token: tok,
 		Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: logger})
 	if err != nil {
 		t.Fatal(err)
@@ -136,57 +109,40 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: h.graphURL, GraphHTTP: graphHTTP,
 		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc,
-		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listSection},
+		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.startLimiter(t)
+	startLimiter(t, h.c, e2eQueue, e2eApp, h.profile)
 	// The worker's logs are captured (to search them for tokens);
 	// warnings and errors also go to stderr.
-	wc, err := client.Dial(client.Options{HostPort: srv.HostPort(), Namespace: "default",
-		Logger: tlog.NewStructuredLogger(logger)})
+	w, err := stack.StartInProcessWorker(st.Dev.HostPort(), e2eQueue, workflows.New(e2eApp), acts, logger)
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(wc.Close)
-	w := worker.New(wc, e2eQueue, worker.Options{EnableSessionWorker: true})
-	wf := workflows.New(e2eApp)
-	wf.Register(w)
-	acts.Register(w)
-	entity.Register(w, h.c)
-	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
 	return h
 }
 
-// startLimiter starts the limiter with the test's profile and a lease TTL
-// long enough for a loaded machine (the scaled default is 0.5 s).
-func (h *harness) startLimiter(t *testing.T) {
-	spec, err := limiter.Profile(h.profile)
+// startLimiter starts app's limiter with profile and a lease TTL long
+// enough for a loaded machine (the scaled default is 0.5 s).
+func startLimiter(t *testing.T, c client.Client, queue, app, profile string) {
+	t.Helper()
+	spec, err := limiter.Profile(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec.Tuning.LeaseTTL = limiter.Duration(20 * time.Second)
-	id := entity.WorkflowID(workflows.LimiterResource, e2eApp)
-	_, err = h.c.SignalWithStartWorkflow(context.Background(), id, entity.SignalRequest, entity.Message{},
-		client.StartWorkflowOptions{ID: id, TaskQueue: e2eQueue}, entity.WorkflowName,
-		entity.Input{Resource: workflows.LimiterResource, App: e2eApp, Spec: &spec})
-	if err != nil {
+	if err := stack.StartLimiter(context.Background(), c, queue, app, spec); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (h *harness) limiterState(t *testing.T) entity.State {
 	t.Helper()
-	v, err := h.c.QueryWorkflow(context.Background(), entity.WorkflowID(workflows.LimiterResource, e2eApp), "", entity.QueryState)
+	st, err := stack.LimiterState(context.Background(), h.c, e2eApp)
 	if err != nil {
-		t.Fatalf("query limiter: %v", err)
-	}
-	var st entity.State
-	if err := v.Get(&st); err != nil {
 		t.Fatal(err)
 	}
 	return st
@@ -234,10 +190,7 @@ func (h *harness) notionWrites() int {
 func (h *harness) start(t *testing.T, in workflows.MigrateInput) client.WorkflowRun {
 	t.Helper()
 	nb := h.notebooks[0]
-	run, err := h.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: workflows.NotebookWorkflowID(in.User, nb.ID), TaskQueue: e2eQueue,
-		StaticSummary: "Migrate " + nb.DisplayName,
-	}, workflows.MigrateNotebookName, in)
+	run, err := stack.StartMigration(context.Background(), h.c, e2eQueue, nb.ID, in, "Migrate "+nb.DisplayName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -532,7 +532,7 @@ func TestNoStoredSignInEndsEarly(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	calls := new(int)
-	w := &Workflows{App: "test", newCaller: func(workflow.Context, limiter.Spec) caller { return directCaller{calls} }}
+	w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller { return directCaller{calls} }}
 	w.Register(env)
 	acts.Register(env)
 	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "dana", Notebook: "Work notes", NotionParent: "p"})

@@ -35,7 +35,7 @@ func newEnv(t testing.TB) (*testsuite.TestWorkflowEnvironment, *int) {
 	env := s.NewTestWorkflowEnvironment()
 	env.SetWorkerOptions(worker.Options{EnableSessionWorker: true})
 	calls := new(int)
-	w := &Workflows{App: "test", newCaller: func(workflow.Context, limiter.Spec) caller { return directCaller{calls} }}
+	w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller { return directCaller{calls} }}
 	w.Register(env)
 	(&activities.Activities{}).Register(env)
 	return env, calls

@@ -50,12 +50,17 @@ func SearchAttributes() temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(AttrUser.ValueSet(""), AttrNotebook.ValueSet(""), AttrStatus.ValueSet(""))
 }
 
-// caller runs Graph activities under permits; *entity.Client is the real
-// one.
-type caller interface {
+// Caller runs the Graph activities of one workflow run. *entity.Client,
+// which runs each under a permit of the limiter entity, is the one the
+// product uses; the benchmarks' baselines (bench/baseline) and unit tests
+// supply others through Workflows.NewCaller.
+type Caller interface {
 	Call(ctx workflow.Context, call entity.Call, result any) (entity.CallStats, error)
 	Flush(ctx workflow.Context) error
 }
+
+// caller is the name the workflow code uses for Caller.
+type caller = Caller
 
 // Workflows are the migration workflows of one deployment. App identifies
 // the Graph application whose limiter they share.
@@ -65,44 +70,20 @@ type Workflows struct {
 	// Limits is the limits profile used when an input names none ("" means
 	// "onenote").
 	Limits string
-	// Throttle chooses how Graph calls are paced: ThrottleLimiter (the
-	// zero value) in production; the baselines exist for benchmarks.
-	Throttle Throttle
-	// newCaller replaces the limiter client in unit tests.
-	newCaller func(ctx workflow.Context, spec limiter.Spec) caller
+	// NewCaller, when set, makes each workflow run's Caller from the
+	// run's limits spec instead of the limiter entity's client. It is
+	// workflow code: deterministic, and the same on every worker. Nil (the
+	// product) means the limiter.
+	NewCaller func(ctx workflow.Context, spec limiter.Spec) Caller
 }
-
-// Throttle names a way of pacing Graph calls.
-type Throttle string
-
-// The pacing strategies. Only ThrottleLimiter respects the budget by
-// design; the others are the baselines the end-to-end benchmarks compare
-// it with.
-const (
-	// ThrottleLimiter runs every Graph call under a permit of the limiter
-	// entity.
-	ThrottleLimiter Throttle = "limiter"
-	// ThrottleBackoff calls Graph directly and retries a throttled call
-	// with exponential backoff and jitter, like the Graph SDK's default.
-	ThrottleBackoff Throttle = "backoff"
-	// ThrottleQueueRetry calls Graph directly and puts a throttled call
-	// back in the queue for 30 seconds (the seed design).
-	ThrottleQueueRetry Throttle = "queue-retry"
-)
 
 // New returns the workflows for app.
 func New(app string) *Workflows { return &Workflows{App: app} }
 
-// caller returns what runs this workflow run's Graph calls: the limiter's
-// client, or the baseline w.Throttle names. A value ParseThrottle would
-// refuse means the limiter, the only pacing that respects the budget.
+// caller returns what runs this workflow run's Graph calls.
 func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec) caller {
-	if w.newCaller != nil {
-		return w.newCaller(ctx, spec)
-	}
-	switch w.Throttle {
-	case ThrottleBackoff, ThrottleQueueRetry:
-		return newBaselineCaller(ctx, w.Throttle, spec)
+	if w.NewCaller != nil {
+		return w.NewCaller(ctx, spec)
 	}
 	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec})
 }

@@ -55,7 +55,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Scale: 60, SeedScale: 30, HiddenScale: 10, BaselineHours: 2, ScanEvery: 15 * time.Minute, ScanHours: 3, ScalePages: 10000,
 		ScaleHorizon: 45 * time.Minute,
-		Out:          filepath.Join("bench", "results")}
+		Out:          "results"}
 }
 
 // Bench runs scenarios on a Harness and collects their report.
@@ -284,7 +284,7 @@ func (b *Bench) write(saved map[int]*Result) error {
 func markdown(rs []*Result) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# End-to-end benchmarks\n\n")
-	fmt.Fprintf(&w, "`make bench-e2e` (`go run ./bench/cmd/e2ebench -out bench/results`; `-scenarios 1,3` runs some and keeps the "+
+	fmt.Fprintf(&w, "`make bench-e2e` (`cd bench && go run ./cmd/e2ebench -out results`; `-scenarios 1,3` runs some and keeps the "+
 		"others' saved results). Each run is a fresh stack: a Temporal dev server (`bin/temporal server start-dev`, in memory), "+
 		"the Graph OneNote and Notion emulators in the bench process, and the worker (`go build ./worker`) as a process of its "+
 		"own. The Graph limits run faster than real time, by the same factor in the limiter (profile `onenote-x<factor>`) and "+

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/limiter"
 )
 
@@ -73,7 +74,7 @@ func (b *Bench) runScans(ctx context.Context, name string, u User, limiterSpec *
 	r.from = b.wall(30 * time.Minute)
 	r.to = r.from + b.wall(time.Duration(b.Opts.ScanHours*float64(time.Hour)))
 	every := b.wall(b.Opts.ScanEvery)
-	if err := sleep(ctx, time.Until(m.Started.Add(r.from))); err != nil {
+	if err := stack.Sleep(ctx, time.Until(m.Started.Add(r.from))); err != nil {
 		return nil, err
 	}
 	for i := 0; ; i++ {
@@ -89,7 +90,7 @@ func (b *Bench) runScans(ctx context.Context, name string, u User, limiterSpec *
 		b.Log.Info("scan", "run", name, "n", i, "latency", d.Round(time.Millisecond), "requests", res.Requests,
 			"pages", len(st.PagesDone(m.Started)))
 		next := r.from + time.Duration(i+1)*every
-		if err := sleep(ctx, time.Until(m.Started.Add(next))); err != nil {
+		if err := stack.Sleep(ctx, time.Until(m.Started.Add(next))); err != nil {
 			return nil, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -135,7 +136,7 @@ func (s *Stack) Await(ctx context.Context, ms []*Migration, o AwaitOptions) erro
 		if open == 0 {
 			return nil
 		}
-		if err := sleep(ctx, poll); err != nil {
+		if err := stack.Sleep(ctx, poll); err != nil {
 			return err
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/bench/baseline"
 	graph "github.com/notebridge/notebridge/emulator/graph"
-	"github.com/notebridge/notebridge/workflows"
 )
 
 // seedUser owns the seed design's incident notebook: 1,300 pages in 13
@@ -57,18 +57,19 @@ func (r *seedRun) end() time.Duration {
 	return r.horizon
 }
 
-// runSeed migrates the seed notebook with the given throttle policy,
+// runSeed migrates the seed notebook under the given baseline ("" for
+// ours, the limiter),
 // stopping it at horizon (wall-clock) if it has not finished.
-func (b *Bench) runSeed(ctx context.Context, name string, throttle workflows.Throttle, horizon time.Duration, histories bool) (*seedRun, error) {
+func (b *Bench) runSeed(ctx context.Context, name string, policy baseline.Policy, horizon time.Duration, histories bool) (*seedRun, error) {
 	profile, _ := b.profile()
 	u := b.users(seedUser())[0]
-	st, err := b.H.Start(ctx, StackConfig{Name: name, Profile: profile, Scale: b.scale, Throttle: throttle, Users: []User{u}})
+	st, err := b.H.Start(ctx, StackConfig{Name: name, Profile: profile, Scale: b.scale, Baseline: policy, Users: []User{u}})
 	if err != nil {
 		return nil, err
 	}
 	defer st.Stop()
-	r := &seedRun{policy: string(throttle), pages: pages(u), horizon: horizon}
-	if throttle == "" || throttle == workflows.ThrottleLimiter {
+	r := &seedRun{policy: string(policy), pages: pages(u), horizon: horizon}
+	if policy == "" {
 		r.policy = "ours"
 	}
 	m, err := st.StartMigration(ctx, u.Name, MigrateOptions{})
@@ -124,7 +125,7 @@ func (b *Bench) scenarioSeed(ctx context.Context) error {
 	_, spec := b.profile()
 	// Generous: the lower bound is about 9 scaled hours.
 	horizon := b.wall(30 * time.Hour)
-	r, err := b.runSeed(ctx, "s1-ours", workflows.ThrottleLimiter, horizon, true)
+	r, err := b.runSeed(ctx, "s1-ours", "", horizon, true)
 	if err != nil {
 		return err
 	}
@@ -187,12 +188,12 @@ func (b *Bench) scenarioBaselines(ctx context.Context) error {
 	if ours == nil {
 		// Scenario 1 was not run: run ours to the same horizon.
 		var err error
-		if ours, err = b.runSeed(ctx, "s2-ours", workflows.ThrottleLimiter, horizon, false); err != nil {
+		if ours, err = b.runSeed(ctx, "s2-ours", "", horizon, false); err != nil {
 			return err
 		}
 	}
 	runs := []*seedRun{ours}
-	for _, p := range []workflows.Throttle{workflows.ThrottleBackoff, workflows.ThrottleQueueRetry} {
+	for _, p := range []baseline.Policy{baseline.Backoff, baseline.QueueRetry} {
 		r, err := b.runSeed(ctx, "s2-"+string(p), p, horizon, false)
 		if err != nil {
 			return err
@@ -201,8 +202,8 @@ func (b *Bench) scenarioBaselines(ctx context.Context) error {
 	}
 	var w strings.Builder
 	fmt.Fprintf(&w, "## 2. The baselines on the same notebook\n\n")
-	fmt.Fprintf(&w, "The same notebook, stack and machine, with the worker's `-throttle` set to a baseline instead of the limiter "+
-		"(`workflows/baseline.go`): **backoff** is the Graph SDK's default retry handler (429, 503, 504 retried after 3, 6, 12 s "+
+	fmt.Fprintf(&w, "The same notebook, stack and machine, with the bench worker's `-baseline` set instead of the limiter "+
+		"(`bench/baseline`): **backoff** is the Graph SDK's default retry handler (429, 503, 504 retried after 3, 6, 12 s "+
 		"plus up to 1 s of jitter, then the call is abandoned and its page fails; the bench answers a notebook waiting with failed "+
 		"sections with `retry-failed`, so abandoned pages go back to the queue as in the simulator); **queue-retry** is the seed "+
 		"design: a throttled call waits 30 s and goes again, forever. Their delays are divided by the time scale like the windows. "+
@@ -231,7 +232,7 @@ func (b *Bench) scenarioBaselines(ctx context.Context) error {
 	}
 	fmt.Fprintf(&w, "\n![requests, 429s and pages done per policy](e2e-seed.png)\n\n")
 	b.sections = append(b.sections, w.String())
-	qr, bo, us := rows[string(workflows.ThrottleQueueRetry)], rows[string(workflows.ThrottleBackoff)], rows["ours"]
+	qr, bo, us := rows[string(baseline.QueueRetry)], rows[string(baseline.Backoff)], rows["ours"]
 	b.check("2", "queue-retry: death spiral (>= 30 scaled min without a page done)", b.scaled(qr.gap) >= 30*time.Minute,
 		"%s without a page; %d of %d requests throttled", fmtDur(b.scaled(qr.gap)), qr.thr, qr.sent)
 	b.check("2", "backoff: wastes requests and abandons pages where ours wastes none", bo.thr > 0 && bo.abandoned > 0 && us.thr == 0,

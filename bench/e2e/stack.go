@@ -6,33 +6,29 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
-
+	"github.com/notebridge/notebridge/bench/baseline"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
-	"github.com/notebridge/notebridge/workflows"
 )
 
 // TaskQueue is the task queue the bench's workers poll.
-const TaskQueue = "notebridge"
+const TaskQueue = stack.TaskQueue
 
-// Harness builds the worker once and starts a fresh stack per run. Its
-// work directory keeps each run's logs.
+// Harness builds the bench's worker once and starts a fresh stack per
+// run. Its work directory keeps each run's logs.
 type Harness struct {
-	// Root is the module root (where ./worker is built from).
+	// Root is the repository root (the bench module is Root/bench).
 	Root string
 	// Dir is the work directory: the worker binary, and a directory per
 	// run with its logs, tokens and staging.
@@ -43,19 +39,14 @@ type Harness struct {
 	WorkerBin string
 }
 
-// Build compiles the worker into the work directory, so that it runs as
-// a process of its own whose memory and CPU can be measured.
+// Build compiles the bench's worker (bench/cmd/worker: the product worker
+// with -baseline) into the work directory, so that it runs as a process
+// of its own whose memory and CPU can be measured.
 func (h *Harness) Build(ctx context.Context) error {
-	if err := os.MkdirAll(h.Dir, 0o755); err != nil {
-		return fmt.Errorf("work directory: %w", err)
+	if err := stack.Build(ctx, filepath.Join(h.Root, "bench"), h.Dir, "./cmd/worker"); err != nil {
+		return err
 	}
-	bin := filepath.Join(h.Dir, "worker")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./worker")
-	cmd.Dir = h.Root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./worker: %w\n%s", err, out)
-	}
-	h.WorkerBin = bin
+	h.WorkerBin = filepath.Join(h.Dir, "worker")
 	return nil
 }
 
@@ -87,32 +78,23 @@ type StackConfig struct {
 	// anything runs (raised limits, lanes off); nil lets the first
 	// requester start it with the profile.
 	LimiterSpec *limiter.Spec
-	// Throttle is the worker's pacing: "" (the limiter) or a baseline.
-	Throttle workflows.Throttle
+	// Baseline is the worker's pacing: "" (the limiter) or a baseline.
+	Baseline baseline.Policy
 	Users    []User
 }
 
-// Stack is one run: a Temporal dev server, both emulators in this process
-// and the worker as a child process.
+// Stack is one run: the shared stack (internal/stack: a Temporal dev
+// server, both emulators in this process, the users signed in) and the
+// worker as a child process.
 type Stack struct {
-	cfg  StackConfig
-	h    *Harness
-	dir  string
-	dev  *devserver.Server
-	C    client.Client
-	App  string
-	Root string // the Notion page migrations go under
-
-	Graph      *graph.Server
-	Notion     *notionemu.Server
-	graphHTTP  *http.Server
-	notionHTTP *http.Server
-	done       *doneWatch
-	spans      *spanWatch
-	devLog     *os.File
-	Worker     *Worker
-	// Notebooks are each user's generated notebooks.
-	Notebooks map[string][]*graph.Notebook
+	*stack.Stack
+	cfg    StackConfig
+	dir    string
+	App    string
+	done   *doneWatch
+	spans  *spanWatch
+	devLog *os.File
+	Worker *Worker
 }
 
 // Start brings a stack up: dev server, emulators, sign-in, the limiter
@@ -121,8 +103,7 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 	if h.WorkerBin == "" {
 		return nil, errors.New("e2e: Build the worker first")
 	}
-	s := &Stack{cfg: cfg, h: h, dir: filepath.Join(h.Dir, cfg.Name), App: "bench-" + cfg.Name,
-		Notebooks: map[string][]*graph.Notebook{}}
+	s := &Stack{cfg: cfg, dir: filepath.Join(h.Dir, cfg.Name), App: "bench-" + cfg.Name}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -137,123 +118,49 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 	if s.devLog, err = os.Create(filepath.Join(s.dir, "temporal.log")); err != nil {
 		return nil, err
 	}
-	if s.dev, err = devserver.Start(ctx, devserver.Options{SearchAttributes: workflows.SearchAttributes(), Log: s.devLog}); err != nil {
-		return nil, err
-	}
-	s.C = s.dev.Client()
-
 	gcfg := graph.Config{Seed: 1, TimeScale: cfg.Scale, HiddenLimitFactor: cfg.Hidden,
 		ScopeHeader: cfg.ScopeHeader, PercentageHeader: cfg.PercentageHeader}
 	if cfg.GraphLimits != nil {
 		gcfg.Limits = *cfg.GraphLimits
 	}
-	s.Graph = graph.NewServer(gcfg)
-	var users []string
+	opts := []stack.Option{stack.DevServer(devserver.Options{Log: s.devLog}), stack.Graph(gcfg),
+		// Notion is not what is measured: no rate limit, so it never
+		// paces the pipeline.
+		stack.Notion(notionemu.Config{Seed: 1, Rate: -1}),
+		stack.WrapGraph(func(next http.Handler) http.Handler { s.spans = &spanWatch{next: next}; return s.spans }),
+		stack.WrapNotion(func(next http.Handler) http.Handler { s.done = newDoneWatch(next); return s.done }),
+		stack.SignIn(stack.SignInOptions{Dir: s.dir, App: s.App})}
 	for _, u := range cfg.Users {
-		nbs := graph.Generate(u.Spec)
-		s.Graph.AddNotebooks(u.Name, nbs...)
-		s.Notebooks[u.Name] = nbs
-		users = append(users, u.Name)
+		opts = append(opts, stack.Notebooks(u.Name, u.Spec))
 	}
-	s.spans = &spanWatch{next: s.Graph}
-	graphURL, gsrv, err := serve(s.spans)
-	if err != nil {
-		return nil, err
-	}
-	s.graphHTTP = gsrv
-	s.Graph.SetBaseURL(graphURL)
-
-	// Notion is not what is measured: no rate limit, so it never paces
-	// the pipeline.
-	s.Notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
-	notionTok := s.Notion.IssueToken()
-	s.Root = s.Notion.RootPageID()
-	s.done = newDoneWatch(s.Notion)
-	notionURL, nsrv, err := serve(s.done)
-	if err != nil {
-		return nil, err
-	}
-	s.notionHTTP = nsrv
-
-	tokArgs, tokEnv, err := signIn(ctx, s.dir, s.App, graphURL, s.Graph, users)
-	if err != nil {
+	if s.Stack, err = stack.Start(ctx, opts...); err != nil {
 		return nil, err
 	}
 	if cfg.LimiterSpec != nil {
-		if err := s.startLimiter(ctx, *cfg.LimiterSpec); err != nil {
+		if err := stack.StartLimiter(ctx, s.C, TaskQueue, s.App, *cfg.LimiterSpec); err != nil {
 			return nil, err
 		}
 	}
-	args := []string{"-temporal-address", s.dev.HostPort(), "-namespace", "default", "-task-queue", TaskQueue,
-		"-app-id", s.App, "-staging-dir", filepath.Join(s.dir, "staging"),
-		"-graph-url", graphURL + "/v1.0", "-notion-url", notionURL, "-limits", cfg.Profile,
-		"-notion-rate", "100000", "-notion-pacing", "process", "-log-level", "warn"}
-	args = append(args, tokArgs...)
-	if cfg.Throttle != "" && cfg.Throttle != workflows.ThrottleLimiter {
-		args = append(args, "-throttle", string(cfg.Throttle))
+	flags := stack.WorkerFlags{TemporalAddress: s.Dev.HostPort(), TaskQueue: TaskQueue, App: s.App,
+		StagingDir: filepath.Join(s.dir, "staging"), GraphURL: s.GraphURL, NotionURL: s.NotionURL, Limits: cfg.Profile,
+		NotionRate: 100000, NotionPacing: "process", LogLevel: "warn", Tokens: s.SignIn.WorkerArgs()}
+	if cfg.Baseline != "" {
+		flags.Extra = []string{"-baseline", string(cfg.Baseline)}
 	}
-	env := append([]string{"NOTION_TOKEN=" + notionTok, "NOTION_TOKEN_FILE="}, tokEnv...)
-	s.Worker, err = startWorker(h.WorkerBin, args, env, filepath.Join(s.dir, "worker.log"))
-	if err != nil {
+	env := append([]string{"NOTION_TOKEN=" + s.NotionToken, "NOTION_TOKEN_FILE="}, s.SignIn.WorkerEnv()...)
+	if s.Worker, err = startWorker(h.WorkerBin, flags.Args(), env, filepath.Join(s.dir, "worker.log")); err != nil {
 		return nil, err
 	}
-	if err := s.awaitPollers(ctx, time.Minute); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// serve runs handler on a free loopback port and returns its base URL.
-func serve(handler http.Handler) (string, *http.Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, fmt.Errorf("listen: %w", err)
-	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), srv, nil
-}
-
-// limiterID is the workflow ID of the run's limiter entity.
-func (s *Stack) limiterID() string { return entity.WorkflowID(workflows.LimiterResource, s.App) }
-
-// startLimiter starts the run's limiter entity with spec, so the first
-// requester finds it running and its spec is the one that counts.
-func (s *Stack) startLimiter(ctx context.Context, spec limiter.Spec) error {
-	id := s.limiterID()
-	_, err := s.C.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: TaskQueue},
-		entity.WorkflowName, entity.Input{Resource: workflows.LimiterResource, App: s.App, Spec: &spec})
-	if err != nil {
-		return fmt.Errorf("start limiter %s: %w", id, err)
-	}
-	return nil
-}
-
-// awaitPollers waits until the worker polls both workflow and activity
-// tasks, so no run's clock starts while the worker is still starting.
-func (s *Stack) awaitPollers(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
+	alive := func() error {
 		if done, err := s.Worker.Exited(); done {
 			return fmt.Errorf("worker exited at start (%v); see %s", err, filepath.Join(s.dir, "worker.log"))
 		}
-		ready := true
-		for _, typ := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_WORKFLOW, enumspb.TASK_QUEUE_TYPE_ACTIVITY} {
-			resp, err := s.C.DescribeTaskQueue(ctx, TaskQueue, typ)
-			if err != nil || len(resp.GetPollers()) == 0 {
-				ready = false
-			}
-		}
-		if ready {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the worker did not poll within %v; see %s", timeout, filepath.Join(s.dir, "worker.log"))
-		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
-			return err
-		}
+		return nil
 	}
+	if err := stack.AwaitPollers(ctx, s.C, TaskQueue, time.Minute, alive); err != nil {
+		return nil, fmt.Errorf("%w; see %s", err, filepath.Join(s.dir, "worker.log"))
+	}
+	return s, nil
 }
 
 // Stop stops the worker (returning its last usage), the emulators and the
@@ -267,17 +174,9 @@ func (s *Stack) Stop() (Usage, error) {
 		errs = append(errs, err)
 		s.Worker = nil
 	}
-	for _, srv := range []*http.Server{s.graphHTTP, s.notionHTTP} {
-		if srv != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			errs = append(errs, srv.Shutdown(ctx))
-			cancel()
-		}
-	}
-	s.graphHTTP, s.notionHTTP = nil, nil
-	if s.dev != nil {
-		errs = append(errs, s.dev.Stop())
-		s.dev = nil
+	if s.Stack != nil {
+		errs = append(errs, s.Stack.Close())
+		s.Stack = nil
 	}
 	if s.devLog != nil {
 		s.devLog.Close()
@@ -329,17 +228,6 @@ func Times(rs []Request, keep func(Request) bool) []time.Duration {
 	return out
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // scaledHour is how long an hour lasts at scale.
 func scaledHour(scale float64) time.Duration {
 	return time.Duration(float64(time.Hour) / scale)
@@ -350,12 +238,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // LimiterState queries the limiter entity's state.
 func (s *Stack) LimiterState(ctx context.Context) (entity.State, error) {
-	var st entity.State
-	v, err := s.C.QueryWorkflow(ctx, s.limiterID(), "", entity.QueryState)
-	if err != nil {
-		return st, fmt.Errorf("query the limiter: %w", err)
-	}
-	return st, v.Get(&st)
+	return stack.LimiterState(ctx, s.C, s.App)
 }
 
 // LimiterWindows describes user's windows in the limiter's model, as

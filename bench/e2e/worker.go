@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat's CPU
@@ -79,12 +79,10 @@ type Sample struct {
 	Usage
 }
 
-// Worker is the worker binary running as a child process.
+// Worker is the worker binary running as a child process (stack.Proc),
+// its usage sampled.
 type Worker struct {
-	cmd     *exec.Cmd
-	log     *os.File
-	exited  chan struct{}
-	exitErr error
+	proc *stack.Proc
 
 	mu      sync.Mutex
 	samples []Sample
@@ -95,37 +93,18 @@ type Worker struct {
 // startWorker runs bin with args and env (added to this process's),
 // its output in logPath.
 func startWorker(bin string, args, env []string, logPath string) (*Worker, error) {
-	lf, err := os.Create(logPath)
+	p, err := stack.StartProcLogged("worker", bin, args, env, logPath)
 	if err != nil {
-		return nil, fmt.Errorf("worker log: %w", err)
+		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = lf, lf
-	if err := cmd.Start(); err != nil {
-		lf.Close()
-		return nil, fmt.Errorf("start worker: %w", err)
-	}
-	w := &Worker{cmd: cmd, log: lf, exited: make(chan struct{})}
-	go func() {
-		w.exitErr = cmd.Wait()
-		close(w.exited)
-	}()
-	return w, nil
+	return &Worker{proc: p}, nil
 }
 
 // PID is the worker's process ID.
-func (w *Worker) PID() int { return w.cmd.Process.Pid }
+func (w *Worker) PID() int { return w.proc.PID() }
 
 // Exited reports whether the worker has exited, and how.
-func (w *Worker) Exited() (bool, error) {
-	select {
-	case <-w.exited:
-		return true, w.exitErr
-	default:
-		return false, nil
-	}
-}
+func (w *Worker) Exited() (bool, error) { return w.proc.Exited() }
 
 // Usage reads the worker's usage now.
 func (w *Worker) Usage() (Usage, error) { return ReadUsage(w.PID()) }
@@ -147,7 +126,7 @@ func (w *Worker) StartSampling(interval time.Duration) {
 			select {
 			case <-w.stop:
 				return
-			case <-w.exited:
+			case <-w.proc.Done():
 				return
 			case <-t.C:
 			}
@@ -172,16 +151,9 @@ func (w *Worker) Stop(grace time.Duration) (Usage, error) {
 		w.stop = nil
 	}
 	u, uerr := w.Usage()
-	defer w.log.Close()
-	if done, _ := w.Exited(); done {
-		return u, errors.Join(uerr, fmt.Errorf("worker exited early: %v", w.exitErr))
+	if done, err := w.Exited(); done {
+		return u, errors.Join(uerr, fmt.Errorf("early: %w", err))
 	}
-	_ = w.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-w.exited:
-	case <-time.After(grace):
-		_ = w.cmd.Process.Kill()
-		<-w.exited
-	}
+	w.proc.Stop(grace)
 	return u, uerr
 }

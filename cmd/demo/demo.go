@@ -19,12 +19,14 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/notebridge/notebridge/auth"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/progress"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -113,7 +115,7 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 	if err := d.startMigration(ctx, res.WorkflowID, nb); err != nil {
 		return res, err
 	}
-	report, err := d.follow(ctx, res.WorkflowID, nb.Pages, start)
+	report, err := d.follow(ctx, res.WorkflowID, nb)
 	if err != nil {
 		return res, err
 	}
@@ -164,12 +166,12 @@ func (d *demo) anyExit(ctx context.Context) <-chan struct{} {
 		defer close(ch)
 		for {
 			for _, c := range d.procs.list() {
-				if done, err := c.exited(); done && ctx.Err() == nil {
+				if done, err := c.Exited(); done && ctx.Err() == nil {
 					d.say("%v; stopping", err)
 					return
 				}
 			}
-			if sleep(ctx, time.Second) != nil {
+			if stack.Sleep(ctx, time.Second) != nil {
 				return
 			}
 		}
@@ -194,30 +196,14 @@ func (d *demo) prepare(ctx context.Context) error {
 		return nil
 	}
 	d.say("building the worker, the starter CLI and the emulators into %s", d.opts.bin)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", d.opts.bin+string(filepath.Separator),
-		"./worker", "./starter", "./emulator/cmd/graph-emulator", "./emulator/cmd/notion-emulator")
-	cmd.Dir = d.opts.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %w\n%s", err, out)
-	}
-	return nil
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return stack.Build(ctx, d.opts.root, d.opts.bin, "./worker", "./starter", "./emulator/cmd/graph-emulator", "./emulator/cmd/notion-emulator")
 }
 
 // freePortPair returns a free port p with p+1000 also free (Temporal's
 // frontend and its Web UI).
 func freePortPair() (int, error) {
 	for range 50 {
-		p, err := freePort()
+		p, err := devserver.FreePort()
 		if err != nil {
 			return 0, err
 		}
@@ -255,7 +241,7 @@ func (d *demo) startTemporal(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	for {
-		if done, err := c.exited(); done {
+		if done, err := c.Exited(); done {
 			return fmt.Errorf("temporal dev server: %w\n%s", err, tail(filepath.Join(d.logDir(), "temporal.err"), 2000))
 		}
 		if d.tc == nil {
@@ -276,18 +262,18 @@ func (d *demo) startTemporal(ctx context.Context) error {
 		if time.Now().After(deadline) {
 			return errors.New("the Temporal dev server was not ready within 90s")
 		}
-		if err := sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := stack.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}
 	}
 }
 
 func (d *demo) startEmulators(ctx context.Context) error {
-	gp, err := freePort()
+	gp, err := devserver.FreePort()
 	if err != nil {
 		return err
 	}
-	np, err := freePort()
+	np, err := devserver.FreePort()
 	if err != nil {
 		return err
 	}
@@ -333,20 +319,20 @@ func (d *demo) startEmulators(ctx context.Context) error {
 }
 
 func (d *demo) startWorker() error {
-	graphURL, notionURL, limits := d.graphURL+"/v1.0", d.notionURL, "onenote-x"+strconv.FormatFloat(d.opts.scale, 'g', -1, 64)
+	graphURL, notionURL := d.graphURL+"/v1.0", d.notionURL
 	env := []string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE=", auth.EnvTokenKey + "="}
 	if d.opts.real {
 		e := d.opts.realEnv
-		graphURL, notionURL, limits = e.GraphURL, e.NotionURL, "onenote"
+		graphURL, notionURL = e.GraphURL, e.NotionURL
 		d.notionToken, d.notionParent = e.NotionToken, e.NotionParent
 		// The operator's own NOTEBRIDGE_TOKEN_KEY, if set, is the key.
 		env = []string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE="}
 	}
 	s := d.signIn()
-	args := []string{"-temporal-address", d.temporalAddr, "-namespace", "default", "-task-queue", "notebridge",
-		"-app-id", s.appID, "-token-dir", s.tokenDir, "-token-key-file", s.keyFile, "-tenant", s.tenant, "-authority", s.authority,
-		"-staging-dir", filepath.Join(d.opts.dir, "staging"), "-graph-url", graphURL, "-notion-url", notionURL, "-limits", limits,
-		"-notion-rate", strconv.FormatFloat(d.opts.notionRate, 'g', -1, 64)}
+	args := stack.WorkerFlags{TemporalAddress: d.temporalAddr, App: s.appID,
+		StagingDir: filepath.Join(d.opts.dir, "staging"), GraphURL: graphURL, NotionURL: notionURL, Limits: d.limits(),
+		NotionRate: d.opts.notionRate,
+		Tokens:     []string{"-token-dir", s.tokenDir, "-token-key-file", s.keyFile, "-tenant", s.tenant, "-authority", s.authority}}.Args()
 	d.say("starting the worker: worker %s", strings.Join(args, " "))
 	_, err := d.procs.start("worker", d.logDir(), filepath.Join(d.opts.bin, "worker"), args, env)
 	return err
@@ -356,7 +342,7 @@ func (d *demo) limits() string {
 	if d.opts.real {
 		return "onenote"
 	}
-	return "onenote-x" + strconv.FormatFloat(d.opts.scale, 'g', -1, 64)
+	return stack.Limits(d.opts.scale)
 }
 
 // scan runs ScanNotebooks (under the limiter, like every Graph call) and
@@ -450,149 +436,71 @@ func (d *demo) graphStats(ctx context.Context) (graphStats, error) {
 	return s, err
 }
 
-// follow polls the progress query every second, prints a progress bar,
-// and returns the report once the workflow completed. A notebook that
-// waits with failed sections is told to finish, so the demo ends.
-func (d *demo) follow(ctx context.Context, id string, total int, start time.Time) (workflows.NotebookReport, error) {
+// follow prints the migration's progress every second (the line of
+// `starter status --follow`, internal/progress, with the Graph emulator's
+// counts) and returns the report once the workflow completed. A notebook
+// that waits with failed sections is told to finish, so the demo ends.
+func (d *demo) follow(ctx context.Context, id string, nb workflows.NotebookScan) (workflows.NotebookReport, error) {
 	var report workflows.NotebookReport
-	tty := isTerminal(d.out)
+	g := &progress.Gatherer{Client: d.tc, ID: id, App: d.signIn().appID}
+	scan := progress.ScanPages(&nb)
+	tty := progress.IsTerminal(d.out)
 	last, finishSent := "", false
 	for {
-		desc, err := d.tc.DescribeWorkflow(ctx, id, "")
+		snap, err := g.Gather(ctx)
 		if err != nil {
-			return report, fmt.Errorf("describe %s: %w", id, err)
+			return report, err
 		}
-		if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-			if tty {
-				fmt.Fprintln(d.out)
-			}
-			if err := d.tc.GetWorkflow(ctx, id, "").Get(ctx, &report); err != nil {
-				return report, fmt.Errorf("%s ended %s: %w", id, st, err)
-			}
-			return report, nil
-		}
-		var p workflows.NotebookProgress
-		if v, err := d.tc.QueryWorkflow(ctx, id, "", workflows.QueryProgress); err == nil {
-			_ = v.Get(&p)
-		}
-		line, key := d.progressLine(ctx, id, p, total, start)
+		t := progress.TotalsOf(snap, scan)
+		line, key := progress.Bar(t, 30)+" "+progress.Line(snap, t)+d.graphCounts(ctx), progress.Key(snap, t)
 		switch {
 		case tty:
-			fmt.Fprintf(d.out, "\r%-110s", line)
+			fmt.Fprintf(d.out, "\r\033[K%s", line)
 		case key != last:
 			fmt.Fprintln(d.out, line)
 		}
 		last = key
-		if p.Phase == workflows.PhaseWaiting && !finishSent && d.opts.real {
+		if !snap.Running() {
+			if tty {
+				fmt.Fprintln(d.out)
+			}
+			if snap.Report == nil {
+				return report, fmt.Errorf("%s ended %s: %w", id, progress.StatusName(snap.Status), snap.Failure)
+			}
+			return *snap.Report, nil
+		}
+		p := snap.Progress
+		if snap.Waiting() && !finishSent && d.opts.real {
 			fmt.Fprintf(d.out, "\n    %d sections failed; the workflow waits. Retry or finish it with:\n"+
 				"      bin/temporal workflow update execute --address %s -w %s --name retry-failed\n"+
 				"      bin/temporal workflow update execute --address %s -w %s --name finish\n",
 				p.Failed, d.temporalAddr, shellQuote(id), d.temporalAddr, shellQuote(id))
 			finishSent = true
 		}
-		if p.Phase == workflows.PhaseWaiting && !finishSent {
+		if snap.Waiting() && !finishSent {
 			fmt.Fprintf(d.out, "\n    %d sections failed; the workflow waits for retry-section, retry-failed or finish. Sending finish.\n", p.Failed)
 			if _, err := workflows.Finish(ctx, d.tc, id); err != nil {
 				return report, err
 			}
 			finishSent = true
 		}
-		if err := sleep(ctx, time.Second); err != nil {
+		if err := stack.Sleep(ctx, time.Second); err != nil {
 			return report, err
 		}
 	}
 }
 
-// progressLine renders one line: a bar of pages done out of total,
-// failures, the time spent waiting for permits, the ETA and the Graph
-// requests so far. The key changes only when the counts or phase do, so
-// that output that is not a terminal gets a line per change.
-func (d *demo) progressLine(ctx context.Context, id string, p workflows.NotebookProgress, total int, start time.Time) (line, key string) {
-	done, failed := p.PagesDone+p.PagesSkipped, p.PagesFailed
-	permits, waited := p.Permits, p.Waited
-	// Finished sections are counted by the notebook; ask running ones.
-	for _, s := range p.Sections {
-		if s.Status != workflows.SectionRunning {
-			continue
-		}
-		v, err := d.tc.QueryWorkflow(ctx, workflows.SectionWorkflowID(d.opts.user, idNotebook(id), s.ID), "", workflows.QueryProgress)
-		if err != nil {
-			continue
-		}
-		var sp workflows.SectionProgress
-		if v.Get(&sp) == nil {
-			done += sp.Done + sp.Skipped
-			failed += sp.Failed
-			permits += sp.Permits
-			waited += sp.Waited
-		}
+// graphCounts is the Graph emulator's request and 429 counts, for the
+// progress line ("" with -real).
+func (d *demo) graphCounts(ctx context.Context) string {
+	if d.graphURL == "" {
+		return ""
 	}
-	const width = 30
-	n := 0
-	if total > 0 {
-		n = min(width, done*width/total)
+	s, err := d.graphStats(ctx)
+	if err != nil {
+		return ""
 	}
-	bar := strings.Repeat("#", n) + strings.Repeat(".", width-n)
-	eta := "-"
-	if p.ETA > 0 {
-		eta = p.ETA.Round(time.Second).String()
-	} else if done > 0 && total > done {
-		eta = (time.Since(start) * time.Duration(total-done) / time.Duration(done)).Round(time.Second).String()
-	}
-	phase := p.Phase
-	if phase == "" {
-		phase = "starting"
-	}
-	key = fmt.Sprintf("%d/%d/%s", done, failed, p.Phase)
-	line = fmt.Sprintf("[%s] %d/%d pages  failed %d  permits %d (total wait %s)  ETA %s  %s  %s",
-		bar, done, total, failed, permits, waited.Round(100*time.Millisecond), eta,
-		time.Since(start).Round(time.Second), phase)
-	if d.graphURL != "" {
-		if s, err := d.graphStats(ctx); err == nil {
-			line += fmt.Sprintf("  | Graph requests %d, 429s %d", s.Requests, s.ByStatus["429"])
-		}
-	}
-	return line, key
-}
-
-// idNotebook returns the notebook ID of a notebook workflow ID.
-func idNotebook(workflowID string) string {
-	parts := strings.SplitN(workflowID, "/", 3)
-	return parts[len(parts)-1]
-}
-
-// exportPage is the part of the Notion emulator's export the demo counts.
-type exportPage struct {
-	Title     string `json:"title"`
-	Archived  bool   `json:"archived"`
-	Pages     []exportPage
-	Databases []struct {
-		Title    string       `json:"title"`
-		Archived bool         `json:"archived"`
-		Rows     []exportPage `json:"rows"`
-	} `json:"databases"`
-}
-
-// countRows counts live rows of live databases under p, at any depth.
-func countRows(p exportPage) int {
-	n := 0
-	for _, db := range p.Databases {
-		if db.Archived {
-			continue
-		}
-		for _, r := range db.Rows {
-			if !r.Archived {
-				n++
-			}
-			n += countRows(r)
-		}
-	}
-	for _, c := range p.Pages {
-		if !c.Archived {
-			n += countRows(c)
-		}
-	}
-	return n
+	return fmt.Sprintf(" | Graph requests %d, 429s %d", s.Requests, s.ByStatus["429"])
 }
 
 // collect fills the emulators' figures into res and saves the Notion
@@ -620,17 +528,11 @@ func (d *demo) collect(ctx context.Context, res *Result) error {
 	if err := os.WriteFile(filepath.Join(d.opts.dir, "notion-export.json"), raw, 0o600); err != nil {
 		return fmt.Errorf("save export: %w", err)
 	}
-	var ws struct {
-		Pages []exportPage `json:"pages"`
-	}
+	var ws notionemu.Workspace
 	if err := json.Unmarshal(raw, &ws); err != nil {
 		return fmt.Errorf("decode Notion export: %w", err)
 	}
-	for _, p := range ws.Pages {
-		if !p.Archived {
-			res.NotionPages += countRows(p)
-		}
-	}
+	res.NotionPages = stack.CountRows(ws.Pages)
 	return nil
 }
 
@@ -691,26 +593,6 @@ func getJSON(ctx context.Context, u string, v any) error {
 func httpOK(ctx context.Context, u string) bool {
 	_, err := getBytes(ctx, u)
 	return err == nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
-
-// isTerminal reports whether w is a terminal, where the progress bar
-// redraws one line.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // demoNotionToken returns a fresh random integration token for the Notion

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 // TestDemoRunsEndToEnd runs the whole demo in process on a fast profile and
@@ -25,7 +26,7 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server, two emulators and a worker")
 	}
-	root, err := moduleRoot()
+	root, err := stack.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

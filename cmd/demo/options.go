@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 // options are the demo's flags.
@@ -57,7 +58,7 @@ prints and enter the code); the sign-in is kept, encrypted, for later runs.`
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
-	root, err := moduleRoot()
+	root, err := stack.ModuleRoot()
 	if err != nil {
 		return o, err
 	}
@@ -146,24 +147,4 @@ func readRealEnv(getenv func(string) string) (realEnv, error) {
 		}
 	}
 	return e, nil
-}
-
-// moduleRoot walks up from the working directory to the notebridge
-// module's go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("module root: %w", err)
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
-			strings.HasPrefix(string(data), "module github.com/notebridge/notebridge\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("module root: run the demo inside the notebridge repository")
-		}
-		dir = parent
-	}
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 var keep = flag.Bool("browser.keep", false,
@@ -141,7 +143,7 @@ func missingLinks(links []Link, items []navItem) []string {
 // ID. Then Ctrl-C (SIGINT) must stop everything the demo started.
 func TestMigrationInTheBrowser(t *testing.T) {
 	needChromium(t)
-	root, err := moduleRoot()
+	root, err := stack.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

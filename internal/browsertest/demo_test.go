@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 // This file runs the demo binary (cmd/demo) as a person would, depending
@@ -95,33 +97,11 @@ func (b *syncBuffer) String() string {
 
 // demoRun is one demo process.
 type demoRun struct {
-	cmd  *exec.Cmd
+	proc *stack.Proc
 	out  *syncBuffer
-	done chan struct{}
-	err  error // the Wait error, once done is closed
 	// mark is a path every process of the run has on its command line
 	// (the run's binaries and work directory live under it).
 	mark string
-}
-
-// moduleRoot walks up from the working directory to the notebridge
-// module's go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("module root: %w", err)
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
-			bytes.HasPrefix(data, []byte("module github.com/notebridge/notebridge\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("module root: run the test inside the notebridge repository")
-		}
-		dir = parent
-	}
 }
 
 // startDemo builds cmd/demo into dir/bin (next to a link to the pinned
@@ -140,35 +120,22 @@ func startDemo(ctx context.Context, root, dir string, args ...string) (*demoRun,
 	if err := os.Symlink(temporal, filepath.Join(bin, "temporal")); err != nil {
 		return nil, fmt.Errorf("link the temporal CLI: %w", err)
 	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(bin, "demo"), "./cmd/demo")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build ./cmd/demo: %w\n%s", err, out)
+	if err := stack.Build(ctx, root, bin, "./cmd/demo"); err != nil {
+		return nil, err
 	}
 	args = append([]string{"-dir", filepath.Join(dir, "work"), "-bin", bin}, args...)
-	d := &demoRun{out: &syncBuffer{}, done: make(chan struct{}), mark: dir}
-	d.cmd = exec.Command(filepath.Join(bin, "demo"), args...)
-	d.cmd.Dir = root
-	d.cmd.Stdout, d.cmd.Stderr = d.out, d.out
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := d.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the demo: %w", err)
+	d := &demoRun{out: &syncBuffer{}, mark: dir}
+	var err error
+	if d.proc, err = stack.StartProcIn(root, "the demo", filepath.Join(bin, "demo"), args, nil, d.out, d.out); err != nil {
+		return nil, err
 	}
-	go func() {
-		d.err = d.cmd.Wait()
-		close(d.done)
-	}()
 	return d, nil
 }
 
 // exited reports whether the demo has exited.
 func (d *demoRun) exited() bool {
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
+	done, _ := d.proc.Exited()
+	return done
 }
 
 // waitSummary polls the demo's output until its summary with both
@@ -180,7 +147,7 @@ func (d *demoRun) waitSummary(ctx context.Context) (demoSummary, error) {
 			return s, err
 		}
 		if d.exited() {
-			return s, fmt.Errorf("the demo exited (%v) before printing its summary", d.err)
+			return s, fmt.Errorf("the demo exited (%v) before printing its summary", d.proc.ExitErr())
 		}
 		select {
 		case <-ctx.Done():
@@ -201,7 +168,7 @@ func (d *demoRun) processes() ([]Process, error) {
 	}
 	var live []Process
 	for _, p := range ps {
-		if !p.Zombie() && (p.PID == d.cmd.Process.Pid || strings.Contains(p.Cmdline, d.mark)) {
+		if !p.Zombie() && (p.PID == d.proc.PID() || strings.Contains(p.Cmdline, d.mark)) {
 			live = append(live, p)
 		}
 	}
@@ -214,20 +181,20 @@ func (d *demoRun) processes() ([]Process, error) {
 // than 0 or 130 (interrupted).
 func (d *demoRun) interrupt(timeout time.Duration) error {
 	if d.exited() {
-		return fmt.Errorf("the demo had already exited: %v", d.err)
+		return fmt.Errorf("the demo had already exited: %v", d.proc.ExitErr())
 	}
-	if err := d.cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := d.proc.Signal(os.Interrupt); err != nil {
 		return fmt.Errorf("interrupt the demo: %w", err)
 	}
 	select {
-	case <-d.done:
+	case <-d.proc.Done():
 	case <-time.After(timeout):
 		d.kill()
 		return fmt.Errorf("the demo did not stop within %s of SIGINT; killed it", timeout)
 	}
 	var ee *exec.ExitError
-	if d.err != nil && (!errors.As(d.err, &ee) || ee.ExitCode() != 130) {
-		return fmt.Errorf("the demo exited with %v after SIGINT", d.err)
+	if err := d.proc.ExitErr(); err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 130) {
+		return fmt.Errorf("the demo exited with %v after SIGINT", err)
 	}
 	return nil
 }
@@ -235,11 +202,10 @@ func (d *demoRun) interrupt(timeout time.Duration) error {
 // kill ends every process of the run at once: the demo's group and each
 // process carrying the run's directory.
 func (d *demoRun) kill() {
-	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+	d.proc.Kill()
 	if ps, err := d.processes(); err == nil {
 		for _, p := range ps {
 			_ = syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
-	<-d.done
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 )
@@ -32,7 +33,7 @@ func (tok inkTokens) TokenSource(string) (onenote.TokenSource, error) {
 // Screenshots: -browser.keep saves them to bench/results/browser/.
 func TestInkInTheBrowser(t *testing.T) {
 	needChromium(t)
-	root, err := moduleRoot()
+	root, err := stack.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

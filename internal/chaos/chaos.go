@@ -18,10 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http/httptest"
+	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,8 +32,8 @@ import (
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/internal/verify"
-	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -244,7 +243,7 @@ type run struct {
 	trap   *trap
 	// acct signs the user in again after a lost sign-in; startOpts and
 	// input start the migration (again).
-	acct      *account
+	acct      *stack.Accounts
 	startOpts client.StartWorkflowOptions
 	input     workflows.MigrateInput
 
@@ -279,7 +278,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r := &run{o: o, res: &Result{Options: o}}
 	if r.o.Root == "" {
-		root, err := moduleRoot()
+		root, err := stack.ModuleRoot()
 		if err != nil {
 			return nil, err
 		}
@@ -323,8 +322,6 @@ func genSpec(pages int) graph.GenSpec {
 func (r *run) run(ctx context.Context) error {
 	o, res := r.o, r.res
 	spec := genSpec(o.Pages)
-	nbs := graph.Generate(spec)
-	nb := nbs[0]
 	exp, err := verify.Expect(ctx, verify.Source{User: user, Notebooks: graph.Generate(spec)})
 	if err != nil {
 		return err
@@ -334,57 +331,55 @@ func (r *run) run(ctx context.Context) error {
 	res.Planned = merge(Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests),
 		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests))
 
-	// The emulators, in-process, each behind its traps.
-	r.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
-		ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true,
-		TokenTTL: o.TokenTTL, StrictRefreshRotation: o.StrictRefreshRotation})
-	r.graph.AddNotebooks(user, nbs...)
-	r.notion = notionemu.NewServer(notionemu.Config{Seed: 1, Rate: o.NotionRate, Burst: max(1, int(o.NotionRate))})
-	notionTok := r.notion.IssueToken()
 	r.worker = &workerProc{log: filepath.Join(o.Dir, "worker.log")}
 	r.trap = newTrap(r.worker)
-	gts := httptest.NewServer(r.trap.wrapRefresh(r.trap.wrap(KillDuringGraph, r.graph, graphRequest), tokenFile(o.Dir, user)))
-	defer gts.Close()
-	nts := httptest.NewServer(r.trap.wrap(KillDuringNotionWrite, r.notion, notionWrite))
-	defer nts.Close()
-
 	r.say("building the worker")
-	bin := o.WorkerBin
-	if bin == "" {
-		if bin, err = buildWorker(ctx, o.Root, o.Dir); err != nil {
-			return err
+	r.worker.bin = o.WorkerBin
+	if r.worker.bin == "" {
+		if err := stack.Build(ctx, o.Root, o.Dir, "./worker"); err != nil {
+			return fmt.Errorf("chaos: %w", err)
 		}
+		r.worker.bin = filepath.Join(o.Dir, "worker")
 	}
-	r.worker.bin = bin
 
 	serverLog, err := os.OpenFile(filepath.Join(o.Dir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("chaos: server log: %w", err)
 	}
 	defer serverLog.Close()
+	// The stack: the dev server on a database file (it is restarted), the
+	// emulators in-process, each behind its traps, and the user signed in.
 	r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
 	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	r.srv, err = devserver.Start(sctx, devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db"),
-		SearchAttributes: workflows.SearchAttributes(), Log: serverLog})
+	st, err := stack.Start(sctx,
+		stack.DevServer(devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db"), Log: serverLog}),
+		stack.Graph(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
+			ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true,
+			TokenTTL: o.TokenTTL, StrictRefreshRotation: o.StrictRefreshRotation}),
+		stack.Notebooks(user, spec),
+		stack.Notion(notionemu.Config{Seed: 1, Rate: o.NotionRate, Burst: max(1, int(o.NotionRate))}),
+		stack.WrapGraph(func(g http.Handler) http.Handler {
+			return r.trap.wrapRefresh(r.trap.wrap(KillDuringGraph, g, graphRequest), stack.TokenFile(o.Dir, user))
+		}),
+		stack.WrapNotion(func(n http.Handler) http.Handler { return r.trap.wrap(KillDuringNotionWrite, n, notionWrite) }),
+		stack.SignIn(stack.SignInOptions{Dir: o.Dir, App: app}))
 	cancel()
 	if err != nil {
-		return err
+		return fmt.Errorf("chaos: %w", err)
 	}
-	defer func() { _ = r.srv.Stop() }()
-	r.c = r.srv.Client()
-
-	tokenArgs, tokenEnv, secrets, acct, err := workerAuth(ctx, r.graph, gts.URL, o.Dir, app, user)
+	defer func() { _ = st.Close() }()
+	r.graph, r.notion, r.srv, r.c, r.acct = st.Graph, st.Notion, st.Dev, st.Dev.Client(), st.SignIn
+	nb := st.Notebooks[user][0]
+	key, err := st.SignIn.Key()
 	if err != nil {
-		return err
+		return fmt.Errorf("chaos: %w", err)
 	}
-	secrets = append(secrets, notionTok)
-	limits := "onenote-x" + strconv.FormatFloat(o.TimeScale, 'g', -1, 64)
-	r.worker.args = append([]string{"-temporal-address", r.srv.HostPort(), "-namespace", "default",
-		"-task-queue", taskQueue, "-app-id", app, "-staging-dir", filepath.Join(o.Dir, "staging"),
-		"-graph-url", gts.URL + "/v1.0", "-notion-url", nts.URL, "-limits", limits,
-		"-notion-rate", strconv.FormatFloat(o.NotionRate, 'g', -1, 64)}, tokenArgs...)
-	r.worker.env = append([]string{"NOTION_TOKEN=" + notionTok, "NOTION_TOKEN_FILE="}, tokenEnv...)
-	r.acct = acct
+	secrets := []string{key, st.NotionToken}
+	limits := stack.Limits(o.TimeScale)
+	r.worker.args = stack.WorkerFlags{TemporalAddress: st.Dev.HostPort(), TaskQueue: taskQueue, App: app,
+		StagingDir: filepath.Join(o.Dir, "staging"), GraphURL: st.GraphURL, NotionURL: st.NotionURL, Limits: limits,
+		NotionRate: o.NotionRate, Tokens: st.SignIn.WorkerArgs()}.Args()
+	r.worker.env = append([]string{"NOTION_TOKEN=" + st.NotionToken, "NOTION_TOKEN_FILE="}, st.SignIn.WorkerEnv()...)
 	if err := r.worker.start(); err != nil {
 		return err
 	}
@@ -447,7 +442,7 @@ func (r *run) fire(ctx context.Context) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	restartWorker := func(pause time.Duration) {
-		if err := sleep(ctx, pause); err != nil {
+		if err := stack.Sleep(ctx, pause); err != nil {
 			return
 		}
 		if err := r.worker.start(); err != nil {
@@ -511,7 +506,7 @@ func (r *run) fire(ctx context.Context) error {
 			r.restartServer(ctx)
 			next++
 		case KillAnytime:
-			if err := sleep(ctx, e.Delay); err != nil {
+			if err := stack.Sleep(ctx, e.Delay); err != nil {
 				continue
 			}
 			detail := fmt.Sprintf("%s after the mark", e.Delay)
@@ -568,7 +563,7 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 	}
 	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		if err := c.GetWorkflow(cctx, res.WorkflowID, "").Get(cctx, &res.Report); err != nil {
-			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.lost(ctx) != nil {
+			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.Lost(ctx, user) != nil {
 				if r.signInAgain(ctx, err) {
 					line = fmt.Sprintf("sign-in %d lost; signed in again and started the migration again", len(res.SignIns.Lost))
 					return false, line, line
@@ -581,11 +576,7 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 		}
 		return true, "", ""
 	}
-	var p workflows.NotebookProgress
-	v, err := c.QueryWorkflow(cctx, res.WorkflowID, "", workflows.QueryProgress)
-	if err == nil {
-		err = v.Get(&p)
-	}
+	p, err := stack.NotebookProgress(cctx, c, res.WorkflowID)
 	if err != nil {
 		line = "progress query: " + firstLine(err.Error())
 		return false, line, line
@@ -631,7 +622,7 @@ func (r *run) signInAgain(ctx context.Context, ended error) bool {
 	}
 	res.SignIns.Lost = append(res.SignIns.Lost, lost)
 	r.say("sign-in %d lost (%s); signing in again and starting the migration again", lost.N, lost.Error)
-	if err := r.acct.signIn(ctx); err != nil {
+	if err := r.acct.SignIn(ctx, user); err != nil {
 		res.Problems = append(res.Problems, fmt.Sprintf("sign in again after lost sign-in %d: %v", lost.N, err))
 		return false
 	}
@@ -662,11 +653,7 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 		_ = r.worker.start()
 	}
 	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	var st entity.State
-	v, err := r.client().QueryWorkflow(qctx, entity.WorkflowID(workflows.LimiterResource, app), "", entity.QueryState)
-	if err == nil {
-		err = v.Get(&st)
-	}
+	st, err := stack.LimiterState(qctx, r.client(), app)
 	cancel()
 	if err != nil {
 		add("query the limiter: %v", err)
@@ -750,17 +737,6 @@ const maxSelfExits = 5
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func firstLine(s string) string {

@@ -1,40 +1,25 @@
 package chaos
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
-// buildWorker compiles ./worker of the module at root into dir.
-func buildWorker(ctx context.Context, root, dir string) (string, error) {
-	bin := filepath.Join(dir, "worker")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./worker")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("chaos: go build ./worker: %w\n%s", err, out)
-	}
-	return bin, nil
-}
-
-// workerProc runs the worker binary as a separate OS process, one
-// incarnation after another, and kills it with SIGKILL on demand. Every
-// incarnation appends to one log file.
+// workerProc runs the worker binary as a separate OS process (a
+// stack.Proc), one incarnation after another, and kills it with SIGKILL on
+// demand. Every incarnation appends to one log file.
 type workerProc struct {
 	bin, log string
 	args     []string
 	env      []string
 
 	mu      sync.Mutex
-	cmd     *exec.Cmd
-	done    chan struct{} // closed when cmd has exited
+	proc    *stack.Proc
 	started time.Time
 	starts  int
 }
@@ -43,10 +28,8 @@ type workerProc struct {
 func (w *workerProc) start() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.cmd != nil {
-		select {
-		case <-w.done:
-		default:
+	if w.proc != nil {
+		if done, _ := w.proc.Exited(); !done {
 			return errors.New("chaos: the worker is still running")
 		}
 	}
@@ -57,22 +40,21 @@ func (w *workerProc) start() error {
 	defer f.Close()
 	w.starts++
 	fmt.Fprintf(f, "==== chaos: worker incarnation %d started %s\n", w.starts, time.Now().Format(time.RFC3339Nano))
-	cmd := exec.Command(w.bin, w.args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(os.Environ(), w.env...)
 	// Its own process group: a Ctrl-C to the harness does not reach it,
 	// the harness stops it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("chaos: start the worker: %w", err)
+	p, err := stack.StartProc("worker", w.bin, w.args, w.env, f, f)
+	if err != nil {
+		return fmt.Errorf("chaos: %w", err)
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	w.cmd, w.done, w.started = cmd, done, time.Now()
+	w.proc, w.started = p, time.Now()
 	return nil
+}
+
+// current is the latest incarnation, or nil.
+func (w *workerProc) current() *stack.Proc {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.proc
 }
 
 // upFor is how long the current incarnation has been running, or 0 if
@@ -80,15 +62,13 @@ func (w *workerProc) start() error {
 func (w *workerProc) upFor() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.cmd == nil {
+	if w.proc == nil {
 		return 0
 	}
-	select {
-	case <-w.done:
+	if done, _ := w.proc.Exited(); done {
 		return 0
-	default:
-		return time.Since(w.started)
 	}
+	return time.Since(w.started)
 }
 
 // running reports whether an incarnation is running.
@@ -97,37 +77,15 @@ func (w *workerProc) running() bool { return w.upFor() > 0 }
 // kill sends SIGKILL to the running incarnation and waits until it has
 // exited. It reports false if none was running.
 func (w *workerProc) kill() bool {
-	w.mu.Lock()
-	cmd, done := w.cmd, w.done
-	w.mu.Unlock()
-	if cmd == nil {
-		return false
-	}
-	select {
-	case <-done:
-		return false
-	default:
-	}
-	_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-	<-done
-	return true
+	p := w.current()
+	return p != nil && p.Kill()
 }
 
 // stop ends the running incarnation gracefully (SIGTERM), then kills it
 // if it has not exited within grace.
 func (w *workerProc) stop(grace time.Duration) {
-	w.mu.Lock()
-	cmd, done := w.cmd, w.done
-	w.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(grace):
-		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+	if p := w.current(); p != nil {
+		p.Stop(grace)
 	}
 }
 
@@ -135,24 +93,4 @@ func (w *workerProc) stop(grace time.Duration) {
 func (w *workerProc) logText() string {
 	b, _ := os.ReadFile(w.log)
 	return string(b)
-}
-
-// moduleRoot walks up from the working directory to the notebridge
-// module's root.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("chaos: %w", err)
-	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
-			strings.HasPrefix(string(b), "module github.com/notebridge/notebridge\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("chaos: no notebridge module above the working directory: run from the repository (or set Options.Root)")
-		}
-		dir = parent
-	}
 }

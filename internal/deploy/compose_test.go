@@ -86,7 +86,7 @@ func TestComposeDefinesTheStack(t *testing.T) {
 // variable the worker does not read is a setting that silently does nothing.
 func TestWorkerEnvironmentIsReadByTheWorker(t *testing.T) {
 	var src strings.Builder
-	for _, dir := range []string{"worker", "auth"} {
+	for _, dir := range []string{"internal/workerapp", "auth"} {
 		files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -130,7 +130,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +238,8 @@ func ForTest(t testing.TB, opts Options) *Server {
 	return s
 }
 
-func freePort() (int, error) {
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("devserver: find a free port: %w", err)

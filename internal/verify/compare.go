@@ -204,7 +204,7 @@ func Compare(exp *Expected, ws notionemu.Workspace, parentPageID string) *Report
 					r.ArchivedRows++
 					continue
 				}
-				rows = append(rows, row{id: rw.ID, oneNoteID: propText(rw.Properties[notion.PropOneNoteID]), section: path, page: rw})
+				rows = append(rows, row{id: rw.ID, oneNoteID: PropText(rw.Properties[notion.PropOneNoteID]), section: path, page: rw})
 			}
 		}
 		for _, g := range p.Pages {
@@ -292,11 +292,11 @@ func Compare(exp *Expected, ws notionemu.Workspace, parentPageID string) *Report
 		if rw.page.Title != p.Title {
 			mismatch("title", p.Title, rw.page.Title)
 		}
-		if got := propDate(rw.page.Properties[notion.PropLastModified]); !sameInstant(got, p.LastModified) {
+		if got := PropDate(rw.page.Properties[notion.PropLastModified]); !sameInstant(got, p.LastModified) {
 			mismatch("last modified", p.LastModified.UTC().Format(time.RFC3339), got)
 		}
 		gotParent := ""
-		if rel := propRelation(rw.page.Properties[notion.PropParent]); rel != "" {
+		if rel := PropRelation(rw.page.Properties[notion.PropParent]); rel != "" {
 			if id, known := oneNoteOf[normID(rel)]; known {
 				gotParent = id
 			} else {
@@ -364,7 +364,9 @@ func propJSON(v any, out any) {
 	_ = json.Unmarshal(raw, out)
 }
 
-func propText(v any) string {
+// PropText is the plain text of a rich-text property value, as the
+// Notion emulator exports it.
+func PropText(v any) string {
 	var p struct {
 		RichText []struct {
 			PlainText string `json:"plain_text"`
@@ -391,7 +393,8 @@ func propSelect(v any) string {
 	return p.Select.Name
 }
 
-func propDate(v any) string {
+// PropDate is the start of a date property value ("" if none).
+func PropDate(v any) string {
 	var p struct {
 		Date *struct {
 			Start string `json:"start"`
@@ -404,7 +407,9 @@ func propDate(v any) string {
 	return p.Date.Start
 }
 
-func propRelation(v any) string {
+// PropRelation is the first page ID of a relation property value ("" if
+// none).
+func PropRelation(v any) string {
 	var p struct {
 		Relation []struct {
 			ID string `json:"id"`

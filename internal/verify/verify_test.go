@@ -277,7 +277,7 @@ func TestCompare(t *testing.T) {
 		}},
 		{"a subpage without its parent item is a mismatch", func(ws *notionemu.Workspace) {
 			for _, row := range firstDB(ws).Rows {
-				if propRelation(row.Properties[notion.PropParent]) != "" {
+				if PropRelation(row.Properties[notion.PropParent]) != "" {
 					row.Properties[notion.PropParent] = map[string]any{"relation": []any{}}
 					return
 				}

@@ -2,8 +2,8 @@
 // stack (a Temporal dev server, the emulators, the worker as a process)
 // and writes bench/results/e2e.md and a PNG per scenario.
 //
-//	go run ./bench/cmd/e2ebench                 # every scenario, about 40 minutes
-//	go run ./bench/cmd/e2ebench -scenarios 1,2  # some of them
+//	cd bench && go run ./cmd/e2ebench               # every scenario, about 40 minutes
+//	cd bench && go run ./cmd/e2ebench -scenarios 1,2  # some of them
 //
 // It needs the temporal CLI in bin/ (make temporal). It exits non-zero
 // when a scenario fails to run or a check misses its bound.
@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/bench/e2e"
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 func main() {
@@ -71,7 +72,7 @@ func run(args []string, log *slog.Logger) error {
 		log.Info("merged", "from", *merge, "report", filepath.Join(o.Out, "e2e.md"))
 		return nil
 	}
-	root, err := moduleRoot()
+	root, err := stack.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -118,22 +119,4 @@ func parseScenarios(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// moduleRoot walks up from the working directory to the module's go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module github.com/notebridge/notebridge\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("run e2ebench inside the notebridge module (go.mod not found above the working directory)")
-		}
-		dir = parent
-	}
 }

@@ -6,7 +6,7 @@
 // pushes one entity through many permits and reports its runs' history
 // lengths.
 //
-//	go run ./bench/cmd/limiterbench -out bench/results
+//	cd bench && go run ./cmd/limiterbench -out results
 package main
 
 import (

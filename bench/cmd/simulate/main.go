@@ -1,7 +1,7 @@
 // Command simulate runs every limiter scenario under every policy on the
 // discrete-event simulator and writes a Markdown report and PNG plots.
 //
-//	go run ./bench/cmd/simulate -out bench/results
+//	cd bench && go run ./cmd/simulate -out results
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "bench/results", "directory for report.md and the PNG plots")
+	out := flag.String("out", "results", "directory for report.md and the PNG plots")
 	only := flag.String("scenario", "", "run only this scenario")
 	flag.Parse()
 	if err := run(*out, *only); err != nil {

@@ -1,4 +1,4 @@
-package main
+package workerapp
 
 import (
 	"errors"
@@ -13,7 +13,6 @@ import (
 	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/onenote"
-	"github.com/notebridge/notebridge/workflows"
 )
 
 // config is the worker's configuration, from flags with environment
@@ -41,9 +40,6 @@ type config struct {
 	// emulator's root URL in tests and demos).
 	Tenant    string
 	Authority string
-	// Throttle is how Graph calls are paced; only "limiter" is for
-	// production.
-	Throttle workflows.Throttle
 	// NotionRate is Notion's average requests per second per token;
 	// NotionWindows, when set, replaces the windows it implies
 	// ("3/1s,180/1m"). NotionPacing says who enforces them: every worker
@@ -79,9 +75,15 @@ func envFloat(name string, def float64) float64 {
 
 // parseConfig reads flags (args without the program name) and the
 // environment.
-func parseConfig(args []string) (config, error) {
+func parseConfig(args []string) (config, error) { return parseConfigWith(args, nil) }
+
+// parseConfigWith is parseConfig with more flags, which more defines.
+func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	if more != nil {
+		more(fs)
+	}
 	fs.StringVar(&c.TemporalAddress, "temporal-address", env("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
 	fs.StringVar(&c.Namespace, "namespace", env("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	fs.StringVar(&c.TaskQueue, "task-queue", env("NOTEBRIDGE_TASK_QUEUE", "notebridge"), "task queue (env NOTEBRIDGE_TASK_QUEUE)")
@@ -101,8 +103,6 @@ func parseConfig(args []string) (config, error) {
 	fs.StringVar(&c.Tenant, "tenant", env("NOTEBRIDGE_TENANT", auth.TenantCommon), "Microsoft tenant of the app registration: common, organizations, consumers, a tenant ID or domain (env NOTEBRIDGE_TENANT)")
 	fs.StringVar(&c.Authority, "authority", env("NOTEBRIDGE_AUTHORITY", auth.DefaultAuthority),
 		"Microsoft identity platform base URL; the Graph emulator's root URL (e.g. http://127.0.0.1:8081) to use its sign-in (env NOTEBRIDGE_AUTHORITY)")
-	throttle := fs.String("throttle", env("NOTEBRIDGE_THROTTLE", string(workflows.ThrottleLimiter)),
-		"how Graph calls are paced: limiter (production); backoff and queue-retry are baselines for benchmarks only (env NOTEBRIDGE_THROTTLE)")
 	fs.Float64Var(&c.NotionRate, "notion-rate", envFloat("NOTEBRIDGE_NOTION_RATE", 3),
 		"Notion requests per second per integration token, over every worker (env NOTEBRIDGE_NOTION_RATE)")
 	fs.StringVar(&c.NotionWindows, "notion-windows", env("NOTEBRIDGE_NOTION_WINDOWS", ""),
@@ -127,9 +127,6 @@ func parseConfig(args []string) (config, error) {
 	}
 	if c.TokenDir == "" {
 		return c, errors.New("-token-dir (or NOTEBRIDGE_TOKEN_DIR) is required: no default, the user configuration directory is unknown")
-	}
-	if c.Throttle, err = parseThrottle(*throttle); err != nil {
-		return c, err
 	}
 	if c.NotionToken == "" {
 		return c, errors.New("no Notion token: set NOTION_TOKEN, or NOTION_TOKEN_FILE to a file only you can read")
@@ -170,16 +167,6 @@ func notionSpec(c config) (limiter.PaceSpec, error) {
 		}
 	}
 	return spec, nil
-}
-
-// parseThrottle checks a -throttle value.
-func parseThrottle(v string) (workflows.Throttle, error) {
-	switch t := workflows.Throttle(v); t {
-	case workflows.ThrottleLimiter, workflows.ThrottleBackoff, workflows.ThrottleQueueRetry:
-		return t, nil
-	}
-	return "", fmt.Errorf("-throttle %q (or NOTEBRIDGE_THROTTLE): use %q; %q and %q are baselines for benchmarks only",
-		v, workflows.ThrottleLimiter, workflows.ThrottleBackoff, workflows.ThrottleQueueRetry)
 }
 
 // openStore opens the encrypted token store the configuration names. A

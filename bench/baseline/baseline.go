@@ -1,4 +1,12 @@
-package workflows
+// Package baseline holds the Graph pacing policies the end-to-end
+// benchmarks compare the limiter with. They run each Graph activity
+// directly, with no permit, and differ only in what they do when Graph
+// throttles: everything else (non-throttle failures, activity options) is
+// handled as entity.Client.Call handles it, so a benchmark compares
+// throttle policies and nothing else. They plug into the workflows through
+// workflows.Workflows.NewCaller (see NewCaller); the product never uses
+// them.
+package baseline
 
 import (
 	"errors"
@@ -12,13 +20,21 @@ import (
 
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/workflows"
 )
 
-// The baselines the end-to-end benchmarks compare the limiter with. They
-// run each Graph activity directly, with no permit, and differ only in what
-// they do when Graph throttles: everything else (non-throttle failures,
-// activity options) is handled as entity.Client.Call handles it, so a
-// benchmark compares throttle policies and nothing else.
+// Policy names a baseline.
+type Policy string
+
+// The baselines.
+const (
+	// Backoff calls Graph directly and retries a throttled call with
+	// exponential backoff and jitter, like the Graph SDK's default.
+	Backoff Policy = "backoff"
+	// QueueRetry calls Graph directly and puts a throttled call back in
+	// the queue for 30 seconds (the seed design).
+	QueueRetry Policy = "queue-retry"
+)
 
 // ErrTypeAbandoned is the type of the error a baseline returns when it
 // gives a Graph call up (the Graph SDK's retry handler after its last
@@ -40,24 +56,29 @@ const (
 // message invisible in its queue before a worker took it again.
 const queueRetryDelay = 30 * time.Second
 
-// ParseThrottle reads a -throttle flag value: "limiter" (or empty),
-// "backoff" or "queue-retry". The error names the values it accepts.
-func ParseThrottle(s string) (Throttle, error) {
-	switch t := Throttle(s); t {
-	case "", ThrottleLimiter:
-		return ThrottleLimiter, nil
-	case ThrottleBackoff, ThrottleQueueRetry:
-		return t, nil
+// ParsePolicy reads a -baseline flag value: "backoff" or "queue-retry".
+// The error names the values it accepts.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(s); p {
+	case Backoff, QueueRetry:
+		return p, nil
 	}
-	return "", fmt.Errorf("unknown throttle %q: want %q (the default), %q or %q (benchmark baselines)",
-		s, ThrottleLimiter, ThrottleBackoff, ThrottleQueueRetry)
+	return "", fmt.Errorf("unknown baseline %q: want %q or %q", s, Backoff, QueueRetry)
+}
+
+// NewCaller returns what workflows.Workflows.NewCaller takes: a caller of
+// policy for each workflow run.
+func NewCaller(policy Policy) func(ctx workflow.Context, spec limiter.Spec) workflows.Caller {
+	return func(ctx workflow.Context, spec limiter.Spec) workflows.Caller {
+		return newBaselineCaller(ctx, policy, spec)
+	}
 }
 
 // baselineCaller runs Graph activities with no permit and handles
 // throttles by its policy. Create it with newBaselineCaller, one per
 // workflow run; its state is workflow state.
 type baselineCaller struct {
-	policy Throttle
+	policy Policy
 	// factor is how many times faster than real time the limits run (60
 	// for onenote-x60); the policy's delays are divided by it, so they
 	// keep their size relative to the windows.
@@ -68,7 +89,7 @@ type baselineCaller struct {
 	calls int
 }
 
-func newBaselineCaller(ctx workflow.Context, policy Throttle, spec limiter.Spec) *baselineCaller {
+func newBaselineCaller(ctx workflow.Context, policy Policy, spec limiter.Spec) *baselineCaller {
 	info := workflow.GetInfo(ctx)
 	return &baselineCaller{policy: policy, factor: timeFactor(spec),
 		seed: info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID}
@@ -95,7 +116,7 @@ func (b *baselineCaller) scaled(d time.Duration) time.Duration {
 // delay is the pause before retry number retry (0 for the first retry)
 // of a throttled call.
 func (b *baselineCaller) delay(retry int) time.Duration {
-	if b.policy == ThrottleQueueRetry {
+	if b.policy == QueueRetry {
 		return b.scaled(queueRetryDelay)
 	}
 	return b.scaled(sdkBaseDelay<<min(retry, 16) + time.Duration(b.jitter(retry)*float64(sdkJitter)))
@@ -126,7 +147,7 @@ func throttledOutcome(o limiter.Outcome) bool {
 // handled reports whether the policy deals with o itself (rather than
 // the generic retry of other failures).
 func (b *baselineCaller) handled(o limiter.Outcome) bool {
-	if b.policy == ThrottleBackoff {
+	if b.policy == Backoff {
 		return sdkRetried(o)
 	}
 	return throttledOutcome(o) || o.Status >= 500
@@ -199,7 +220,7 @@ func (b *baselineCaller) Call(ctx workflow.Context, call entity.Call, result any
 // givesUp reports whether the policy abandons a call that has been
 // retried retries times: backoff after the SDK's 3; queue-retry never.
 func (b *baselineCaller) givesUp(retries int) bool {
-	return b.policy == ThrottleBackoff && retries >= sdkMaxRetries
+	return b.policy == Backoff && retries >= sdkMaxRetries
 }
 
 // wait sleeps the policy's delay before retry number retries.

@@ -1,4 +1,4 @@
-package workflows
+package baseline
 
 import (
 	"context"
@@ -20,29 +20,29 @@ import (
 	"github.com/notebridge/notebridge/limiter/entity"
 )
 
-func TestParseThrottle(t *testing.T) {
+func TestParsePolicy(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    Throttle
+		want    Policy
 		wantErr bool
 	}{
-		{"", ThrottleLimiter, false},
-		{"limiter", ThrottleLimiter, false},
-		{"backoff", ThrottleBackoff, false},
-		{"queue-retry", ThrottleQueueRetry, false},
+		{"backoff", Backoff, false},
+		{"queue-retry", QueueRetry, false},
+		{"", "", true},
+		{"limiter", "", true},
 		{"retry", "", true},
 	}
 	for _, tc := range tests {
-		got, err := ParseThrottle(tc.in)
+		got, err := ParsePolicy(tc.in)
 		if (err != nil) != tc.wantErr || got != tc.want {
-			t.Errorf("ParseThrottle(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.wantErr)
+			t.Errorf("ParsePolicy(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
 	}
 }
 
 func TestTimeFactor(t *testing.T) {
 	for name, want := range map[string]float64{"onenote": 1, "onenote-x60": 60, "onenote-x240": 240} {
-		if got := timeFactor(mustProfile(t, name)); got < want*0.999 || got > want*1.001 {
+		if got := timeFactor(mustProfileWF(name)); got < want*0.999 || got > want*1.001 {
 			t.Errorf("timeFactor(%s) = %g, want %g", name, got, want)
 		}
 	}
@@ -51,14 +51,12 @@ func TestTimeFactor(t *testing.T) {
 // probeInput is what the probe workflow runs: one Call of the fake Graph
 // activity under a policy.
 type probeInput struct {
-	Policy Throttle
+	Policy Policy
 	// Attempt is the Ask.Attempt the caller passes (retries it made).
 	Attempt int
 	// InResult makes the activity report throttles in its result, like
 	// FetchResources, rather than as errors.
 	InResult bool
-	// CallerOnly reports which caller Workflows.caller chose, and stops.
-	CallerOnly bool
 }
 
 type probeResult struct {
@@ -66,7 +64,6 @@ type probeResult struct {
 	Elapsed  time.Duration
 	Waited   time.Duration
 	Status   int
-	Caller   string
 }
 
 // fakeGraph answers each attempt with the next outcome of its script
@@ -92,19 +89,8 @@ func (f *fakeGraph) run(_ context.Context, inResult bool) (activities.FetchResou
 }
 
 func probe(ctx workflow.Context, in probeInput) (probeResult, error) {
-	w := &Workflows{App: "test", Throttle: in.Policy}
-	c := w.caller(ctx, mustProfileWF("onenote-x60"))
+	bc := NewCaller(in.Policy)(ctx, mustProfileWF("onenote-x60"))
 	var res probeResult
-	switch c.(type) {
-	case *baselineCaller:
-		res.Caller = "baseline"
-	case *entity.Client:
-		res.Caller = "limiter"
-	}
-	bc, ok := c.(*baselineCaller)
-	if !ok || in.CallerOnly {
-		return res, nil
-	}
 	start := workflow.Now(ctx)
 	var r activities.FetchResourcesResult
 	st, err := bc.Call(ctx, entity.Call{Ask: entity.AskOptions{User: "u", Attempt: in.Attempt},
@@ -163,25 +149,25 @@ func TestBaselineCaller(t *testing.T) {
 		wantErrType string
 		wantStatus  int
 	}{
-		{name: "backoff retries throttles at 3, 6 s (+jitter), scaled", in: probeInput{Policy: ThrottleBackoff},
+		{name: "backoff retries throttles at 3, 6 s (+jitter), scaled", in: probeInput{Policy: Backoff},
 			script: []limiter.Outcome{throttle429, busy10003}, wantAttempts: 3, wantElapsed: sdk(0, 2), wantStatus: 200},
-		{name: "backoff retries 503 like the SDK", in: probeInput{Policy: ThrottleBackoff},
+		{name: "backoff retries 503 like the SDK", in: probeInput{Policy: Backoff},
 			script: []limiter.Outcome{error503}, wantAttempts: 2, wantElapsed: sdk(0, 1), wantStatus: 200},
-		{name: "backoff abandons after 3 retries", in: probeInput{Policy: ThrottleBackoff},
+		{name: "backoff abandons after 3 retries", in: probeInput{Policy: Backoff},
 			script: []limiter.Outcome{throttle429, throttle429, throttle429, throttle429, throttle429}, wantAttempts: 4,
 			wantErrType: ErrTypeAbandoned},
-		{name: "backoff counts the caller's earlier retries", in: probeInput{Policy: ThrottleBackoff, Attempt: 2},
+		{name: "backoff counts the caller's earlier retries", in: probeInput{Policy: Backoff, Attempt: 2},
 			script: []limiter.Outcome{throttle429, throttle429}, wantAttempts: 2, wantErrType: ErrTypeAbandoned},
-		{name: "backoff leaves 500 to the generic retry (1 s, 2 s)", in: probeInput{Policy: ThrottleBackoff},
+		{name: "backoff leaves 500 to the generic retry (1 s, 2 s)", in: probeInput{Policy: Backoff},
 			script: []limiter.Outcome{error500, error500}, wantAttempts: 3, wantElapsed: exactly(3 * time.Second), wantStatus: 200},
-		{name: "backoff: throttle in the result waits, then hands the result back", in: probeInput{Policy: ThrottleBackoff, InResult: true},
+		{name: "backoff: throttle in the result waits, then hands the result back", in: probeInput{Policy: Backoff, InResult: true},
 			script: []limiter.Outcome{throttle429}, wantAttempts: 1, wantElapsed: sdk(0, 1), wantStatus: 429},
-		{name: "backoff: throttle in the result after 3 retries abandons", in: probeInput{Policy: ThrottleBackoff, InResult: true, Attempt: 3},
+		{name: "backoff: throttle in the result after 3 retries abandons", in: probeInput{Policy: Backoff, InResult: true, Attempt: 3},
 			script: []limiter.Outcome{throttle429}, wantAttempts: 1, wantErrType: ErrTypeAbandoned},
-		{name: "queue-retry waits 30 s (scaled) per throttle and never gives up", in: probeInput{Policy: ThrottleQueueRetry},
+		{name: "queue-retry waits 30 s (scaled) per throttle and never gives up", in: probeInput{Policy: QueueRetry},
 			script:       []limiter.Outcome{throttle429, throttle429, throttle429, throttle429, throttle429, busy10003},
 			wantAttempts: 7, wantElapsed: exactly(6 * 30 * time.Second / 60), wantStatus: 200},
-		{name: "queue-retry requeues server errors too", in: probeInput{Policy: ThrottleQueueRetry},
+		{name: "queue-retry requeues server errors too", in: probeInput{Policy: QueueRetry},
 			script: []limiter.Outcome{error500}, wantAttempts: 2, wantElapsed: exactly(30 * time.Second / 60), wantStatus: 200},
 	}
 	for _, tc := range tests {
@@ -209,9 +195,9 @@ func TestBaselineCaller(t *testing.T) {
 			if err != nil {
 				t.Fatalf("probe: %v", err)
 			}
-			if res.Caller != "baseline" || res.Attempts != tc.wantAttempts || f.calls != tc.wantAttempts || res.Status != tc.wantStatus {
-				t.Fatalf("caller %s, %d attempts (activity ran %d), status %d; want baseline, %d, status %d",
-					res.Caller, res.Attempts, f.calls, res.Status, tc.wantAttempts, tc.wantStatus)
+			if res.Attempts != tc.wantAttempts || f.calls != tc.wantAttempts || res.Status != tc.wantStatus {
+				t.Fatalf("%d attempts (activity ran %d), status %d; want %d, status %d",
+					res.Attempts, f.calls, res.Status, tc.wantAttempts, tc.wantStatus)
 			}
 			if res.Elapsed < tc.wantElapsed.lo || res.Elapsed > tc.wantElapsed.hi {
 				t.Fatalf("the call took %v of workflow time, want %v to %v", res.Elapsed, tc.wantElapsed.lo, tc.wantElapsed.hi)
@@ -220,25 +206,9 @@ func TestBaselineCaller(t *testing.T) {
 	}
 }
 
-func TestCallerFollowsThrottle(t *testing.T) {
-	for policy, want := range map[Throttle]string{"": "limiter", ThrottleLimiter: "limiter", "bogus": "limiter",
-		ThrottleBackoff: "baseline", ThrottleQueueRetry: "baseline"} {
-		env := quietEnv()
-		env.RegisterWorkflow(probe)
-		env.ExecuteWorkflow(probe, probeInput{Policy: policy, CallerOnly: true})
-		var res probeResult
-		if err := env.GetWorkflowResult(&res); err != nil {
-			t.Fatalf("%q: %v", policy, err)
-		}
-		if res.Caller != want {
-			t.Errorf("Throttle %q: caller %s, want %s", policy, res.Caller, want)
-		}
-	}
-}
-
 func TestJitterIsDeterministicAndBounded(t *testing.T) {
-	a := &baselineCaller{policy: ThrottleBackoff, factor: 1, seed: "wf/run", calls: 3}
-	b := &baselineCaller{policy: ThrottleBackoff, factor: 1, seed: "wf/run", calls: 3}
+	a := &baselineCaller{policy: Backoff, factor: 1, seed: "wf/run", calls: 3}
+	b := &baselineCaller{policy: Backoff, factor: 1, seed: "wf/run", calls: 3}
 	seen := map[float64]bool{}
 	for retry := range 3 {
 		ja, jb := a.jitter(retry), b.jitter(retry)

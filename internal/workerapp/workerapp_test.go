@@ -1,9 +1,10 @@
-package main
+package workerapp
 
 import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,7 +35,7 @@ var _ activities.Tokens = storeTokens{}
 func TestParseConfig(t *testing.T) {
 	t.Setenv("NOTION_TOKEN", "secret_x")
 	t.Setenv("NOTEBRIDGE_TASK_QUEUE", "q-from-env")
-	for _, name := range []string{"NOTEBRIDGE_TOKEN_DIR", "NOTEBRIDGE_TOKEN_KEY_FILE", "NOTEBRIDGE_TENANT", "NOTEBRIDGE_AUTHORITY", "NOTEBRIDGE_THROTTLE"} {
+	for _, name := range []string{"NOTEBRIDGE_TOKEN_DIR", "NOTEBRIDGE_TOKEN_KEY_FILE", "NOTEBRIDGE_TENANT", "NOTEBRIDGE_AUTHORITY"} {
 		t.Setenv(name, "")
 	}
 	c, err := parseConfig([]string{"-app-id", "app", "-token-dir", "/tmp/t", "-limits", "onenote-x60"})
@@ -46,8 +47,8 @@ func TestParseConfig(t *testing.T) {
 	}
 	defKey, _ := auth.DefaultKeyFile()
 	if c.TokenDir != "/tmp/t" || c.TokenKeyFile != defKey || c.Tenant != "common" ||
-		c.Authority != auth.DefaultAuthority || c.Throttle != workflows.ThrottleLimiter {
-		t.Errorf("token store and throttle defaults: %+v", c)
+		c.Authority != auth.DefaultAuthority {
+		t.Errorf("token store defaults: %+v", c)
 	}
 
 	defDir, _ := auth.DefaultDir()
@@ -59,19 +60,14 @@ func TestParseConfig(t *testing.T) {
 	t.Setenv("NOTEBRIDGE_TOKEN_KEY_FILE", "/env/key")
 	t.Setenv("NOTEBRIDGE_TENANT", "organizations")
 	t.Setenv("NOTEBRIDGE_AUTHORITY", "http://127.0.0.1:8081")
-	t.Setenv("NOTEBRIDGE_THROTTLE", "backoff")
 	c, err = parseConfig([]string{"-app-id", "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.TokenDir != "/env/tokens" || c.TokenKeyFile != "/env/key" || c.Tenant != "organizations" ||
-		c.Authority != "http://127.0.0.1:8081" || c.Throttle != workflows.ThrottleBackoff {
+		c.Authority != "http://127.0.0.1:8081" {
 		t.Errorf("settings from the environment: %+v", c)
 	}
-	if c, err := parseConfig([]string{"-app-id", "a", "-throttle", "queue-retry"}); err != nil || c.Throttle != workflows.ThrottleQueueRetry {
-		t.Errorf("-throttle queue-retry: %q, %v", c.Throttle, err)
-	}
-	t.Setenv("NOTEBRIDGE_THROTTLE", "")
 
 	for _, tc := range []struct {
 		args []string
@@ -79,14 +75,20 @@ func TestParseConfig(t *testing.T) {
 	}{
 		{[]string{"-token-dir", "/tmp/t"}, "-app-id"},
 		{[]string{"-app-id", "a", "-token-dir", "/tmp/t", "-limits", "fast"}, "-limits"},
-		{[]string{"-app-id", "a", "-throttle", "aimd"}, `-throttle "aimd"`},
-		{[]string{"-app-id", "a", "-throttle", "Limiter"}, "benchmarks only"},
+		// The benchmarks' baselines are not in the product worker.
+		{[]string{"-app-id", "a", "-throttle", "backoff"}, "not defined: -throttle"},
 		{[]string{"-app-id", "a", "stray"}, "unexpected arguments"},
 	} {
 		_, err := parseConfig(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
 		}
+	}
+	var extra string
+	if _, err := parseConfigWith([]string{"-app-id", "a", "-extra", "x"}, func(fs *flag.FlagSet) {
+		fs.StringVar(&extra, "extra", "", "an extension's flag")
+	}); err != nil || extra != "x" {
+		t.Errorf("an extension's flag: %q, %v", extra, err)
 	}
 	t.Setenv("NOTION_TOKEN", "")
 	if _, err := parseConfig([]string{"-app-id", "a", "-token-dir", "/tmp/t"}); err == nil || !strings.Contains(err.Error(), "NOTION_TOKEN") {
@@ -288,7 +290,7 @@ func TestWorkerScansWithStoredSignIn(t *testing.T) {
 	_, cfg := signedInStore(t, g, gts.URL)
 	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-test"
 	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
-	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout, cfg.Throttle = "onenote-x60", t.TempDir(), 10*time.Second, workflows.ThrottleLimiter
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -363,7 +365,7 @@ func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
 	tok := n.IssueToken()
 	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-pace-test"
 	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, tok, 20
-	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout, cfg.Throttle = "onenote-x60", t.TempDir(), 10*time.Second, workflows.ThrottleLimiter
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
 	cfg.NotionPacing = pacingShared
 	var err error
 	if cfg.NotionSpec, err = notionSpec(cfg); err != nil {

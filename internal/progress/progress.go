@@ -1,0 +1,409 @@
+// Package progress reads and renders a migration's progress: one
+// Snapshot of a MigrateNotebook run (its progress query, its running
+// sections', the Graph limiter's state) and the one-line display of it
+// that `starter status --follow` and the demo print.
+package progress
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// ScanPages maps the section IDs of a scanned notebook to their page
+// counts, for TotalsOf (nil for no scan).
+func ScanPages(nb *workflows.NotebookScan) map[string]int {
+	if nb == nil {
+		return nil
+	}
+	m := make(map[string]int, len(nb.Sections))
+	for _, s := range nb.Sections {
+		m[s.ID] = s.Pages
+	}
+	return m
+}
+
+// Snapshot is what the status display shows of one migration at one
+// moment.
+type Snapshot struct {
+	ID                   string
+	Status               enumspb.WorkflowExecutionStatus
+	Started, Closed, Now time.Time
+	User, NotebookID     string
+	// Progress is the notebook's progress query (when it answered).
+	Progress   workflows.NotebookProgress
+	ProgressOK bool
+	// Sections holds the progress of running sections, by section ID.
+	Sections map[string]workflows.SectionProgress
+	// Report is the result of a completed migration; Failure the error
+	// of one that ended otherwise.
+	Report  *workflows.NotebookReport
+	Failure error
+	// Limiter is the Graph limiter's state, if it answered.
+	Limiter *entity.State
+}
+
+// Running reports whether the migration runs.
+func (s *Snapshot) Running() bool { return s.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING }
+
+// Waiting reports whether the notebook waits for an operator's signal.
+func (s *Snapshot) Waiting() bool {
+	return s.Running() && s.ProgressOK && s.Progress.Phase == workflows.PhaseWaiting
+}
+
+// SectionList is the sections the Snapshot knows: from the progress
+// query, or from the report once the workflow completed.
+func (s *Snapshot) SectionList() []workflows.SectionSummary {
+	if s.ProgressOK {
+		return s.Progress.Sections
+	}
+	if s.Report != nil {
+		return s.Report.Sections
+	}
+	return nil
+}
+
+// Totals are a migration's page counts summed over its sections.
+type Totals struct {
+	Pages     int // known pages
+	Done      int // done pages, unchanged ones included
+	Unchanged int // skipped because unchanged (or deleted in OneNote)
+	Failed    int
+	Remaining int
+	// Unknown counts sections whose page count is not known yet (not
+	// listed, and not in the last scan).
+	Unknown int
+	// sections by status
+	SecDone, SecRunning, SecPending, SecFailed int
+	Permits                                    int
+	Waited                                     time.Duration
+	ETA                                        time.Duration
+}
+
+// TotalsOf adds up a Snapshot; scan maps section IDs to the page counts
+// of the user's last scan (nil if none).
+func TotalsOf(s *Snapshot, scan map[string]int) Totals {
+	var t Totals
+	unlisted := func(id string) {
+		if n, ok := scan[id]; ok {
+			t.Pages += n
+			t.Remaining += n
+		} else {
+			t.Unknown++
+		}
+	}
+	var runningETA time.Duration
+	if len(s.SectionList()) == 0 {
+		// The notebook has not listed its sections yet: the scan's count.
+		for _, n := range scan {
+			t.Pages += n
+			t.Remaining += n
+		}
+	}
+	for _, sec := range s.SectionList() {
+		switch sec.Status {
+		case workflows.SectionDone:
+			t.SecDone++
+		case workflows.SectionFailed:
+			t.SecFailed++
+		case workflows.SectionRunning:
+			t.SecRunning++
+		default:
+			t.SecPending++
+		}
+		if sec.Status == workflows.SectionRunning {
+			sp, ok := s.Sections[sec.ID]
+			if !ok || (sp.Pages == 0 && sp.Phase == "listing") {
+				unlisted(sec.ID)
+				continue
+			}
+			t.Pages += sp.Pages
+			t.Failed += sp.Failed
+			t.Remaining += sp.Remaining
+			t.Done += sp.Pages - sp.Remaining - sp.Failed
+			t.Unchanged += sp.Skipped
+			t.Permits += sp.Permits
+			t.Waited += sp.Waited
+			runningETA = max(runningETA, sp.ETA)
+			continue
+		}
+		if sec.Status == workflows.SectionPending || (sec.Status == workflows.SectionFailed && sec.Pages == 0 && sec.Error != "") {
+			// Not started, or failed before it listed its pages.
+			unlisted(sec.ID)
+			continue
+		}
+		t.Pages += sec.Pages
+		t.Failed += sec.Failed
+		t.Done += sec.Pages - sec.Failed
+		t.Unchanged += sec.Skipped
+	}
+	if s.ProgressOK {
+		t.Permits += s.Progress.Permits
+		t.Waited += s.Progress.Waited
+	}
+	worked := t.Done - t.Unchanged + t.Failed
+	elapsed := s.Now.Sub(s.Started)
+	switch {
+	case !s.Running() || s.Waiting() || t.Remaining == 0 && t.Unknown == 0:
+	case worked > 0 && t.Unknown == 0 && elapsed > 0:
+		t.ETA = (elapsed / time.Duration(worked) * time.Duration(t.Remaining)).Round(time.Second)
+	case s.Progress.ETA > 0:
+		t.ETA = s.Progress.ETA
+	default:
+		t.ETA = runningETA
+	}
+	return t
+}
+
+// PagesText is "52/160 pages" ("52/160+" while some sections are not
+// counted yet).
+func (t Totals) PagesText() string {
+	plus := ""
+	if t.Unknown > 0 {
+		plus = "+"
+	}
+	return fmt.Sprintf("%d/%d%s pages", t.Done, t.Pages, plus)
+}
+
+// ETAText is the ETA as a person reads it ("-" when none).
+func (t Totals) ETAText() string {
+	if t.ETA <= 0 {
+		return "-"
+	}
+	return ShortDur(t.ETA)
+}
+
+// BudgetText is the user's use of the Graph budget: "alice 96/120 per 1m,
+// 310/400 per 1h, 3/5 at once" (and the breaker, when it is not closed).
+func BudgetText(st *entity.State, user string) string {
+	if st == nil {
+		return ""
+	}
+	for _, u := range st.Model.Users {
+		if u.User == user {
+			s := user + " " + ScopeText(u.ScopeUsage)
+			if q := u.Queued[limiter.Foreground] + u.Queued[limiter.Background]; q > 0 {
+				s += fmt.Sprintf(", %d queued", q)
+			}
+			return s
+		}
+	}
+	return user + " idle"
+}
+
+func ScopeText(su limiter.ScopeUsage) string {
+	var parts []string
+	for _, w := range su.Windows {
+		p := fmt.Sprintf("%d/%d per %s", w.Used, w.Effective, ShortDur(w.Per))
+		if w.Effective != w.Limit {
+			p += fmt.Sprintf(" (lowered from %d)", w.Limit)
+		}
+		parts = append(parts, p)
+	}
+	parts = append(parts, fmt.Sprintf("%d/%d at once", su.InFlight, su.EffectiveConcurrency))
+	if su.Breaker.State != "" && su.Breaker.State != "closed" {
+		b := "breaker " + su.Breaker.State
+		if !su.Breaker.Until.IsZero() {
+			b += " until " + su.Breaker.Until.Local().Format(time.TimeOnly)
+		}
+		if su.Breaker.Reason != "" {
+			b += " (" + su.Breaker.Reason + ")"
+		}
+		parts = append(parts, b)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ShortDur prints 1m for 1m0s and 1h for 1h0m0s.
+func ShortDur(d time.Duration) string {
+	if d >= time.Second {
+		d = d.Round(time.Second)
+	} else {
+		d = d.Round(time.Millisecond)
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// Line is the one-line status: what `starter status --follow` and the
+// demo print.
+func Line(s *Snapshot, t Totals) string {
+	parts := []string{
+		fmt.Sprintf("%s done, %d failed, %d left", t.PagesText(), t.Failed, t.Remaining),
+		"ETA " + t.ETAText(),
+		fmt.Sprintf("permit waits %s (%d permits)", ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits),
+	}
+	if b := BudgetText(s.Limiter, s.User); b != "" {
+		parts = append(parts, "budget "+b)
+	}
+	phase := s.Progress.Phase
+	if !s.Running() {
+		phase = StatusName(s.Status)
+	} else if phase == "" {
+		phase = "starting"
+	}
+	parts = append(parts, phase)
+	return strings.Join(parts, " · ")
+}
+
+// Key changes when what Line shows changes but for the clock, so that
+// output that is not a terminal gets a line per change.
+func Key(s *Snapshot, t Totals) string {
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d", t.Done, t.Pages, t.Failed, t.Remaining, t.Unknown, s.Progress.Phase,
+		t.SecDone, t.SecFailed, t.SecRunning)
+}
+
+// IsTerminal reports whether w is a terminal, where a follower redraws
+// one line.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Bar is a progress bar of done out of pages.
+func Bar(t Totals, width int) string {
+	n := 0
+	if t.Pages > 0 {
+		n = min(width, t.Done*width/t.Pages)
+	}
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
+}
+
+// StatusName is an execution status as a person says it.
+func StatusName(st enumspb.WorkflowExecutionStatus) string {
+	name := strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_")
+	if name == "" || st == enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED {
+		return "unknown"
+	}
+	return strings.ReplaceAll(strings.ToLower(name), "_", " ")
+}
+
+// Gatherer collects snapshots of one migration.
+type Gatherer struct {
+	Client client.Client
+	// ID is the notebook workflow's ID; App the Graph app whose limiter
+	// to ask ("" finds the only one running).
+	ID  string
+	App string
+	// limiterID is the limiter's workflow ID, once found.
+	limiterID string
+}
+
+// Gather takes a snapshot. Its error wraps the Temporal error (a
+// serviceerror.NotFound for no such workflow).
+func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
+	desc, err := g.Client.DescribeWorkflow(ctx, g.ID, "")
+	if err != nil {
+		return nil, fmt.Errorf("describe %s: %w", g.ID, err)
+	}
+	info := desc.RawResponse.GetWorkflowExecutionInfo()
+	s := &Snapshot{ID: g.ID, Status: info.GetStatus(), Started: info.GetStartTime().AsTime(), Now: time.Now(),
+		Sections: map[string]workflows.SectionProgress{}}
+	if info.GetCloseTime() != nil {
+		s.Closed = info.GetCloseTime().AsTime()
+	}
+	s.User = Keyword(info.GetSearchAttributes(), workflows.AttrUser.GetName())
+	s.NotebookID = Keyword(info.GetSearchAttributes(), workflows.AttrNotebook.GetName())
+	if parts := strings.SplitN(g.ID, "/", 3); len(parts) == 3 && parts[0] == "migrate" {
+		if s.User == "" {
+			s.User = parts[1]
+		}
+		if s.NotebookID == "" {
+			s.NotebookID = parts[2]
+		}
+	}
+	runID := info.GetExecution().GetRunId()
+	// A closed migration answers queries too (a worker replays it): its
+	// final counts, permits included. Best effort.
+	if v, err := g.Client.QueryWorkflow(ctx, g.ID, runID, workflows.QueryProgress); err == nil && v.Get(&s.Progress) == nil {
+		s.ProgressOK = true
+	}
+	if !s.Running() {
+		if s.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			var rep workflows.NotebookReport
+			if err := g.Client.GetWorkflow(ctx, g.ID, runID).Get(ctx, &rep); err != nil {
+				return nil, fmt.Errorf("result of %s: %w", g.ID, err)
+			}
+			s.Report = &rep
+		} else {
+			s.Failure = g.Client.GetWorkflow(ctx, g.ID, runID).Get(ctx, nil)
+			if s.Failure == nil {
+				s.Failure = fmt.Errorf("the workflow is %s", StatusName(s.Status))
+			}
+		}
+		return s, nil
+	}
+	for _, sec := range s.Progress.Sections {
+		if sec.Status != workflows.SectionRunning {
+			continue
+		}
+		v, err := g.Client.QueryWorkflow(ctx, workflows.SectionWorkflowID(s.User, s.NotebookID, sec.ID), "", workflows.QueryProgress)
+		var sp workflows.SectionProgress
+		if err == nil && v.Get(&sp) == nil {
+			s.Sections[sec.ID] = sp
+		}
+	}
+	s.Limiter = g.limiterState(ctx)
+	return s, nil
+}
+
+// limiterState queries the Graph limiter: the one of -app-id, or the only
+// one running.
+func (g *Gatherer) limiterState(ctx context.Context) *entity.State {
+	if g.limiterID == "" && g.App != "" {
+		g.limiterID = entity.WorkflowID(workflows.LimiterResource, g.App)
+	}
+	if g.limiterID == "" {
+		resp, err := g.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 2,
+			Query: fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\"", entity.WorkflowName)})
+		if err != nil || len(resp.GetExecutions()) != 1 {
+			return nil
+		}
+		g.limiterID = resp.GetExecutions()[0].GetExecution().GetWorkflowId()
+	}
+	v, err := g.Client.QueryWorkflow(ctx, g.limiterID, "", entity.QueryState)
+	if err != nil {
+		return nil
+	}
+	var st entity.State
+	if v.Get(&st) != nil {
+		return nil
+	}
+	return &st
+}
+
+// Keyword decodes a Keyword search attribute ("" when it is not set).
+func Keyword(sa *commonpb.SearchAttributes, name string) string {
+	p := sa.GetIndexedFields()[name]
+	if p == nil {
+		return ""
+	}
+	var s string
+	if converter.GetDefaultDataConverter().FromPayload(p, &s) != nil {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package progress
+
+import (
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+func TestTotals(t *testing.T) {
+	started := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	sec := func(id, status string, pages, failed int, errText string) workflows.SectionSummary {
+		return workflows.SectionSummary{SectionRef: workflows.SectionRef{ID: id, Path: "NB / " + id}, Status: status,
+			Pages: pages, Failed: failed, Error: errText}
+	}
+	for _, tc := range []struct {
+		name  string
+		snap  Snapshot
+		scan  map[string]int
+		pages string // pagesText
+		want  Totals
+	}{
+		{
+			name: "running, pending known from the scan",
+			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Started: started, Now: started.Add(10 * time.Minute), ProgressOK: true,
+				Progress: workflows.NotebookProgress{Phase: "migrating", Permits: 12, Waited: time.Minute, Sections: []workflows.SectionSummary{
+					sec("a", workflows.SectionDone, 10, 0, ""), sec("b", workflows.SectionRunning, 0, 0, ""), sec("c", workflows.SectionPending, 0, 0, "")}},
+				Sections: map[string]workflows.SectionProgress{"b": {Pages: 20, Done: 8, Failed: 2, Remaining: 10, Permits: 9, Waited: time.Minute, Phase: "migrating"}}},
+			scan:  map[string]int{"c": 30},
+			pages: "18/60 pages",
+			// 20 pages worked in 10 minutes, 40 left: 20 minutes.
+			want: Totals{Pages: 60, Done: 18, Failed: 2, Remaining: 40, SecDone: 1, SecRunning: 1, SecPending: 1,
+				Permits: 21, Waited: 2 * time.Minute, ETA: 20 * time.Minute},
+		},
+		{
+			name: "a section not listed yet and not in a scan",
+			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Started: started, Now: started.Add(time.Minute), ProgressOK: true,
+				Progress: workflows.NotebookProgress{Phase: "migrating", ETA: 5 * time.Minute, Sections: []workflows.SectionSummary{
+					sec("a", workflows.SectionDone, 4, 0, ""), sec("b", workflows.SectionRunning, 0, 0, "")}},
+				Sections: map[string]workflows.SectionProgress{"b": {Phase: "listing"}}},
+			pages: "4/4+ pages",
+			want:  Totals{Pages: 4, Done: 4, Unknown: 1, SecDone: 1, SecRunning: 1, ETA: 5 * time.Minute},
+		},
+		{
+			name: "a failed section that never listed its pages counts as left",
+			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Started: started, Now: started.Add(time.Minute), ProgressOK: true,
+				Progress: workflows.NotebookProgress{Phase: "waiting for retry-section, retry-failed or finish", Sections: []workflows.SectionSummary{
+					sec("a", workflows.SectionDone, 4, 1, ""), sec("b", workflows.SectionFailed, 0, 0, "404")}}},
+			scan:  map[string]int{"b": 6},
+			pages: "3/10 pages",
+			want:  Totals{Pages: 10, Done: 3, Failed: 1, Remaining: 6, SecDone: 1, SecFailed: 1}, // no ETA while it waits
+		},
+		{
+			name: "completed: the report's sections",
+			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, Started: started, Now: started.Add(time.Hour),
+				Report: &workflows.NotebookReport{Sections: []workflows.SectionSummary{
+					{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionDone, Pages: 5, Skipped: 5},
+					{SectionRef: workflows.SectionRef{ID: "b"}, Status: workflows.SectionDone, Pages: 7}}}},
+			pages: "12/12 pages",
+			want:  Totals{Pages: 12, Done: 12, Unchanged: 5, SecDone: 2},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := TotalsOf(&tc.snap, tc.scan)
+			if got != tc.want {
+				t.Errorf("totals\n got %+v\nwant %+v", got, tc.want)
+			}
+			if got.PagesText() != tc.pages {
+				t.Errorf("pagesText %q, want %q", got.PagesText(), tc.pages)
+			}
+		})
+	}
+}
+
+func TestLineAndBudget(t *testing.T) {
+	st := &entity.State{Model: limiter.Snapshot{Users: []limiter.UserUsage{{User: "alice", Queued: [2]int{0, 4}, ScopeUsage: limiter.ScopeUsage{
+		Windows:  []limiter.WindowUsage{{Per: time.Minute, Limit: 120, Effective: 120, Used: 96}, {Per: time.Hour, Limit: 400, Effective: 300, Used: 290}},
+		InFlight: 3, EffectiveConcurrency: 5, Breaker: limiter.BreakerInfo{State: "open", Reason: "429 from Graph"}}}}}}
+	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, User: "alice", Limiter: st, ProgressOK: true,
+		Progress: workflows.NotebookProgress{Phase: "migrating"}}
+	got := Line(snap, Totals{Pages: 160, Done: 52, Remaining: 108, Permits: 80, Waited: 123 * time.Second, ETA: 90 * time.Second})
+	want := "52/160 pages done, 0 failed, 108 left · ETA 1m30s · permit waits 2m3s (80 permits) · " +
+		"budget alice 96/120 per 1m, 290/300 per 1h (lowered from 400), 3/5 at once, breaker open (429 from Graph), 4 queued · migrating"
+	if got != want {
+		t.Errorf("line\n got %s\nwant %s", got, want)
+	}
+	if b := BudgetText(st, "bob"); b != "bob idle" {
+		t.Errorf("budget of a user the limiter does not know: %q", b)
+	}
+	if b := Bar(Totals{Pages: 4, Done: 1}, 8); b != "[##......]" {
+		t.Errorf("bar: %s", b)
+	}
+}
+
+func TestShortDur(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Minute: "1m", time.Hour: "1h", 90 * time.Minute: "1h30m", 61 * time.Second: "1m1s", 0: "0s",
+		1500 * time.Millisecond: "2s", 250 * time.Millisecond: "250ms", time.Second: "1s",
+	} {
+		if got := ShortDur(d); got != want {
+			t.Errorf("ShortDur(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -281,7 +281,7 @@ func (l *Limiter) idle(u *userState, now int64) bool {
 	if u.Scope.InFlight != 0 || len(u.Queue[Foreground]) != 0 || len(u.Queue[Background]) != 0 {
 		return false
 	}
-	if !l.legacy && u.Scope.LastFG != 0 && now < u.Scope.LastFG+int64(l.st.Spec.Tuning.ReserveIdle) {
+	if u.Scope.LastFG != 0 && now < u.Scope.LastFG+int64(l.st.Spec.Tuning.ReserveIdle) {
 		return false // its foreground reserve is held: a scan, then a migration hours later
 	}
 	u.Scope.Log.advance(l.userPers, now)

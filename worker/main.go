@@ -77,6 +77,9 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error {
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	defer c.Close()
+	if err := applyLimits(ctx, c, cfg, log); err != nil {
+		return err
+	}
 
 	notionTok := notion.StaticToken(cfg.NotionToken)
 	pacing, err := notionPacing(c, cfg, log)

@@ -116,12 +116,12 @@ const provenShare = 0.7
 // blamed after all: the model's counts blur against upstream's (requests
 // in flight are counted from their grant, every window is padded, and a
 // request whose send time is unknown is counted from its release), so a
-// count a unit or two under the proven one is no proof of room. Nor is a window to blame that the proven rule
-// leaves when it is far emptier than the fullest one it let off (under
-// provenShare of its share of the limit): the counts blur by the requests
-// in flight and the window's padding, so a few units under a proven count
-// say less than a window at a third of its limit does. The fullest window
-// is blamed then.
+// count a unit or two under the proven one is no proof of room. Nor is a
+// window to blame that the proven rule leaves when it is far emptier than
+// the fullest one it let off (under provenShare of its share of the
+// limit): the counts blur by the requests in flight and the window's
+// padding, so a few units under a proven count say less than a window at
+// a third of its limit does. The fullest window is blamed then.
 func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	if len(before) != len(v.pers) {
 		return false

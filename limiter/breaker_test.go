@@ -236,7 +236,6 @@ func TestRetryBudget(t *testing.T) {
 func TestThrottleBlameNearProvenCount(t *testing.T) {
 	tests := []struct {
 		name       string
-		legacy     bool
 		throttleAt time.Duration // after 283 successes, one every 10 s
 		burst      int           // successes sent just before the throttle
 		wantMinute int
@@ -245,16 +244,14 @@ func TestThrottleBlameNearProvenCount(t *testing.T) {
 		// The hour window proved 283 and holds 276 (the first seven
 		// expired), the minute holds nothing: a count a few units under
 		// the proven one is no proof of room, so the hour is to blame.
-		{"just below the proven count: the hour", false, 61 * time.Minute, 0, 100, 276},
-		// The model before: the idle minute window was lowered to its
-		// floor, and the hour went on creeping back into the throttle.
-		{"legacy: the idle minute window", true, 61 * time.Minute, 0, 25, 400},
-		{"far below the proven count: the minute", false, 80 * time.Minute, 60, 60, 400},
+		// (Were the idle minute window blamed, it would be lowered to its
+		// floor, and the hour would go on creeping back into the throttle.)
+		{"just below the proven count: the hour", 61 * time.Minute, 0, 100, 276},
+		{"far below the proven count: the minute", 80 * time.Minute, 60, 60, 400},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := mustNew(t, bigSpec())
-			l.SetLegacy(tc.legacy)
 			var q seq
 			for i := range 283 {
 				if !sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*10*time.Second), 0) {
@@ -336,33 +333,23 @@ func TestThrottleJudgedAtSendTime(t *testing.T) {
 // TestThrottleBlameFarEmptierWindow: the minute window, at its lowered
 // limit, is throttled a few units under the count it proved (the counts
 // blur by what is in flight), and the proven rule leaves only the hour
-// window, at 29% of its limit. The minute is to blame; before
-// limiter-settle-sent (provenFirst) the hour was lowered to 117.
+// window, at 29% of its limit. The minute is to blame, not the hour
+// (blamed by the proven rule alone, it would be lowered to 117).
 func TestThrottleBlameFarEmptierWindow(t *testing.T) {
 	s := bigSpec().User
 	s.Windows = []Window{{120, Duration(time.Minute)}, {400, Duration(time.Hour)}}
 	tun := DefaultTuning()
 	now := at(time.Hour).UnixNano()
-	tests := []struct {
-		name        string
-		provenFirst bool
-		want        [2]int // effective limits after
-	}{
-		{"the fullest window", false, [2]int{85, 400}},
-		{"before: what the proven rule leaves", true, [2]int{86, 117}},
+	st := newScopeState(2)
+	st.Limits[0] = adapted{Lowered: 86, At: now - int64(time.Second), Strikes: 1, Proven: 88, ProvenAt: now - int64(time.Second)}
+	st.Limits[1] = adapted{Proven: 116, ProvenAt: now - int64(time.Second)}
+	v := scopeView{st: &st, spec: &s, pers: pers(s.Windows), t: &tun}
+	if !v.lowerBusiest([]int{85, 117}, now) {
+		t.Fatal("lowerBusiest changed nothing")
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			st := newScopeState(2)
-			st.Limits[0] = adapted{Lowered: 86, At: now - int64(time.Second), Strikes: 1, Proven: 88, ProvenAt: now - int64(time.Second)}
-			st.Limits[1] = adapted{Proven: 116, ProvenAt: now - int64(time.Second)}
-			v := scopeView{st: &st, spec: &s, pers: pers(s.Windows), t: &tun}
-			v.lowerBusiest([]int{85, 117}, false, tc.provenFirst, now)
-			for w := range 2 {
-				if got := st.Limits[w].limit(s.Windows[w].Limit, &tun, now); got != tc.want[w] {
-					t.Errorf("window %d: effective limit %d, want %d", w, got, tc.want[w])
-				}
-			}
-		})
+	for w, want := range [2]int{85, 400} {
+		if got := st.Limits[w].limit(s.Windows[w].Limit, &tun, now); got != want {
+			t.Errorf("window %d: effective limit %d, want %d", w, got, want)
+		}
 	}
 }

@@ -27,7 +27,11 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 			break // the app has no room for the lane above; nothing lower jumps it
 		}
 		l.round++
-		for {
+		for len(l.active[lane]) > 0 {
+			if l.appFull(lane, now) {
+				appBlocked = true
+				break
+			}
 			u := l.pick(lane, now)
 			if u == nil {
 				break
@@ -54,6 +58,19 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 	}
 	l.round++
 	return out, len(out) > 0
+}
+
+// appFull reports whether the app scope admits nothing in lane now: its
+// breaker holds every request, or not even one unit with one slot fits.
+// What a unit does not fit, no larger request fits, so decide asks this
+// before pick's scan of every queued user, which would end at the app
+// anyway: with a backlog of hundreds of users, that scan after the last
+// grant the app had room for was half the cost of a decision.
+func (l *Limiter) appFull(lane Lane, now int64) bool {
+	if ok, _, _ := l.st.App.Breaker.admit(now); !ok {
+		return true
+	}
+	return !l.appView().fits(lane, 1, 1, now)
 }
 
 // pick returns the unblocked user of the lane with the least usage in its
@@ -264,7 +281,7 @@ func (l *Limiter) idle(u *userState, now int64) bool {
 	if u.Scope.InFlight != 0 || len(u.Queue[Foreground]) != 0 || len(u.Queue[Background]) != 0 {
 		return false
 	}
-	if !l.legacy && u.Scope.LastFG != 0 && now < u.Scope.LastFG+int64(l.st.Spec.Tuning.ReserveIdle) {
+	if u.Scope.LastFG != 0 && now < u.Scope.LastFG+int64(l.st.Spec.Tuning.ReserveIdle) {
 		return false // its foreground reserve is held: a scan, then a migration hours later
 	}
 	u.Scope.Log.advance(l.userPers, now)

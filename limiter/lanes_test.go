@@ -87,25 +87,18 @@ func TestLanes(t *testing.T) {
 		}
 	})
 	t.Run("a scan, then a migration hours later: the reserve is still held", func(t *testing.T) {
-		for _, tc := range []struct {
-			legacy bool
-			want   int
-		}{
-			{false, 36},
-			{true, 40}, // the model before: the idle user was forgotten, reserve and all
-		} {
-			l := mustNew(t, laneSpec())
-			l.SetLegacy(tc.legacy)
-			var s seq
-			drain(t, l, at(0), s.req("u", Foreground, 1))
-			drain(t, l, at(time.Hour), s.req("other", Background, 1)) // decisions go on: the sweep runs
-			var bg []Request
-			for range 50 {
-				bg = append(bg, s.req("u", Background, 1))
-			}
-			if got := drain(t, l, at(5*time.Hour), bg...); len(got) != tc.want {
-				t.Errorf("legacy %v: five hours after the scan background granted %d, want %d", tc.legacy, len(got), tc.want)
-			}
+		// The user is idle for hours, but forgetting it would drop its
+		// reserve (background would get all 40).
+		l := mustNew(t, laneSpec())
+		var s seq
+		drain(t, l, at(0), s.req("u", Foreground, 1))
+		drain(t, l, at(time.Hour), s.req("other", Background, 1)) // decisions go on: the sweep runs
+		var bg []Request
+		for range 50 {
+			bg = append(bg, s.req("u", Background, 1))
+		}
+		if got := drain(t, l, at(5*time.Hour), bg...); len(got) != 36 {
+			t.Errorf("five hours after the scan background granted %d, want 36", len(got))
 		}
 	})
 	t.Run("background concurrency keeps a slot for foreground", func(t *testing.T) {

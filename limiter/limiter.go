@@ -89,30 +89,8 @@ type Limiter struct {
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
 
-	legacy      bool  // see SetLegacy
-	provenFirst bool  // see SetProvenFirst
-	keep        int64 // see retain
+	keep int64 // see retain
 }
-
-// SetLegacy makes the model decide as it did before two corrections, so a
-// limiter entity run recorded under the old behaviour replays as it ran;
-// nothing else should call it. It is not part of the saved state. With it:
-//
-//   - a throttle without a scope header lets off any window that recently
-//     let a request through at a higher count, even when that leaves only
-//     idle windows to blame (the model counts from release, upstream from
-//     arrival, so the full window's count can run a unit ahead);
-//   - a user with nothing queued or counted is forgotten after two longest
-//     windows even while its foreground reserve is held, and the reserve
-//     goes with it.
-func (l *Limiter) SetLegacy(on bool) { l.legacy = on }
-
-// SetProvenFirst makes a throttle without a scope header blamed, as it was
-// before limiter-settle-sent, on whatever window the proven rule leaves,
-// however much emptier than the fullest window that rule let off. Like
-// SetLegacy it is for replaying limiter entity runs recorded under the old
-// behaviour, and not part of the saved state.
-func (l *Limiter) SetProvenFirst(on bool) { l.provenFirst = on }
 
 // New returns a Limiter enforcing spec, with no history, at time now.
 func New(spec Spec, now time.Time) (*Limiter, error) {

@@ -80,7 +80,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope == ScopeApp {
 			v, before = app, ac
 		}
-		v.lowerBusiest(before, l.legacy, l.provenFirst, now)
+		v.lowerBusiest(before, now)
 		l.failProbes(u, ls, now, "throttled")
 		v.st.Breaker.trip(now, t, "throttled (429/"+CodeThrottled+")")
 	case o.serverError():

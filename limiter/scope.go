@@ -116,16 +116,13 @@ const provenShare = 0.7
 // blamed after all: the model's counts blur against upstream's (requests
 // in flight are counted from their grant, every window is padded, and a
 // request whose send time is unknown is counted from its release), so a
-// count a unit or two under the proven one is no proof of room. Nor is a window to blame that the proven rule
-// leaves when it is far emptier than the fullest one it let off (under
-// provenShare of its share of the limit): the counts blur by the requests
-// in flight and the window's padding, so a few units under a proven count
-// say less than a window at a third of its limit does. The fullest window
-// is blamed then. (With legacy set, as the model did before
-// limiter-blame-slack: the floor is not considered and no window is
-// blamed when the proven rule leaves none; with provenFirst, as before
-// limiter-settle-sent: whatever the proven rule leaves is blamed.)
-func (v scopeView) lowerBusiest(before []int, legacy, provenFirst bool, now int64) bool {
+// count a unit or two under the proven one is no proof of room. Nor is a
+// window to blame that the proven rule leaves when it is far emptier than
+// the fullest one it let off (under provenShare of its share of the
+// limit): the counts blur by the requests in flight and the window's
+// padding, so a few units under a proven count say less than a window at
+// a third of its limit does. The fullest window is blamed then.
+func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	if len(before) != len(v.pers) {
 		return false
 	}
@@ -135,7 +132,7 @@ func (v scopeView) lowerBusiest(before []int, legacy, provenFirst bool, now int6
 		for w, c := range before {
 			ratios[w] = -1
 			spec := v.spec.Windows[w].Limit
-			if !legacy && float64(c) < v.t.AdaptFloor*float64(spec) {
+			if float64(c) < v.t.AdaptFloor*float64(spec) {
 				continue
 			}
 			if useProven && c < v.st.Limits[w].proven(v.pers[w], now) {
@@ -147,16 +144,8 @@ func (v scopeView) lowerBusiest(before []int, legacy, provenFirst bool, now int6
 		return ratios, best
 	}
 	ratios, best := pick(true)
-	switch {
-	case legacy:
-	case provenFirst:
-		if best < 0 {
-			ratios, best = pick(false)
-		}
-	default:
-		if all, bestAll := pick(false); best < provenShare*bestAll {
-			ratios, best = all, bestAll
-		}
+	if all, bestAll := pick(false); best < provenShare*bestAll {
+		ratios, best = all, bestAll
 	}
 	changed := false
 	for w, c := range before {

@@ -27,6 +27,11 @@ type config struct {
 	Limits          string
 	AppID           string
 	StagingDir      string
+	// LimitsFile names a JSON limits spec (limiter.LoadSpec) and
+	// LimitsSpec is what it holds: the Graph limiter enforces it (see
+	// applyLimits). Empty: the -limits profile's table.
+	LimitsFile string
+	LimitsSpec *limiter.Spec
 	// TokenDir is the encrypted token store's directory, TokenKeyFile the
 	// file holding its key (NOTEBRIDGE_TOKEN_KEY, when set, wins).
 	TokenDir     string
@@ -90,6 +95,8 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	fs.StringVar(&c.GraphURL, "graph-url", env("NOTEBRIDGE_GRAPH_URL", onenote.DefaultBaseURL), "Microsoft Graph base URL, e.g. http://127.0.0.1:8081/v1.0 for the emulator (env NOTEBRIDGE_GRAPH_URL)")
 	fs.StringVar(&c.NotionURL, "notion-url", env("NOTEBRIDGE_NOTION_URL", "https://api.notion.com"), "Notion API base URL (env NOTEBRIDGE_NOTION_URL)")
 	fs.StringVar(&c.Limits, "limits", env("NOTEBRIDGE_LIMITS", "onenote"), "default Graph limits profile: onenote or onenote-x<factor> (env NOTEBRIDGE_LIMITS)")
+	fs.StringVar(&c.LimitsFile, "limits-file", env("NOTEBRIDGE_LIMITS_FILE", ""),
+		"JSON file of Graph limits (user and app windows, concurrency, tuning; absent fields keep the OneNote table's values): the app's limiter enforces it from the worker's start, running or not (env NOTEBRIDGE_LIMITS_FILE)")
 	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
 	fs.BoolVar(&c.Ink, "ink", env("NOTEBRIDGE_INK", "") == "true", "fetch pages with their ink (InkML) and write each drawing as an SVG image where it was drawn (env NOTEBRIDGE_INK=true)")
 	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
@@ -133,6 +140,9 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	}
 	if _, err := limiter.Profile(c.Limits); err != nil {
 		return c, fmt.Errorf("-limits: %w", err)
+	}
+	if c.LimitsSpec, err = loadLimits(c.LimitsFile); err != nil {
+		return c, err
 	}
 	if c.NotionSpec, err = notionSpec(c); err != nil {
 		return c, err

@@ -107,6 +107,9 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 		return fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	defer c.Close()
+	if err := applyLimits(ctx, c, cfg, log); err != nil {
+		return err
+	}
 
 	notionTok := notion.StaticToken(cfg.NotionToken)
 	pacing, err := notionPacing(c, cfg, log)

@@ -24,18 +24,20 @@ import (
 )
 
 // The history generator records a limiter entity history for
-// TestReplaySavedEntityHistories. Run it once per workflow change that is
-// versioned with workflow.GetVersion, against the code before the change
-// (in a git worktree) and after it:
+// TestReplaySavedEntityHistories. Until the first release tag the entity
+// changes without workflow.GetVersion: re-record after every change to
+// the workflow (or to the limit model's decisions), overwriting the saved
+// files:
 //
-//	NOTEBRIDGE_WRITE_HISTORY=$PWD/limiter/entity/testdata/limiter-vN.json \
-//	    go test -run TestGenerateEntityHistory ./limiter/entity/
+//	NOTEBRIDGE_WRITE_HISTORY=$PWD/limiter/entity/testdata/limiter.json \
+//	    go test -count=1 -run TestGenerateEntityHistory ./limiter/entity/
 //
-// (A worktree has no bin/temporal: point NOTEBRIDGE_TEMPORAL_CLI at one.)
+// (It starts a dev server from bin/temporal, or NOTEBRIDGE_TEMPORAL_CLI.)
 // The first run of the entity is written to the named file, every later
-// run (continue-as-new) next to it as <name>-run<i>.json. Keep the files
-// of earlier versions: replaying them checks that limiters begun by
-// earlier code still run.
+// run (continue-as-new) next to it as <name>-run<i>.json. From the first
+// release tag on, a change is versioned and recorded to a new name, and
+// the files of earlier versions are kept: replaying them checks that
+// limiters begun by earlier code still run.
 
 // envWriteHistory names the file TestGenerateEntityHistory writes.
 const envWriteHistory = "NOTEBRIDGE_WRITE_HISTORY"
@@ -58,12 +60,11 @@ const (
 // genSpec is a small limit table with windows of seconds, so the scenario
 // takes seconds. Its user windows (40 in 3 s, 200 in 30 s) have
 // adaptation floors of 10 and 50: the scenario's throttles come at counts
-// under both floors, which is where the blame rules differ. The version
-// before limiter-blame-slack lowers the short window to its floor (so the
-// burst after it stalls on the window); the version after blames no
-// window under its floor. A lowered limit stays lowered throughout
-// (AdaptQuiet), and ReserveIdle is left to the default, which differs
-// between the versions too.
+// under both floors, so the blame rule lowers no window (lowering the
+// short one to its floor would stall the burst after it on the window,
+// and the history would show the extra timers). A lowered limit would
+// stay lowered throughout (AdaptQuiet), and ReserveIdle is left to the
+// default.
 func genSpec() limiter.Spec {
 	s := limiter.OneNote()
 	s.Name = "replay-history"
@@ -118,8 +119,8 @@ type genResult struct {
 func historyRequester(ctx workflow.Context, in genInput) (genResult, error) {
 	c := entity.NewClient(ctx, entity.ClientOptions{Resource: genResource, App: genApp, AssumeRunning: true})
 	bg := entity.AskOptions{User: in.User, Lane: limiter.Background}
-	// Every outcome says when the request was sent (since
-	// limiter-settle-sent): the moment its permit arrived.
+	// Every outcome says when the request was sent, as the worker's
+	// releases do: the moment its permit arrived.
 	one := func(ctx workflow.Context, ask entity.AskOptions) error {
 		p, err := c.Acquire(ctx, ask)
 		if err != nil {

@@ -11,14 +11,13 @@ import (
 )
 
 // TestReplaySavedEntityHistories replays the limiter entity histories in
-// testdata (written by TestGenerateEntityHistory) against the current
-// code. limiter-v0*.json were recorded before limiter-blame-slack, so they
-// replay only while the entity keeps the old blame and reserve defaults
-// for a run without that version marker; limiter-v1*.json were recorded
-// after it and before limiter-settle-sent, limiter-v2*.json after that,
-// with every release saying when its request was sent (ignoring the send
-// times, they do not replay). A change to the entity that is not versioned with
-// workflow.GetVersion fails here before it breaks running limiters.
+// testdata (written by TestGenerateEntityHistory: a first run with
+// successes, unscoped throttles, a breaker probe and a burst, and the run
+// it continued as) against the current code. A change to the entity that
+// changes the commands it makes (timers, grant signals, continue-as-new)
+// fails here: re-record the histories with TestGenerateEntityHistory
+// before the first release tag, version the change with
+// workflow.GetVersion after it.
 func TestReplaySavedEntityHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	if err != nil {

@@ -60,37 +60,6 @@ type entity struct {
 	// grants (the next run makes them), so the wind-down ends even when
 	// asks and releases never stop arriving.
 	closing bool
-	// legacy is set for a run begun before blameChange.
-	legacy bool
-	// atRelease is set for a run begun before sentChange: requests are
-	// settled and judged at their release, not when they were sent, are
-	// charged their whole cost and granted whole, and a throttle is blamed
-	// by the proven rule first.
-	atRelease bool
-}
-
-// blameChange versions the throttle blame, the day-long window reserve
-// and keeping a user while its reserve is held (see restore and
-// limiter.Limiter.SetLegacy).
-const blameChange = "limiter-blame-slack"
-
-// sentChange versions settling a request at the time the worker sent it,
-// judging its outcome by the counts then (limiter.Outcome.Sent), giving
-// back the units of a permit never sent (limiter.Outcome.Unsent),
-// granting a divisible request in part (limiter.Request.MinCost) and not
-// blaming a throttle on a window far emptier than the fullest
-// (limiter.Limiter.SetProvenFirst).
-const sentChange = "limiter-settle-sent"
-
-// defaults gives a legacy run the reserve idle time it was begun with
-// where the spec leaves it to the defaults. (Specs made by
-// limiter.Profile spell every tuning value out, so the one recorded in
-// history replays as it was.)
-func (e *entity) defaults(s limiter.Spec, given bool) limiter.Spec {
-	if e.legacy && (!given || s.Tuning.ReserveIdle == 0) {
-		s.Tuning.ReserveIdle = limiter.Duration(time.Hour)
-	}
-	return s
 }
 
 func restore(ctx workflow.Context, in Input) (*entity, error) {
@@ -106,20 +75,6 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		e.stats.Units = make(map[string]int)
 	}
 	e.stats.Runs++
-	// Version 1: a throttle without a scope allows for the blur between
-	// the model's counts and upstream's when it blames a window, the
-	// window reserve is kept a day after the last foreground request (it
-	// was an hour), and a user is not forgotten while its reserve is held.
-	// A run begun before keeps the old behaviour to its end.
-	if workflow.GetVersion(ctx, blameChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		e.legacy = true
-	}
-	// Version 1: a release's send time and unsent units, and an ask's
-	// minimum cost, are used (see handle). A run begun before ignores them
-	// to its end.
-	if workflow.GetVersion(ctx, sentChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		e.atRelease = true
-	}
 	if len(in.State) > 0 {
 		e.model = new(limiter.Limiter)
 		if err := e.model.UnmarshalJSON(in.State); err != nil {
@@ -130,14 +85,12 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		if in.Spec != nil {
 			spec = *in.Spec
 		}
-		m, err := limiter.New(padded(e.defaults(spec, in.Spec != nil), in.Skew), now)
+		m, err := limiter.New(padded(spec, in.Skew), now)
 		if err != nil {
 			return nil, fmt.Errorf("limiter entity: %w", err)
 		}
 		e.model = m
 	}
-	e.model.SetLegacy(e.legacy)
-	e.model.SetProvenFirst(e.atRelease)
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
 }
@@ -168,7 +121,7 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 		if !specs.ReceiveAsync(&spec) {
 			break
 		}
-		if err := e.model.SetSpec(padded(e.defaults(spec, true), e.in.Skew), now); err != nil {
+		if err := e.model.SetSpec(padded(spec, e.in.Skew), now); err != nil {
 			workflow.GetLogger(ctx).Error("Rejected spec", "error", err)
 		}
 	}
@@ -202,9 +155,6 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 func (e *entity) handle(m Message, now time.Time, out *outbox) {
 	for _, r := range m.Release {
 		o := r.Outcome
-		if e.atRelease {
-			o.Sent, o.Unsent = time.Time{}, 0
-		}
 		g, leased := e.model.Lease(r.RequestID)
 		if e.model.Release(r.LeaseID, o, now) {
 			if leased && g.LeaseID == r.LeaseID {
@@ -237,9 +187,6 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 		}
 		req := limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
 			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost}
-		if e.atRelease {
-			req.MinCost = 0
-		}
 		err := e.model.Enqueue(req, now)
 		if err != nil {
 			e.stats.Refused++
@@ -376,12 +323,9 @@ func (e *entity) shouldContinue(ctx workflow.Context) bool {
 // completion and replay, so none is lost; senders retry the few it
 // rejects outright.
 func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.ReceiveChannel) error {
-	// Version 1: grant nothing while winding down. Before, a steady stream
-	// of asks kept granting, so the wind-down never ended (a run of 18,095
-	// events in bench/e2e's scenario 6).
-	if workflow.GetVersion(ctx, "limiter-quiet-wind-down", workflow.DefaultVersion, 1) >= 1 {
-		e.closing = true
-	}
+	// Grant nothing while winding down: a steady stream of asks would keep
+	// granting, and the wind-down would never end.
+	e.closing = true
 	for {
 		if err := workflow.Await(ctx, func() bool { return e.sends == 0 }); err != nil {
 			return err

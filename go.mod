@@ -2,6 +2,8 @@ module github.com/notebridge/notebridge
 
 go 1.26.0
 
+toolchain go1.27.3
+
 require (
 	github.com/stretchr/testify v1.10.0
 	go.temporal.io/api v1.64.3

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -27,13 +28,22 @@ func (d directCaller) Call(ctx workflow.Context, call entity.Call, result any) (
 
 func (directCaller) Flush(workflow.Context) error { return nil }
 
+// unitWorkerOptions are the test environment's worker options. The SDK's
+// deadlock detector allows a workflow task one second; under -race on a
+// loaded two-core machine a task of ours has taken longer without blocking
+// (TMPRL1101 in TestNotebookNotFoundListsTheNames at load average 22). Ten
+// seconds still catches a real deadlock.
+func unitWorkerOptions() worker.Options {
+	return worker.Options{EnableSessionWorker: true, DeadlockDetectionTimeout: 10 * time.Second}
+}
+
 // newEnv returns a test environment with the workflows and (to be mocked)
 // activities registered, and a counter of Graph calls.
 func newEnv(t testing.TB) (*testsuite.TestWorkflowEnvironment, *int) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
-	env.SetWorkerOptions(worker.Options{EnableSessionWorker: true})
+	env.SetWorkerOptions(unitWorkerOptions())
 	calls := new(int)
 	w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller { return directCaller{calls} }}
 	w.Register(env)

@@ -98,9 +98,9 @@ func TestComposeConfigPasses(t *testing.T) {
 		args []string
 		want []string // services the run has
 	}{
-		{"real", realEnv, nil, []string{"postgresql", "temporal-schema", "temporal", "temporal-search-attributes", "temporal-ui", "codec-server", "worker"}},
+		{"real", realEnv, nil, []string{"postgresql", "temporal-schema", "temporal", "temporal-admin-tools", "temporal-ui", "codec-server", "worker"}},
 		{"emulators", nil, []string{"--env-file", "deploy/compose/emulators.env", "--profile", "emulators"},
-			[]string{"postgresql", "temporal-schema", "temporal", "temporal-search-attributes", "temporal-ui", "codec-server", "worker", "graph-emulator", "notion-emulator"}},
+			[]string{"postgresql", "temporal-schema", "temporal", "temporal-admin-tools", "temporal-ui", "codec-server", "worker", "graph-emulator", "notion-emulator"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := composeConfig(t, tc.env, tc.args...)
@@ -134,9 +134,9 @@ func checkStartOrder(t *testing.T, n normalized) {
 	for _, d := range []struct{ service, on, condition string }{
 		{"temporal-schema", "postgresql", "service_healthy"},
 		{"temporal", "temporal-schema", "service_completed_successfully"},
-		{"temporal-search-attributes", "temporal", "service_healthy"},
+		{"temporal-admin-tools", "temporal", "service_healthy"},
 		{"temporal-ui", "temporal", "service_healthy"},
-		{"worker", "temporal-search-attributes", "service_completed_successfully"},
+		{"worker", "temporal-admin-tools", "service_completed_successfully"},
 	} {
 		if got := n.Services[d.service].DependsOn[d.on].Condition; got != d.condition {
 			t.Errorf("%s depends on %s with condition %q, want %q", d.service, d.on, got, d.condition)
@@ -315,7 +315,7 @@ func TestSetupJobsHideNoErrors(t *testing.T) {
 func TestSetupJobsRunScriptsThatExist(t *testing.T) {
 	c := readCompose(t)
 	const mount = "./deploy/compose:/etc/notebridge:ro"
-	for _, name := range []string{"temporal-schema", "temporal-search-attributes"} {
+	for _, name := range []string{"temporal-schema", "temporal-admin-tools"} {
 		s := c.Services[name]
 		if !slices.Contains(s.Volumes, mount) {
 			t.Errorf("%s volumes = %v, want %q", name, s.Volumes, mount)

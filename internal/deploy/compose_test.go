@@ -47,7 +47,7 @@ func readCompose(t *testing.T) composeFile {
 
 func TestComposeDefinesTheStack(t *testing.T) {
 	c := readCompose(t)
-	for _, name := range []string{"postgresql", "temporal-schema", "temporal", "temporal-search-attributes", "temporal-ui", "codec-server", "worker", "graph-emulator", "notion-emulator"} {
+	for _, name := range []string{"postgresql", "temporal-schema", "temporal", "temporal-admin-tools", "temporal-ui", "codec-server", "worker", "graph-emulator", "notion-emulator"} {
 		if _, ok := c.Services[name]; !ok {
 			t.Errorf("service %q is missing", name)
 		}

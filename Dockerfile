@@ -7,7 +7,8 @@ COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/worker ./worker \
  && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/graph-emulator ./emulator/cmd/graph-emulator \
  && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/notion-emulator ./emulator/cmd/notion-emulator \
- && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/starter ./starter
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/starter ./starter \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/codec-server ./cmd/codec-server
 # The token store refuses a directory other users can read: a fresh named
 # volume copies this one's owner and mode.
 RUN mkdir -p /rootfs/var/lib/notebridge/tokens && chmod 700 /rootfs/var/lib/notebridge/tokens

@@ -18,7 +18,7 @@ BENCH    := cd bench &&
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal chromium npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
+test: temporal chromium docker-compose npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
 	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
 	$(BENCH) $(GO) test -race -short -count=1 -timeout 5m $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
@@ -78,10 +78,13 @@ demo: temporal ## Run a whole migration end to end on the emulators (Ctrl-C stop
 demo-test: temporal ## The demo's end-to-end test: a fast run (-scale 600 -exit) checked against the Notion export.
 	$(GO) test -count=1 -timeout 8m -run 'TestDemoRunsEndToEnd' -v ./cmd/demo/
 
-.PHONY: chromium browser-test
+.PHONY: chromium docker-compose browser-test
 
 chromium: ## Install Debian's chromium package (for the browser test) when /usr/bin/chromium is missing.
-	@scripts/install-chromium.sh
+	@scripts/install-deb.sh chromium /usr/bin/chromium
+
+docker-compose: ## Install Debian's docker-compose package (for the compose file's check in internal/deploy) when it is missing.
+	@scripts/install-deb.sh docker-compose /usr/bin/docker-compose
 
 browser-test: temporal chromium ## The browser test alone: a demo migration looked at in headless Chromium; screenshots into bench/results/browser/.
 	$(GO) test -count=1 -timeout 10m -run 'TestMigrationInTheBrowser' -v ./internal/browsertest/ -args -browser.keep

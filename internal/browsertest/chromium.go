@@ -30,7 +30,7 @@ import (
 
 // ErrNoChromium is returned (wrapped) by FindChromium when no Chromium is
 // installed.
-var ErrNoChromium = errors.New("no Chromium found: run scripts/install-chromium.sh (it installs Debian's chromium package)")
+var ErrNoChromium = errors.New("no Chromium found: run make chromium (it installs Debian's chromium package)")
 
 // DefaultBinary is where Debian's chromium package puts its launcher.
 const DefaultBinary = "/usr/bin/chromium"

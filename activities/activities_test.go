@@ -47,8 +47,8 @@ type fixture struct {
 	graphURL  string
 	notionURL string
 	notionTok string
-	// ink is Config.Ink of the activities setActivities makes.
-	ink bool
+	// skipInk is Config.SkipInk of the activities setActivities makes.
+	skipInk bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -79,7 +79,7 @@ func (f *fixture) setActivities(t *testing.T, toks activities.Tokens) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir, Ink: f.ink})
+	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir, SkipInk: f.skipInk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -33,8 +34,11 @@ type ResourceRef struct {
 // ContentMeta is what a workflow learns of a page's content: never the
 // content itself.
 type ContentMeta struct {
-	Title     string          `json:"title,omitempty"`
-	Bytes     int             `json:"bytes"`
+	Title string `json:"title,omitempty"`
+	// Bytes is the size of the page's HTML and InkML together.
+	Bytes int `json:"bytes"`
+	// SHA256 identifies the page's content, its ink included (see
+	// contentHash): a page whose only change is in its ink has a new one.
 	SHA256    string          `json:"sha256"`
 	Resources []ResourceRef   `json:"resources,omitempty"`
 	Links     int             `json:"links,omitempty"`
@@ -44,22 +48,20 @@ type ContentMeta struct {
 // LimiterOutcome implements entity.Observed.
 func (m ContentMeta) LimiterOutcome() limiter.Outcome { return m.Outcome }
 
-// FetchContent downloads a page's HTML, with its ink when Config.Ink is
-// set (the same one Graph request, includeInkML=true), stages both on this
-// worker and returns its metadata: title, size, hash and the resources it
-// refers to.
+// FetchContent downloads a page's HTML with its ink (the same one Graph
+// request, includeInkML=true; the HTML alone with Config.SkipInk), stages
+// both on this worker and returns its metadata: title, size, hash and the
+// resources it refers to (never the drawings, which are rendered here).
 func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (ContentMeta, error) {
 	c, err := a.graph(in.User)
 	if err != nil {
 		return ContentMeta{}, err
 	}
-	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: a.cfg.Ink})
+	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: !a.cfg.SkipInk})
 	if err != nil {
 		return ContentMeta{}, graphError(err, obs)
 	}
-	meta := ContentMeta{Bytes: len(pc.HTML), Outcome: outcome(obs)}
-	sum := sha256.Sum256(pc.HTML)
-	meta.SHA256 = hex.EncodeToString(sum[:])
+	meta := ContentMeta{Bytes: len(pc.HTML) + len(pc.InkML), SHA256: contentHash(pc), Outcome: outcome(obs)}
 	if err := a.stageContent(in.Key, pc); err != nil {
 		return ContentMeta{}, temporal.NewNonRetryableApplicationError("staging page content: "+err.Error(), failure.Staging, err, meta.Outcome)
 	}
@@ -75,6 +77,24 @@ func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (Co
 		meta.Resources = append(meta.Resources, ResourceRef{ID: r.ID, URL: r.URL})
 	}
 	return meta, nil
+}
+
+// contentHash is the hex SHA-256 of a page's HTML and InkML. The HTML's
+// length goes first, so no split of the same bytes between the two parts
+// hashes alike; a page without ink hashes its HTML alone, as before ink
+// was fetched.
+func contentHash(pc onenote.PageContent) string {
+	if pc.InkML == nil {
+		sum := sha256.Sum256(pc.HTML)
+		return hex.EncodeToString(sum[:])
+	}
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(pc.HTML)))
+	h.Write(n[:])
+	h.Write(pc.HTML)
+	h.Write(pc.InkML)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // FetchResourcesInput asks for some of a page's resources.

@@ -76,8 +76,9 @@ func TestInkFixtures(t *testing.T) {
 }
 
 // TestInkWithoutInkML checks that a page read without its InkML reports
-// each ink comment, as before, and that unreadable InkML does the same plus
-// one loss saying so.
+// each ink comment, as before, that unreadable InkML does the same plus
+// one loss saying so, and that InkML without a trace reports each comment
+// as ink Graph left out.
 func TestInkWithoutInkML(t *testing.T) {
 	src := readFixture(t, filepath.Join("testdata", "ink", "beside-text"), ".html")
 	tests := []struct {
@@ -89,6 +90,11 @@ func TestInkWithoutInkML(t *testing.T) {
 		{"unreadable InkML", []byte("<inkml:ink>broken"), []fixtureLoss{
 			{Kind: LossInk, Severity: "dropped", Detail: "ink could not be read from Graph's InkML", Count: 1},
 			{Kind: LossInk, Severity: "dropped", Detail: "ink (drawing or handwriting) is not returned by Graph", Count: 4},
+		}},
+		// Graph answers an empty traceGroup for a page with no ink it
+		// exports: the page's ink comments are ink it left out.
+		{"empty InkML", []byte(`<inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML"><inkml:traceGroup /></inkml:ink>`), []fixtureLoss{
+			{Kind: LossInk, Severity: "dropped", Detail: "ink Graph left out of its InkML", Count: 4},
 		}},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"cmp"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -65,12 +66,17 @@ const (
 
 // readInk parses opts.InkML into ink groups in reading order (by top, then
 // left). Ink that cannot be read is reported, and the page's ink comments
-// are then reported as without InkML.
+// are then reported as without InkML. An InkML document without a trace is
+// a page nothing was drawn on.
 func (c *converter) readInk(inkML []byte) {
 	if inkML == nil {
 		return
 	}
 	groups, err := ink.Parse(inkML)
+	if errors.Is(err, ink.ErrEmpty) {
+		c.inkMode = true
+		return
+	}
 	if err != nil {
 		c.losses.add(LossInk, Dropped, "ink could not be read from Graph's InkML", "")
 		return

@@ -78,9 +78,9 @@ func toOneNote(nb *graph.Notebook) onenote.Notebook {
 	return onenote.Notebook{ID: nb.ID, DisplayName: nb.DisplayName, Sections: sections(nb.Sections), SectionGroups: groups(nb.SectionGroups)}
 }
 
-// expectedPages converts every migrated page's HTML, read from a second,
-// unlimited emulator holding the same generated data (so the referee's
-// counts stay the migration's own), into its content signature.
+// expectedPages converts every migrated page's HTML and ink, read from a
+// second, unlimited emulator holding the same generated data (so the
+// referee's counts stay the migration's own), into its content signature.
 func expectedPages(t *testing.T, sections []*graph.Section) map[string]string {
 	t.Helper()
 	ref := graph.NewServer(graph.Config{Seed: 1, Limits: graph.UnlimitedLimits()})
@@ -91,8 +91,8 @@ func expectedPages(t *testing.T, sections []*graph.Section) map[string]string {
 }
 
 // expectedFrom converts every page of sections (but those in gone), read
-// from the reference Graph emulator at graphURL with tok, into its
-// content signature.
+// with its ink from the reference Graph emulator at graphURL with tok, as
+// the pipeline reads it, into its content signature.
 func expectedFrom(t *testing.T, graphURL, tok string, sections []*graph.Section, gone map[string]bool) map[string]string {
 	t.Helper()
 	c, err := onenote.New(onenote.Config{BaseURL: graphURL,
@@ -114,11 +114,11 @@ func expectedFrom(t *testing.T, graphURL, tok string, sections []*graph.Section,
 			if gone[p.ID] {
 				continue
 			}
-			pc, _, err := c.GetPageContent(context.Background(), p.ID, onenote.ContentOptions{})
+			pc, _, err := c.GetPageContent(context.Background(), p.ID, onenote.ContentOptions{IncludeInkML: true})
 			if err != nil {
 				t.Fatalf("reference content of %s: %v", p.ID, err)
 			}
-			res, err := convert.Page(pc.HTML, convert.Options{})
+			res, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
 			if err != nil {
 				t.Fatalf("convert %s: %v", p.ID, err)
 			}

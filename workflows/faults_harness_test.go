@@ -35,10 +35,11 @@ const (
 )
 
 // faultSpec is the notebook every fault case migrates: 2 sections of 4
-// pages with subpages, an image and an attachment each, links.
+// pages with subpages, an image and an attachment each, ink on every
+// second page, links.
 func faultSpec() graph.GenSpec {
 	return graph.GenSpec{Seed: 21, Owner: faultUser, Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 4,
-		SubpageLevels: 1, ImagesPerPage: 1, AttachmentsPerPage: 1, LinksPerPage: 1, ImageBytes: 1024, AttachmentBytes: 2048}
+		SubpageLevels: 1, ImagesPerPage: 1, AttachmentsPerPage: 1, InkEvery: 2, LinksPerPage: 1, ImageBytes: 1024, AttachmentBytes: 2048}
 }
 
 // bigSpec is a notebook of one section of 105 pages without resources,

@@ -61,7 +61,7 @@ type harness struct {
 func genSpec() graph.GenSpec {
 	return graph.GenSpec{Seed: 7, Owner: e2eUser, Notebooks: 1, GroupDepth: 2, GroupsPerLevel: 1,
 		SectionsPerContainer: 2, PagesPerSection: 60, SubpageLevels: 2,
-		ImagesPerPage: 1, AttachmentsPerPage: 1, PrintoutEvery: 10, LinksPerPage: 1,
+		ImagesPerPage: 1, AttachmentsPerPage: 1, PrintoutEvery: 10, InkEvery: 4, LinksPerPage: 1,
 		ImageBytes: 1024, AttachmentBytes: 2048}
 }
 

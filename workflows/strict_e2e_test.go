@@ -19,7 +19,7 @@ import (
 func strictSpec() graph.GenSpec {
 	return graph.GenSpec{Seed: 11, Owner: e2eUser, Notebooks: 1, GroupDepth: 4, GroupsPerLevel: 1,
 		SectionsPerContainer: 1, PagesPerSection: 12, SubpageLevels: 1,
-		ImagesPerPage: 1, AttachmentsPerPage: 1, LinksPerPage: 1,
+		ImagesPerPage: 1, AttachmentsPerPage: 1, InkEvery: 3, LinksPerPage: 1,
 		ImageBytes: 1024, AttachmentBytes: 2048, LockedSections: 1}
 }
 
@@ -128,16 +128,21 @@ func TestEndToEndStrictGraph(t *testing.T) {
 	}
 
 	// Graph said application/octet-stream for every file; Notion got
-	// the real types.
+	// the real types. Each page with ink has its two drawings, as SVG.
 	types := map[string]int{}
 	for _, u := range h.notion.Export().Uploads {
 		if u.Attached {
 			types[u.ContentType]++
 		}
 	}
-	pages := len(want)
-	if types["image/png"] != pages*spec.ImagesPerPage || types["application/pdf"] != pages*spec.AttachmentsPerPage || len(types) != 2 {
-		t.Errorf("attached uploads by type %v, want %d image/png and %d application/pdf", types, pages, pages)
+	pages, images := len(want), 0 // image blocks: pictures and drawings
+	for _, sig := range want {
+		images += strings.Count(sig, "image:media")
+	}
+	if types["image/png"] != pages*spec.ImagesPerPage || types["application/pdf"] != pages*spec.AttachmentsPerPage ||
+		types["image/svg+xml"] == 0 || types["image/png"]+types["image/svg+xml"] != images || len(types) != 3 {
+		t.Errorf("attached uploads by type %v, want %d image/png, %d application/pdf and the other %d images, drawings, in image/svg+xml",
+			types, pages, pages, images-pages)
 	}
 
 	// Every fact was met on the way: the expand outage (500/19999) and

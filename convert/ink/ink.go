@@ -35,6 +35,7 @@ package ink
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -109,6 +110,11 @@ func (b Brush) size() float64 { return math.Max(b.Width, b.Height) }
 // ErrNoInk is returned by Parse when the input holds no stroke it can read.
 var ErrNoInk = errors.New("ink: no readable stroke")
 
+// ErrEmpty is returned by Parse for a complete InkML document that holds no
+// trace at all: nothing was drawn. A real notebook answers one (an empty
+// traceGroup) for pages without ink. It wraps ErrNoInk.
+var ErrEmpty = fmt.Errorf("%w: the InkML document holds no trace", ErrNoInk)
+
 // defaultBrush is InkML's default: a black round pen.
 var defaultBrush = Brush{Color: "#000000", Width: 1, Opacity: 1}
 
@@ -155,7 +161,7 @@ type parser struct {
 
 // Parse reads an InkML document into its ink groups, in document order
 // (loose traces last). It returns ErrNoInk, wrapped, when no stroke could
-// be read.
+// be read, and ErrEmpty when the document is complete and holds no trace.
 func Parse(doc []byte) ([]Group, error) {
 	p := parser{brushes: map[string]Brush{}, contexts: map[string]*context{}}
 	sc := scanner{s: doc}
@@ -167,6 +173,7 @@ func Parse(doc []byte) ([]Group, error) {
 	var brushID string
 	var ctx *context
 	var trace *traceState
+	traces, closed := 0, false // trace elements seen; the ink root ended
 	endTrace := func() {
 		if s, ok := p.stroke(trace); ok {
 			if depth > 0 {
@@ -210,7 +217,10 @@ func Parse(doc []byte) ([]Group, error) {
 					ctx.channels = append(ctx.channels, t.attrValue("name"))
 					ctx.scale = append(ctx.scale, unitScale(t.attrValue("units")))
 				}
+			case "ink":
+				closed = closed || t.selfClosing
 			case "trace":
+				traces++
 				if !t.selfClosing {
 					trace = &traceState{brush: p.brushFor(t.attrValue("brushRef")), ctx: p.contextFor(t.attrValue("contextRef"))}
 				}
@@ -236,6 +246,8 @@ func Parse(doc []byte) ([]Group, error) {
 				}
 			case "context":
 				ctx = nil
+			case "ink":
+				closed = true
 			}
 		case tokText:
 			if trace != nil {
@@ -254,6 +266,9 @@ func Parse(doc []byte) ([]Group, error) {
 		groups = append(groups, loose)
 	}
 	if len(groups) == 0 {
+		if traces == 0 && closed {
+			return nil, ErrEmpty
+		}
 		return nil, ErrNoInk
 	}
 	return groups, nil

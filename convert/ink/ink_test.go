@@ -109,9 +109,25 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseNoInk(t *testing.T) {
-	for _, in := range []string{"", "not xml", `<inkml:ink/>`, `<inkml:ink><inkml:trace>`, string(doc(redPen, ""))} {
-		if _, err := Parse([]byte(in)); !errors.Is(err, ErrNoInk) {
-			t.Errorf("Parse(%q) error = %v, want ErrNoInk", in, err)
+	tests := []struct {
+		in    string
+		empty bool // a complete document without a trace: ErrEmpty
+	}{
+		{"", false},
+		{"not xml", false},
+		{`<inkml:ink><inkml:trace>`, false},
+		{`<inkml:ink>broken`, false},
+		{`<inkml:ink><inkml:traceGroup><inkml:trace>0 0`, false},
+		{`<inkml:ink/>`, true},
+		{`<inkml:ink xmlns:inkml="http://www.w3.org/2003/InkML"><inkml:traceGroup /></inkml:ink>`, true},
+		{string(doc(redPen, "")), true},
+		{string(doc(redPen, "<inkml:traceGroup></inkml:traceGroup>")), true},
+		{string(doc(redPen, `<inkml:trace brushRef="#red"></inkml:trace>`)), false},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in))
+		if !errors.Is(err, ErrNoInk) || errors.Is(err, ErrEmpty) != tt.empty {
+			t.Errorf("Parse(%q) error = %v, want ErrNoInk (ErrEmpty %v)", tt.in, err, tt.empty)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"bytes"
-	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -43,22 +42,6 @@ func pageInkML(p *Page) string {
 		return generatedInkML(p)
 	}
 	return ""
-}
-
-// generatedInkML is a small, valid InkML document with one stroke derived
-// from the page id.
-func generatedInkML(p *Page) string {
-	var pts []string
-	x, y := 100+int(seedOf("ink-x", p.ID)%200), 100+int(seedOf("ink-y", p.ID)%200)
-	for i := range 12 {
-		pts = append(pts, fmt.Sprintf("%d %d", x+i*37, y+(i%4)*23))
-	}
-	return `<?xml version="1.0" encoding="utf-8"?>
-<inkml:ink xmlns:emma="http://www.w3.org/2003/04/emma" xmlns:msink="http://schemas.microsoft.com/ink/2010/main" xmlns:inkml="http://www.w3.org/2003/InkML">
-<inkml:definitions><inkml:context xml:id="ctxCoordinatesWithPressure"><inkml:inkSource xml:id="inkSrcCoordinatesWithPressure"><inkml:traceFormat><inkml:channel name="X" type="integer" max="32767" units="himetric"/><inkml:channel name="Y" type="integer" max="32767" units="himetric"/></inkml:traceFormat></inkml:inkSource></inkml:context><inkml:brush xml:id="br0"><inkml:brushProperty name="width" value="100" units="himetric"/><inkml:brushProperty name="height" value="100" units="himetric"/><inkml:brushProperty name="color" value="#000000"/></inkml:brush></inkml:definitions>
-<inkml:traceGroup><inkml:trace xml:id="st0" contextRef="#ctxCoordinatesWithPressure" brushRef="#br0">` + strings.Join(pts, ", ") + `</inkml:trace></inkml:traceGroup>
-</inkml:ink>
-`
 }
 
 // pageContent answers /pages/{id}/content: text/html, or with

@@ -247,6 +247,24 @@ func (s *Server) TouchPage(id string) error {
 	return nil
 }
 
+// RedrawInk replaces page id's ink with inkML, an InkML document (its
+// HTML stays as it is), and bumps its lastModifiedDateTime (and its
+// section's) to now, as drawing on a page in OneNote does. An empty inkML
+// gives a generated page its generated ink back.
+func (s *Server) RedrawInk(id, inkML string) error {
+	s.dataMu.Lock()
+	defer s.dataMu.Unlock()
+	_, ref := s.findPageLocked(id)
+	if ref == nil || ref.page.deleted {
+		return fmt.Errorf("graph emulator: redraw ink of page %q: %w", id, errNotFound)
+	}
+	p := ref.page
+	p.InkML = inkML
+	p.LastModifiedDateTime = s.nowSecond()
+	rollUp(ref.section.section, p.LastModifiedDateTime)
+	return nil
+}
+
 // RenamePage changes page id's title (in its metadata and its content)
 // without moving its lastModifiedDateTime, as a title PATCH does on real
 // Graph (reference fact 22, [M1]).

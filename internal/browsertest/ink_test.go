@@ -27,9 +27,9 @@ func (tok inkTokens) TokenSource(string) (onenote.TokenSource, error) {
 }
 
 // TestInkInTheBrowser migrates the three ink fixtures (convert/testdata/ink)
-// through the page activities with Config.Ink, then opens each page in the
-// Notion emulator's view in Chromium: every drawing must be an image the
-// browser decoded, between the paragraphs it was drawn next to.
+// through the page activities (ink is on by default), then opens each page
+// in the Notion emulator's view in Chromium: every drawing must be an image
+// the browser decoded, between the paragraphs it was drawn next to.
 // Screenshots: -browser.keep saves them to bench/results/browser/.
 func TestInkInTheBrowser(t *testing.T) {
 	needChromium(t)
@@ -77,7 +77,7 @@ func TestInkInTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acts, err := activities.New(activities.Config{GraphBaseURL: gts.URL + "/v1.0", Notion: nc, StagingDir: t.TempDir(), Ink: true,
+	acts, err := activities.New(activities.Config{GraphBaseURL: gts.URL + "/v1.0", Notion: nc, StagingDir: t.TempDir(),
 		Tokens: inkTokens(gs.IssueToken("alice", []string{"Notes.Read"}, time.Hour))})
 	if err != nil {
 		t.Fatal(err)

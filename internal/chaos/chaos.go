@@ -311,11 +311,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // genSpec is the generated notebook: 4 sections (2 in a section group),
 // subpages two levels deep, an image and an attachment on every page, a
-// PDF printout on every tenth and an internal link on each.
+// PDF printout on every tenth, ink on every fourth and an internal link on
+// each.
 func genSpec(pages int) graph.GenSpec {
 	return graph.GenSpec{Seed: 7, Owner: user, Notebooks: 1, GroupDepth: 1, GroupsPerLevel: 1,
 		SectionsPerContainer: 2, PagesPerSection: (pages + sections - 1) / sections, SubpageLevels: 2,
-		ImagesPerPage: 1, AttachmentsPerPage: 1, PrintoutEvery: 10, LinksPerPage: 1,
+		ImagesPerPage: 1, AttachmentsPerPage: 1, PrintoutEvery: 10, InkEvery: 4, LinksPerPage: 1,
 		ImageBytes: 1024, AttachmentBytes: 2048}
 }
 
@@ -418,11 +419,12 @@ func (r *run) run(ctx context.Context) error {
 
 // expectedRequests is the least number of Graph requests the migration
 // makes: the notebook tree, a listing per 100 pages of each section, each
-// page's content and each resource.
+// page's content (its ink comes with it) and each resource (drawings are
+// files too, rendered on the worker).
 func expectedRequests(exp *verify.Expected, spec graph.GenSpec) int64 {
 	n := int64(1 + sections*((spec.PagesPerSection+99)/100))
 	for _, p := range exp.Pages {
-		n++
+		n += 1 - int64(p.Drawings)
 		for _, l := range p.Blocks {
 			n += int64(strings.Count(l, "<file sha256:"))
 		}

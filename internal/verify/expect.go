@@ -7,8 +7,9 @@
 // The expectation is built by Expect from the same generated notebooks the
 // migration read, served by an unlimited Graph emulator of its own (so the
 // migration's emulator, its counters and its referee see none of these
-// reads), each page converted with the converter the pipeline uses and
-// each resource hashed. Compare then walks the Notion export.
+// reads), each page read with its ink and converted with the converter the
+// pipeline uses, each resource and each drawing hashed. Compare then walks
+// the Notion export.
 package verify
 
 import (
@@ -81,6 +82,9 @@ type ExpectedPage struct {
 	LastModified time.Time
 	// Blocks is the expected content, one line per block (see Line).
 	Blocks []string
+	// Drawings counts the page's ink drawings among Blocks' files: the
+	// converter renders them, so they cost no Graph request.
+	Drawings int
 }
 
 // ErrSource is wrapped by Expect's errors about its Source.
@@ -90,8 +94,9 @@ var ErrSource = errors.New("verify: bad source")
 const maxResourceBytes = 256 << 20
 
 // Expect builds the expectation of src: it serves src.Notebooks from an
-// unlimited Graph emulator of its own, reads and converts every migrated
-// page and hashes every resource.
+// unlimited Graph emulator of its own, reads every migrated page with its
+// ink (includeInkML=true, as the pipeline does), converts it, and hashes
+// every resource and every drawing.
 func Expect(ctx context.Context, src Source) (*Expected, error) {
 	if src.User == "" || len(src.Notebooks) == 0 {
 		return nil, fmt.Errorf("%w: Source needs a User and the Notebooks the migration's emulator was seeded with", ErrSource)
@@ -141,14 +146,14 @@ func Expect(ctx context.Context, src Source) (*Expected, error) {
 	for _, s := range secs {
 		exp.Sections = append(exp.Sections, s.path)
 		for _, p := range sortedPages(s.sec.Pages) {
-			pc, _, err := c.GetPageContent(ctx, p.ID, onenote.ContentOptions{})
+			pc, _, err := c.GetPageContent(ctx, p.ID, onenote.ContentOptions{IncludeInkML: true})
 			if errors.Is(err, onenote.ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return nil, fmt.Errorf("verify: reference content of page %s: %w", p.ID, err)
 			}
-			res, err := convert.Page(pc.HTML, convert.Options{})
+			res, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
 			if err != nil {
 				return nil, fmt.Errorf("verify: convert page %s: %w", p.ID, err)
 			}
@@ -184,12 +189,16 @@ func Expect(ctx context.Context, src Source) (*Expected, error) {
 			title = p.Title
 		}
 		ep := ExpectedPage{ID: p.ID, GUID: normGUID(p.GUID), Title: title, Section: rd.section, Parent: parent,
-			LastModified: p.LastModifiedDateTime}
+			LastModified: p.LastModifiedDateTime, Drawings: len(res.Ink)}
 		ep.Blocks = Lines(res.Blocks, exp.expectedRun, func(m *blocks.Media) string {
-			if m.Resource != nil {
-				return hashes[m.Resource.ID]
+			if m.Resource == nil {
+				return m.URL
 			}
-			return m.URL
+			// A drawing's ID ("ink:1") is the page's own: never in hashes.
+			if im, ok := convert.Drawing(*m.Resource, res.Ink); ok {
+				return fileText(sha256Hex(im.Data), len(im.Data))
+			}
+			return hashes[m.Resource.ID]
 		})
 		exp.byID[p.ID] = len(exp.Pages)
 		exp.Pages = append(exp.Pages, ep)

@@ -103,6 +103,16 @@ func migrate(t *testing.T) *migrated {
 		}
 		return io.NopCloser(&buf), int64(buf.Len()), mime, nil
 	}
+	// opener serves a page's drawings as the converter made them, and
+	// downloads its other resources.
+	opener := func(drawn []convert.InkImage) func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+		return func(ctx context.Context, r blocks.Resource) (io.ReadCloser, int64, string, error) {
+			if im, ok := convert.Drawing(r, drawn); ok {
+				return io.NopCloser(bytes.NewReader(im.Data)), int64(len(im.Data)), im.MIME, nil
+			}
+			return open(ctx, r)
+		}
+	}
 	targets := map[string]string{} // page-id GUID -> row
 	rows := map[string]string{}    // OneNote page ID -> row
 	type placed struct {
@@ -112,17 +122,17 @@ func migrate(t *testing.T) *migrated {
 	where := map[string]placed{}
 	write := func(w placed, links map[string]string) (hasLinks bool) {
 		p := w.page
-		pc, _, err := gc.GetPageContent(ctx, p.ID, onenote.ContentOptions{})
+		pc, _, err := gc.GetPageContent(ctx, p.ID, onenote.ContentOptions{IncludeInkML: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		conv, err := convert.Page(pc.HTML, convert.Options{})
+		conv, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := nc.WritePage(ctx, w.db, notion.PageInput{OneNotePageID: p.ID,
 			Title: conv.Title, SectionPath: w.path, Created: p.CreatedDateTime, LastModified: p.LastModifiedDateTime,
-			ParentPageID: w.row, Blocks: conv.Blocks, Resources: open, LinkTargets: links})
+			ParentPageID: w.row, Blocks: conv.Blocks, Resources: opener(conv.Ink), LinkTargets: links})
 		if err != nil {
 			t.Fatalf("write %s: %v", p.ID, err)
 		}
@@ -203,8 +213,9 @@ func TestCompare(t *testing.T) {
 	if len(exp.Pages) != m.pages || m.pages != 12 {
 		t.Fatalf("expected %d pages, migrated %d, want 12", len(exp.Pages), m.pages)
 	}
-	var mentions, media, subpages int
+	var mentions, media, subpages, drawings int
 	for _, p := range exp.Pages {
+		drawings += p.Drawings
 		for _, l := range p.Blocks {
 			mentions += strings.Count(l, "@page(")
 			media += strings.Count(l, "<file sha256:")
@@ -213,8 +224,8 @@ func TestCompare(t *testing.T) {
 			subpages++
 		}
 	}
-	if mentions == 0 || media == 0 || subpages == 0 {
-		t.Fatalf("the expectation lacks mentions (%d), files (%d) or subpages (%d)", mentions, media, subpages)
+	if mentions == 0 || media == 0 || subpages == 0 || drawings == 0 {
+		t.Fatalf("the expectation lacks mentions (%d), files (%d), subpages (%d) or drawings (%d)", mentions, media, subpages, drawings)
 	}
 
 	cases := []struct {
@@ -285,6 +296,19 @@ func TestCompare(t *testing.T) {
 			t.Fatal("no subpage in the first database")
 		}, func(t *testing.T, r *Report) {
 			if len(r.Mismatches) != 1 || r.Mismatches[0].Field != "parent item" || r.Mismatches[0].Got != "" {
+				t.Errorf("report:\n%s", r.Diff(3))
+			}
+		}},
+		{"a drawing with other bytes differs", func(ws *notionemu.Workspace) {
+			for i := range ws.Uploads {
+				if u := &ws.Uploads[i]; u.Attached && strings.HasPrefix(u.Filename, "ink-") {
+					u.SHA256 = strings.Repeat("1", 64)
+					return
+				}
+			}
+			t.Fatal("no drawing uploaded")
+		}, func(t *testing.T, r *Report) {
+			if len(r.Different) != 1 || !strings.Contains(r.Different[0].Diff, "+ image: <file sha256:111111111111") {
 				t.Errorf("report:\n%s", r.Diff(3))
 			}
 		}},

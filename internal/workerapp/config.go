@@ -57,8 +57,8 @@ type config struct {
 	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
 	LogLevel     string
-	// Ink draws pages' ink where it was drawn (activities.Config.Ink).
-	Ink bool
+	// SkipInk leaves pages' ink out (activities.Config.SkipInk).
+	SkipInk bool
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
 	// names.
 	NotionToken string
@@ -98,7 +98,8 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	fs.StringVar(&c.LimitsFile, "limits-file", env("NOTEBRIDGE_LIMITS_FILE", ""),
 		"JSON file of Graph limits (user and app windows, concurrency, tuning; absent fields keep the OneNote table's values): the app's limiter enforces it from the worker's start, running or not (env NOTEBRIDGE_LIMITS_FILE)")
 	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
-	fs.BoolVar(&c.Ink, "ink", env("NOTEBRIDGE_INK", "") == "true", "fetch pages with their ink (InkML) and write each drawing as an SVG image where it was drawn (env NOTEBRIDGE_INK=true)")
+	fs.BoolVar(&c.SkipInk, "skip-ink", env("NOTEBRIDGE_SKIP_INK", "") == "true",
+		"leave pages' ink (handwriting, drawings) out and report it as lost; by default each drawing is written as an SVG image where it was drawn, at no extra Graph request (env NOTEBRIDGE_SKIP_INK=true)")
 	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
 	defDir, _ := auth.DefaultDir()
 	defKey, _ := auth.DefaultKeyFile()

@@ -96,6 +96,36 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
+// TestParseConfigSkipInk: ink is drawn unless -skip-ink (or
+// NOTEBRIDGE_SKIP_INK=true) leaves it out; the old opt-in flag is gone.
+func TestParseConfigSkipInk(t *testing.T) {
+	t.Setenv("NOTION_TOKEN", "secret_x")
+	for _, tc := range []struct {
+		env     string
+		args    []string
+		skip    bool
+		wantErr string
+	}{
+		{"", nil, false, ""},
+		{"", []string{"-skip-ink"}, true, ""},
+		{"true", nil, true, ""},
+		{"false", nil, false, ""},
+		{"true", []string{"-skip-ink=false"}, false, ""},
+		{"", []string{"-ink"}, false, "not defined: -ink"},
+	} {
+		t.Setenv("NOTEBRIDGE_SKIP_INK", tc.env)
+		c, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("env %q, %v: error %v, want %q", tc.env, tc.args, err, tc.wantErr)
+			}
+		case err != nil || c.SkipInk != tc.skip:
+			t.Errorf("env %q, %v: SkipInk %v (%v), want %v", tc.env, tc.args, c.SkipInk, err, tc.skip)
+		}
+	}
+}
+
 func TestParseConfigNotionPacing(t *testing.T) {
 	t.Setenv("NOTION_TOKEN", "secret_x")
 	for _, name := range []string{"NOTEBRIDGE_NOTION_RATE", "NOTEBRIDGE_NOTION_WINDOWS", "NOTEBRIDGE_NOTION_PACING"} {

@@ -72,6 +72,26 @@ func (e *UpstreamError) String() string {
 	return s + ": " + e.Message
 }
 
+// BreakerHold is a limiter breaker that holds a section's Graph
+// requests: its scope ("app" or "user"), why it opened and when it lets
+// a probe through.
+type BreakerHold struct {
+	Scope  string    `json:"scope"`
+	Reason string    `json:"reason"`
+	Until  time.Time `json:"until"`
+}
+
+// String is "the user breaker holds Graph requests until 01:02:03 UTC
+// (throttled (429/20166))".
+func (b *BreakerHold) String() string {
+	return fmt.Sprintf("the limiter's %s breaker holds Graph requests until %s UTC (%s)", b.Scope,
+		b.Until.UTC().Format(time.TimeOnly), b.Reason)
+}
+
+// holds is implemented by a Caller that hears of breaker holds
+// (*entity.Client).
+type holds interface{ NotifyHolds(func(entity.Hold)) }
+
 // SectionPulse is what a running section tells its notebook: its page
 // counts so far and the last upstream error it saw.
 type SectionPulse struct {
@@ -87,6 +107,7 @@ type SectionPulse struct {
 	// the first).
 	LastPage  time.Time      `json:"lastPage"`
 	LastError *UpstreamError `json:"lastError,omitempty"`
+	Breaker   *BreakerHold   `json:"breaker,omitempty"`
 	At        time.Time      `json:"at"`
 }
 
@@ -99,6 +120,9 @@ type Health struct {
 	// LastPage is when a page last finished.
 	LastPage  time.Time      `json:"lastPage,omitzero"`
 	LastError *UpstreamError `json:"lastError,omitempty"`
+	// Breaker is the limiter breaker holding Graph requests now, as the
+	// limiter last told a section (nil when none is known to be open).
+	Breaker *BreakerHold `json:"breaker,omitempty"`
 	// StallAfter is how long without a page the Graph budget explains;
 	// Stall names a stall and its likely cause ("" if none).
 	StallAfter time.Duration `json:"stallAfter"`
@@ -198,6 +222,15 @@ func (s *section) observe(a entity.Attempt) {
 	s.upstream(upstreamOf(ServiceGraph, a.Err, a.Outcome, a.At, s.in.Section.Path))
 }
 
+// held is told the limiter queued a Graph request behind an open breaker.
+func (s *section) held(h entity.Hold) {
+	b := &BreakerHold{Scope: h.Scope, Reason: h.Breaker.Reason, Until: h.Breaker.Until}
+	if s.breaker == nil || *s.breaker != *b {
+		s.breaker = b
+		s.changes++
+	}
+}
+
 // upstream records e as the section's last upstream error.
 func (s *section) upstream(e *UpstreamError) {
 	if e == nil {
@@ -226,7 +259,7 @@ func (s *section) pulse(ctx workflow.Context) SectionPulse {
 	p := s.progress(ctx)
 	return SectionPulse{SectionID: s.in.Section.ID, Phase: p.Phase, Pages: p.Pages, Done: p.Done, Failed: p.Failed,
 		Skipped: p.Skipped, Permits: p.Permits, Waited: p.Waited, LastPage: s.lastPage, LastError: s.lastErr,
-		At: workflow.Now(ctx)}
+		Breaker: s.breaker, At: workflow.Now(ctx)}
 }
 
 // reportProgress sends the notebook a pulse whenever something changed,
@@ -274,6 +307,9 @@ func (nb *notebook) receivePulses(ctx workflow.Context) {
 			}
 			nb.live[s.ID] = &p
 			nb.heard(p.LastPage, p.LastError)
+			if b := p.Breaker; b != nil && (nb.breaker == nil || b.Until.After(nb.breaker.Until)) {
+				nb.breaker = b
+			}
 			nb.details(ctx)
 		}
 	})
@@ -298,6 +334,9 @@ func (nb *notebook) heard(lastPage time.Time, e *UpstreamError) {
 // health judges the migration at nb.now from what the sections reported.
 func (nb *notebook) health(p NotebookProgress) Health {
 	h := Health{State: "ok", LastPage: nb.lastPage, LastError: nb.lastErr, StallAfter: nb.budget.StallAfter()}
+	if b := nb.breaker; b != nil && b.Until.After(nb.now) && p.Running > 0 {
+		h.Breaker = b
+	}
 	since := nb.lastPage
 	if nb.resumed.After(since) {
 		since = nb.resumed
@@ -313,7 +352,7 @@ func (nb *notebook) health(p NotebookProgress) Health {
 	case p.Running > 0 && !since.IsZero() && nb.now.Sub(since) > h.StallAfter:
 		h.State = "stalled"
 		h.Stall = fmt.Sprintf("stalled: no page done for %s (the Graph budget explains %s): %s",
-			nb.now.Sub(since).Round(time.Second), h.StallAfter.Round(time.Second), nb.stallCause(since))
+			nb.now.Sub(since).Round(time.Second), h.StallAfter.Round(time.Second), nb.stallCause(h, since))
 	case nb.lastErr != nil && nb.lastErr.Ongoing:
 		h.State = "failing"
 	}
@@ -322,9 +361,13 @@ func (nb *notebook) health(p NotebookProgress) Health {
 }
 
 // stallCause is the likely reason no page finished since.
-func (nb *notebook) stallCause(since time.Time) string {
+func (nb *notebook) stallCause(h Health, since time.Time) string {
 	e := nb.lastErr
 	switch {
+	case h.Breaker != nil && e != nil && e.Ongoing && e.Service == ServiceGraph:
+		return fmt.Sprintf("Graph has been failing since %s UTC, and %s", e.Since.UTC().Format(time.TimeOnly), h.Breaker)
+	case h.Breaker != nil:
+		return h.Breaker.String()
 	case e != nil && e.Ongoing:
 		return fmt.Sprintf("%s has been failing since %s UTC", e.Service, e.Since.UTC().Format(time.TimeOnly))
 	case e != nil && !e.At.Before(since):
@@ -343,7 +386,7 @@ func (nb *notebook) nextAction(h Health) string {
 		return fmt.Sprintf("starter login --user %s", nb.in.User)
 	case e != nil && e.Ongoing && e.Type == failure.NotionAuth:
 		return "check the worker's Notion token (NOTION_TOKEN), then restart the worker"
-	case h.Stall != "" && e != nil && e.Ongoing && e.Service == ServiceGraph:
+	case h.Stall != "" && (h.Breaker != nil || e != nil && e.Ongoing && e.Service == ServiceGraph):
 		return fmt.Sprintf("nothing to fix here: the limiter retries once Graph answers; its breaker (cause, when it closes): "+
 			"temporal workflow query --workflow-id %s --name %s", lim, entity.QueryState)
 	case h.Stall != "" && e != nil && e.Ongoing:
@@ -413,6 +456,9 @@ func healthMarkdown(h Health) string {
 	}
 	if e := h.LastError; e != nil {
 		b.WriteString("\n\nLast upstream error: " + e.String())
+	}
+	if br := h.Breaker; br != nil && h.Stall == "" {
+		b.WriteString("\n\n" + br.String())
 	}
 	if h.Next != "" {
 		b.WriteString("\n\nNext: `" + h.Next + "`")

@@ -23,10 +23,14 @@ import (
 
 // retryingCaller runs Graph activities without permits but retries a
 // retryable failure every 30 seconds, telling OnAttempt of each attempt,
-// as entity.Client.Call does under the limiter.
-type retryingCaller struct{}
+// as entity.Client.Call does under the limiter; after a failure it tells
+// the hold callback that a breaker holds the retry for a minute, as the
+// limiter does when a request queues behind an open breaker.
+type retryingCaller struct{ onHold *func(entity.Hold) }
 
-func (retryingCaller) Call(ctx workflow.Context, call entity.Call, result any) (entity.CallStats, error) {
+func (c retryingCaller) NotifyHolds(f func(entity.Hold)) { *c.onHold = f }
+
+func (c retryingCaller) Call(ctx workflow.Context, call entity.Call, result any) (entity.CallStats, error) {
 	opts := call.Options
 	opts.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
 	var st entity.CallStats
@@ -40,13 +44,17 @@ func (retryingCaller) Call(ctx workflow.Context, call entity.Call, result any) (
 		if err == nil || (errors.As(err, &app) && app.NonRetryable()) || st.Attempts == 200 {
 			return st, err
 		}
+		if *c.onHold != nil {
+			(*c.onHold)(entity.Hold{Scope: "app", Breaker: limiter.BreakerInfo{State: "open", Reason: "server errors",
+				Until: workflow.Now(ctx).Add(time.Minute)}})
+		}
 		if err := workflow.Sleep(ctx, 30*time.Second); err != nil {
 			return st, err
 		}
 	}
 }
 
-func (retryingCaller) Flush(workflow.Context) error { return nil }
+func (c retryingCaller) Flush(workflow.Context) error { return nil }
 
 // outageSection mocks a one-section notebook of n pages whose Graph
 // content (or Notion writes) fail from the third page on until the
@@ -108,7 +116,8 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 		stall, next string
 	}{
 		{name: "Graph down for 20 minutes", state: "stalled", code: "503",
-			stall: "stalled: no page done for 10m0s (the Graph budget explains 4m57s): Graph has been failing since", next: "temporal workflow query --workflow-id limiter/graph-onenote/test --name state"},
+			stall: "stalled: no page done for 10m0s (the Graph budget explains 4m57s): Graph has been failing since 00:00:00 UTC, " +
+				"and the limiter's app breaker holds Graph requests until", next: "temporal workflow query --workflow-id limiter/graph-onenote/test --name state"},
 		{name: "Notion down for 20 minutes", notion: true, state: "waiting", code: "",
 			next: `starter retry --user alice --notebook nb1 --section "Work notes / Plans"`},
 	} {
@@ -116,7 +125,10 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
 			env := s.NewTestWorkflowEnvironment()
 			env.SetWorkerOptions(worker.Options{EnableSessionWorker: true})
-			w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller { return retryingCaller{} }}
+			env.SetStartTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller {
+				return retryingCaller{onHold: new(func(entity.Hold))}
+			}}
 			w.Register(env)
 			(&activities.Activities{}).Register(env)
 			o := &outageSection{env: env, n: 6, notion: tc.notion, end: env.Now().Add(20 * time.Minute)}
@@ -143,6 +155,9 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 				}
 				if e := h.LastError; e == nil || e.Service != service || e.Code != tc.code || !e.Ongoing || e.At.IsZero() || e.Since.After(e.At) || e.Section != "Work notes / Plans" {
 					t.Errorf("last error %+v, want an ongoing %s error %q", e, service, tc.code)
+				}
+				if got := h.Breaker != nil && h.Breaker.Reason == "server errors" && h.Breaker.Until.After(env.Now()); got != !tc.notion {
+					t.Errorf("breaker %+v: held %v, want %v", h.Breaker, got, !tc.notion)
 				}
 				if h.State != tc.state || !strings.HasPrefix(h.Stall, tc.stall) || !strings.Contains(h.Next, tc.next) {
 					t.Errorf("health %+v, want state %q, stall %q..., next naming %q", h, tc.state, tc.stall, tc.next)

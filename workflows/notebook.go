@@ -189,6 +189,7 @@ type notebook struct {
 	lastPage  time.Time
 	resumed   time.Time
 	lastErr   *UpstreamError
+	breaker   *BreakerHold
 	budget    Budget
 	taskQueue string
 }

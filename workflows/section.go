@@ -278,6 +278,8 @@ type section struct {
 	changes  int
 	lastPage time.Time
 	lastErr  *UpstreamError
+	// breaker is the last breaker the limiter queued a request behind.
+	breaker *BreakerHold
 }
 
 // MigrateSection migrates one section: it reads the section's listing a
@@ -308,6 +310,9 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	s.reportProgress(ctx)
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
+	if h, ok := s.lim.(holds); ok {
+		h.NotifyHolds(s.held)
+	}
 	res, err := s.run(ctx)
 	if ferr := s.lim.Flush(ctx); ferr != nil && err == nil {
 		err = ferr

@@ -323,12 +323,14 @@ func (nb *notebook) heard(lastPage time.Time, e *UpstreamError) {
 	if e == nil || (nb.lastErr != nil && e.At.Before(nb.lastErr.At)) {
 		return
 	}
-	if l := nb.lastErr; l != nil && l.Ongoing && l.Service == e.Service && e.Ongoing && l.Since.Before(e.Since) {
-		c := *e
-		c.Since = l.Since
-		e = &c
+	c := *e
+	if c.Since.IsZero() {
+		c.Since = c.At
 	}
-	nb.lastErr = e
+	if l := nb.lastErr; l != nil && l.Ongoing && l.Service == c.Service && c.Ongoing && l.Since.Before(c.Since) {
+		c.Since = l.Since
+	}
+	nb.lastErr = &c
 }
 
 // health judges the migration at nb.now from what the sections reported.
@@ -348,6 +350,10 @@ func (nb *notebook) health(p NotebookProgress) Health {
 		return h
 	case p.Running == 0 && nb.phase != "migrating":
 		h.State = nb.phase
+		if nb.lastErr != nil && nb.lastErr.Ongoing && !nb.ended && nb.phase != "failed" && nb.phase != "stopped" {
+			h.State = "failing"
+			h.Next = nb.nextAction(h)
+		}
 		return h
 	case p.Running > 0 && !since.IsZero() && nb.now.Sub(since) > h.StallAfter:
 		h.State = "stalled"

@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -429,6 +430,16 @@ func (nb *notebook) stopped() (NotebookReport, error) {
 // each under its own permit; without $expand when Graph fails that call.
 func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.NotebookTree, error) {
 	r := newTreeReader(lim, nb.in.User, limiter.Background)
+	r.onAttempt = func(a entity.Attempt) {
+		switch {
+		case a.Err != nil:
+			nb.heard(time.Time{}, upstreamOf(ServiceGraph, a.Err, a.Outcome, a.At, ""))
+		case nb.lastErr != nil && nb.lastErr.Ongoing && nb.lastErr.Service == ServiceGraph:
+			c := *nb.lastErr
+			c.Ongoing = false
+			nb.lastErr = &c
+		}
+	}
 	trees, names, err := r.notebooks(ctx, nb.in.Notebook)
 	if err == nil && len(trees) == 1 {
 		err = r.complete(ctx, trees[0])

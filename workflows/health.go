@@ -393,10 +393,10 @@ func (nb *notebook) nextAction(h Health) string {
 	case e != nil && e.Ongoing && e.Type == failure.NotionAuth:
 		return "check the worker's Notion token (NOTION_TOKEN), then restart the worker"
 	case h.Stall != "" && (h.Breaker != nil || e != nil && e.Ongoing && e.Service == ServiceGraph):
-		return fmt.Sprintf("nothing to fix here: the limiter retries once Graph answers; its breaker (cause, when it closes): "+
+		return fmt.Sprintf("wait: the pages go on by themselves once Graph answers; the limiter's breakers (cause, when they close): "+
 			"temporal workflow query --workflow-id %s --name %s", lim, entity.QueryState)
 	case h.Stall != "" && e != nil && e.Ongoing:
-		return fmt.Sprintf("nothing to fix here: the pages retry once Notion answers (https://status.notion.so); "+
+		return fmt.Sprintf("wait: the pages retry once Notion answers (https://status.notion.so); "+
 			"their last failures: temporal workflow describe --workflow-id %s/section/<sectionID>", id)
 	case h.Stall != "":
 		return fmt.Sprintf("check a worker polls the task queue (temporal task-queue describe --task-queue %s) and the limiter "+

@@ -120,3 +120,8 @@ chaos: temporal ## The chaos run: a 200-page migration while the worker is kille
 
 bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server, both emulators and the bench's worker process (bench/cmd/worker: the product worker with -baseline); table in bench/results/e2e.md, PNG plots beside it (ARGS="-scenarios 1,3").
 	$(BENCH) $(GO) run ./cmd/e2ebench -out results $(ARGS)
+
+.PHONY: test-outage
+
+test-outage: temporal ## A 10-minute Graph outage (time-scaled) named in the status display while it lasts (about 2 minutes; not in make test).
+	NOTEBRIDGE_OUTAGE_E2E=1 $(GO) test -count=1 -timeout 10m -run TestGraphOutageIsNamedInStatus -v ./workflows/

@@ -48,6 +48,17 @@ func TestHardBreaker(t *testing.T) {
 			l := mustNew(t, bigSpec())
 			var q seq
 			sendOne(t, l, &q, "a", tc.outcome, at(0), 0)
+			wantScope := "user"
+			if tc.otherHeld {
+				wantScope = "app"
+			}
+			if scope, b, held := l.Holding("a", at(time.Second)); !held || scope != wantScope || b.State != "open" ||
+				!b.Until.Equal(at(10*time.Second)) || b.Reason == "" {
+				t.Errorf("Holding during the cooldown: %q %+v %v, want the %s breaker open until the cooldown ends, with its reason", scope, b, held, wantScope)
+			}
+			if _, _, held := l.Holding("b", at(time.Second)); held != tc.otherHeld {
+				t.Errorf("Holding of another user: %v, want %v", held, tc.otherHeld)
+			}
 			if sendOne(t, l, &q, "a", ok200, at(time.Second), 0) {
 				t.Fatal("throttled user granted during cooldown")
 			}

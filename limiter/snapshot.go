@@ -101,3 +101,21 @@ func (l *Limiter) usage(v scopeView, now int64) ScopeUsage {
 	}
 	return su
 }
+
+// Holding returns the open breaker that holds user's requests at now, and
+// its scope ("app" or "user"): the app's first, since it holds everyone.
+// ok is false when neither is open (a half-open breaker lets its probe
+// go).
+func (l *Limiter) Holding(user string, now time.Time) (scope string, b BreakerInfo, ok bool) {
+	n := l.clock(now)
+	info := func(br *breaker) BreakerInfo {
+		return BreakerInfo{State: br.state(n).String(), Reason: br.Reason, Until: time.Unix(0, br.Until).UTC()}
+	}
+	if br := &l.st.App.Breaker; br.state(n) == Open {
+		return "app", info(br), true
+	}
+	if u := l.users[user]; u != nil && u.Scope.Breaker.state(n) == Open {
+		return "user", info(&u.Scope.Breaker), true
+	}
+	return "", BreakerInfo{}, false
+}

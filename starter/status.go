@@ -15,9 +15,11 @@ import (
 	"github.com/notebridge/notebridge/workflows"
 )
 
-const statusDescription = `Shows a migration's progress: pages done, failed and left, the ETA, the time spent waiting
-for Graph permits (throttle waits), and the user's use of the Graph budget from the limiter's
-state query, with every section. --follow redraws a progress line until the migration ends
+const statusDescription = `Shows a migration's progress: pages done, failed and left, the ETA, the last Graph or Notion
+error with its time, the limiter breaker holding Graph requests (its cause and when it lets a probe
+through), a stall (no page done for longer than the Graph budget explains) with its likely cause,
+the next command to run, the time spent waiting for Graph permits (throttle waits), and the user's
+use of the Graph budget from the limiter's state query, with every section. --follow redraws a progress line until the migration ends
 (on a terminal one line with a bar; otherwise a plain line whenever something changed).
 The migration is named by -w, or by -user (and -notebook).`
 
@@ -230,6 +232,9 @@ func (s *statusCmd) printStatus(snap *progress.Snapshot) {
 	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.SecDone, t.SecRunning, t.SecPending, t.SecFailed)
 	if snap.Running() {
 		fmt.Fprintf(tw, "  ETA:\t%s\n", t.ETAText())
+	}
+	for _, row := range progress.HealthLines(snap) {
+		fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
 	}
 	fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", progress.ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits)
 	if st := snap.Limiter; st != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -49,6 +50,8 @@ type SectionSummary struct {
 	// Relisted is set when Graph ignored $skip and the pages were listed
 	// again following @odata.nextLink.
 	Relisted bool `json:"relisted,omitempty"`
+	// Live is a running section's last report (progress query only).
+	Live *SectionPulse `json:"live,omitempty"`
 	// result is the section's last full result.
 	result *SectionResult
 }
@@ -115,6 +118,9 @@ type NotebookState struct {
 	Databases map[string]string `json:"databases,omitempty"`
 	Started   time.Time         `json:"started"`
 	Runs      int               `json:"runs"`
+	// LastPage and LastError: see Health.
+	LastPage  time.Time      `json:"lastPage,omitzero"`
+	LastError *UpstreamError `json:"lastError,omitempty"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -134,16 +140,21 @@ type NotebookProgress struct {
 	// Skipped counts the sections skipped (password-protected) that wait
 	// for a retry-section.
 	Skipped int `json:"skipped,omitempty"`
-	// Pages counts are over finished sections.
+	// Pages counts are over finished sections and what running ones
+	// last reported (PagesListed counts the pages listed so far).
+	PagesListed  int           `json:"pagesListed"`
 	PagesDone    int           `json:"pagesDone"`
 	PagesFailed  int           `json:"pagesFailed"`
 	PagesSkipped int           `json:"pagesSkipped"`
 	Permits      int           `json:"permits"`
 	Waited       time.Duration `json:"permitsWaited"`
-	// ETA extrapolates the time finished sections took to the sections
-	// left (0 until one finished).
+	// ETA is the time left: the pages left at the pace seen so far or
+	// the Graph budget's, whichever is slower, and the sections not
+	// listed yet at the pace of those done (0 until it can be told).
 	ETA     time.Duration `json:"eta"`
 	Message string        `json:"message,omitempty"`
+	// Health names the last upstream error, a stall and what to do.
+	Health Health `json:"health"`
 }
 
 // notebook is one MigrateNotebook run.
@@ -172,6 +183,16 @@ type notebook struct {
 	stop error
 	// ended is set once no section runs again (the link pass, the end).
 	ended bool
+	// live holds the running sections' last reports, by section ID;
+	// lastPage and lastErr are the latest any section reported, resumed
+	// when a section last started. budget is the Graph budget's pace.
+	live      map[string]*SectionPulse
+	lastPage  time.Time
+	resumed   time.Time
+	lastErr   *UpstreamError
+	breaker   *BreakerHold
+	budget    Budget
+	taskQueue string
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -187,13 +208,18 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		return NotebookReport{}, err
 	}
 	spec, _ := limiter.Profile(in.Limits)
-	nb := &notebook{w: w, in: in, phase: "reading", started: workflow.Now(ctx)}
-	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (NotebookProgress, error) {
+	nb := &notebook{w: w, in: in, phase: "reading", started: workflow.Now(ctx), live: map[string]*SectionPulse{},
+		budget: BudgetOf(spec), taskQueue: workflow.GetInfo(ctx).TaskQueueName}
+	nb.resumed = nb.started
+	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryProgress, func() (NotebookProgress, error) {
 		nb.now = workflow.Now(ctx)
 		return nb.progress(), nil
-	}); err != nil {
+	}, workflow.QueryHandlerOptions{Description: "Sections and live page counts, ETA, the last Graph or Notion error, " +
+		"a stall and the next command to run (a NotebookProgress)"}); err != nil {
 		return NotebookReport{}, err
 	}
+	nb.receivePulses(ctx)
+	nb.watchStalls(ctx)
 	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
 	}
@@ -263,6 +289,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 // restore takes up the state a previous run carried over.
 func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
+	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
 	nb.queue = append([]int(nil), st.Queue...)
 	if !st.Started.IsZero() {
 		nb.started = st.Started
@@ -278,7 +305,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 // state is what a continue-as-new carries.
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
-		Finish: nb.finish, Databases: nb.dbs, Started: nb.started, Runs: nb.runs + 1}
+		Finish: nb.finish, Databases: nb.dbs, Started: nb.started, Runs: nb.runs + 1, LastPage: nb.lastPage, LastError: nb.lastErr}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -403,6 +430,16 @@ func (nb *notebook) stopped() (NotebookReport, error) {
 // each under its own permit; without $expand when Graph fails that call.
 func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.NotebookTree, error) {
 	r := newTreeReader(lim, nb.in.User, limiter.Background)
+	r.onAttempt = func(a entity.Attempt) {
+		switch {
+		case a.Err != nil:
+			nb.heard(time.Time{}, upstreamOf(ServiceGraph, a.Err, a.Outcome, a.At, ""))
+		case nb.lastErr != nil && nb.lastErr.Ongoing && nb.lastErr.Service == ServiceGraph:
+			c := *nb.lastErr
+			c.Ongoing = false
+			nb.lastErr = &c
+		}
+	}
 	trees, names, err := r.notebooks(ctx, nb.in.Notebook)
 	if err == nil && len(trees) == 1 {
 		err = r.complete(ctx, trees[0])
@@ -484,6 +521,7 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	s.Status, s.Error = SectionRunning, ""
 	s.Attempts++
 	nb.running++
+	nb.resumed = workflow.Now(ctx)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            SectionWorkflowID(nb.in.User, nb.id, s.ID),
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
@@ -492,7 +530,10 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 		// their limiter permits (section.windDown) instead of holding
 		// them until the leases expire.
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_REQUEST_CANCEL,
-		StaticSummary:     fmt.Sprintf("Migrate section %s of %s", s.Path, nb.in.User),
+		StaticSummary:     clipText(fmt.Sprintf("Section %q of notebook %q (%s)", s.Name, nb.name, nb.in.User), 200),
+		StaticDetails: fmt.Sprintf("Migrates OneNote section **%s** (ID %s) of user %s into Notion database %s, attempt %d. "+
+			"It reports its page counts to the notebook %s (signal %s).",
+			clipText(s.Path, 200), s.ID, nb.in.User, orNone(db), s.Attempts, NotebookWorkflowID(nb.in.User, nb.id), SignalSectionProgress),
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
 		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun}
@@ -500,6 +541,11 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult
 		err := workflow.ExecuteChildWorkflow(cctx, MigrateSectionName, in).Get(ctx, &res)
+		delete(nb.live, s.ID)
+		if res.Done+res.Failed > 0 {
+			nb.heard(workflow.Now(ctx), res.LastError)
+		}
+		nb.heard(time.Time{}, upstreamOf("", err, limiter.Outcome{}, workflow.Now(ctx), s.Path))
 		app, decision := failure.Of(err)
 		switch {
 		case err != nil && decision == failure.SkipSection:
@@ -740,7 +786,17 @@ func (nb *notebook) progress() NotebookProgress {
 		case SectionSkipped:
 			p.Skipped++
 		}
-		if r := s.result; r != nil {
+		switch l, r := nb.live[s.ID], s.result; {
+		case s.Status == SectionRunning && l != nil:
+			p.Sections[len(p.Sections)-1].Live = l
+			p.PagesListed += l.Pages
+			p.PagesDone += l.Done
+			p.PagesFailed += l.Failed
+			p.PagesSkipped += l.Skipped
+			p.Permits += l.Permits
+			p.Waited += l.Waited
+		case r != nil:
+			p.PagesListed += r.Pages
 			p.PagesDone += r.Done
 			p.PagesFailed += r.Failed
 			p.PagesSkipped += r.Skipped
@@ -748,10 +804,31 @@ func (nb *notebook) progress() NotebookProgress {
 			p.Waited += r.Waited
 		}
 	}
-	if finished := p.Done + p.Failed; finished > 0 && p.Pending+p.Running > 0 && nb.now.After(nb.started) {
-		p.ETA = (nb.now.Sub(nb.started) / time.Duration(finished) * time.Duration(p.Pending+p.Running)).Round(time.Second)
-	}
+	p.ETA = nb.eta(p)
+	p.Health = nb.health(p)
 	return p
+}
+
+// eta is the time left: the listed pages left at the slower of the pace
+// seen and the budget's (the permits a page took so far, each at the
+// budget's pace), and the sections not listed yet as many pages as the
+// listed ones on average.
+func (nb *notebook) eta(p NotebookProgress) time.Duration {
+	unlisted := p.Pending
+	for _, s := range p.Sections {
+		if s.Status == SectionRunning && s.Live == nil {
+			unlisted++
+		}
+	}
+	listed := len(p.Sections) - unlisted
+	worked := p.PagesDone - p.PagesSkipped + p.PagesFailed
+	elapsed := nb.now.Sub(nb.started)
+	if worked <= 0 || listed <= 0 || elapsed <= 0 || p.Pending+p.Running == 0 {
+		return 0
+	}
+	left := p.PagesListed - p.PagesDone - p.PagesFailed + unlisted*p.PagesListed/listed
+	perPage := max(elapsed/time.Duration(worked), nb.budget.PerRequest*time.Duration(p.Permits)/time.Duration(worked))
+	return (perPage * time.Duration(max(0, left))).Round(time.Second)
 }
 
 func (nb *notebook) details(ctx workflow.Context) {
@@ -762,10 +839,11 @@ func (nb *notebook) details(ctx workflow.Context) {
 		name = nb.in.Notebook
 	}
 	md := fmt.Sprintf("**%s** (%s): sections %d done, %d running, %d pending, %d failed, %d skipped · pages %d done, %d failed",
-		name, p.Phase, p.Done, p.Running, p.Pending, p.Failed, p.Skipped, p.PagesDone, p.PagesFailed)
+		clipText(name, 100), p.Phase, p.Done, p.Running, p.Pending, p.Failed, p.Skipped, p.PagesDone, p.PagesFailed)
 	if p.ETA > 0 {
 		md += fmt.Sprintf(" · ETA %s", p.ETA)
 	}
+	md += healthMarkdown(p.Health)
 	workflow.SetCurrentDetails(ctx, md)
 }
 

@@ -21,17 +21,20 @@ import (
 func (nb *notebook) handleUpdates(ctx workflow.Context) error {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateRetrySection,
 		func(_ workflow.Context, id string) (string, error) { return nb.retrySection(id), nil },
-		workflow.UpdateHandlerOptions{Validator: nb.validateRetrySection}); err != nil {
+		workflow.UpdateHandlerOptions{Validator: nb.validateRetrySection,
+			Description: "Run a failed or skipped section again; takes its ID, name or path"}); err != nil {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateRetryFailed,
 		func(workflow.Context) (string, error) { return nb.retryFailed(), nil },
-		workflow.UpdateHandlerOptions{Validator: nb.validateRetryFailed}); err != nil {
+		workflow.UpdateHandlerOptions{Validator: nb.validateRetryFailed,
+			Description: "Run every failed or skipped section again"}); err != nil {
 		return err
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateFinish,
 		func(workflow.Context) (string, error) { return nb.finishNow(), nil },
-		workflow.UpdateHandlerOptions{Validator: nb.validateFinish})
+		workflow.UpdateHandlerOptions{Validator: nb.validateFinish,
+			Description: "Stop waiting for retries: rewrite the links and complete with a report of what failed"})
 }
 
 // refused is a validator's answer: nothing changes, and why.

@@ -70,6 +70,10 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 	case err != nil:
 		e.Status, e.Error = PageFailed, errorText(err)
 		workflow.GetLogger(ctx).Warn("Page failed", "page", p.ID, "error", err)
+		if u := upstreamOf("", err, limiter.Outcome{}, workflow.Now(ctx), s.in.Section.Path); u != nil && u.Service == ServiceNotion {
+			// Graph's errors were seen attempt by attempt (observe).
+			s.upstream(u)
+		}
 		if (decision == failure.Stop || decision == failure.SkipSection) && s.stop == "" {
 			// No page can be written until a person acts (or the
 			// section was locked since it was listed, and is then
@@ -80,6 +84,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 			}
 		}
 	default:
+		s.recovered(ServiceNotion)
 		e.Status, e.NotionID, e.Written, e.Links = PageDone, res.NotionPageID, !res.Unchanged, res.Links
 		e.Losses, e.LossNotes = res.Losses, res.LossSamples
 		if len(e.LossNotes) > maxLossNotes {
@@ -167,10 +172,11 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	}
 	var meta activities.ContentMeta
 	st, err := s.lim.Call(sctx, entity.Call{
-		Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background},
-		Activity: activities.FetchContentName,
-		Args:     []any{activities.FetchContentInput{User: s.in.User, PageID: p.ID, Key: key}},
-		Options:  graphOptions("Fetch content: " + clip(title)),
+		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background},
+		Activity:  activities.FetchContentName,
+		Args:      []any{activities.FetchContentInput{User: s.in.User, PageID: p.ID, Key: key}},
+		Options:   graphOptions("Fetch content: " + clip(title)),
+		OnAttempt: s.observe,
 	}, &meta)
 	s.count(st)
 	if err != nil {
@@ -226,6 +232,7 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 			},
 			Options:     graphResourcesOptions(fmt.Sprintf("Fetch %d resources: %s", len(missing), clip(title))),
 			MaxAttempts: 1,
+			OnAttempt:   s.observe,
 		}
 		var r activities.FetchResourcesResult
 		st, err := s.lim.Call(sctx, call, &r)
@@ -235,7 +242,7 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 			if errors.As(err, &app) && app.NonRetryable() {
 				return lost, fmt.Errorf("resources: %w", err)
 			}
-			if err := workflow.Sleep(sctx, backoff); err != nil {
+			if err := s.backoff(sctx, backoff, title); err != nil {
 				return lost, err
 			}
 			backoff = min(2*backoff, time.Minute)
@@ -258,7 +265,9 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 		case r.ErrorType == failure.GraphThrottled:
 			// The limiter's breaker holds the next permit back.
 		default:
-			if err := workflow.Sleep(sctx, backoff); err != nil {
+			s.upstream(&UpstreamError{Service: ServiceGraph, Type: r.ErrorType, Message: clipText(r.Error, maxHealthText),
+				Section: s.in.Section.Path, At: workflow.Now(sctx), Ongoing: true})
+			if err := s.backoff(sctx, backoff, title); err != nil {
 				return lost, err
 			}
 			backoff = min(2*backoff, time.Minute)
@@ -267,11 +276,20 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 	return lost, nil
 }
 
+// backoff waits d before the next permit for the resources of page title.
+func (s *section) backoff(ctx workflow.Context, d time.Duration, title string) error {
+	return workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{
+		Summary: fmt.Sprintf("Back off %s before fetching the resources of %s again", d, clip(title))}).Get(ctx, nil)
+}
+
 // clip shortens a title for a summary.
-func clip(s string) string {
+func clip(s string) string { return clipText(s, 60) }
+
+// clipText cuts s to n runes, an ellipsis marking the cut.
+func clipText(s string, n int) string {
 	r := []rune(s)
-	if len(r) > 60 {
-		return string(r[:59]) + "…"
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
 }

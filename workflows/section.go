@@ -231,6 +231,8 @@ type SectionResult struct {
 	Relisted    bool `json:"relisted,omitempty"`
 	Reruns      int  `json:"reruns,omitempty"`
 	UnsentUnits int  `json:"unsentUnits,omitempty"`
+	// LastError is the last upstream error the section saw.
+	LastError *UpstreamError `json:"lastError,omitempty"`
 }
 
 // SectionProgress answers the progress query of a section.
@@ -267,6 +269,17 @@ type section struct {
 	// is the error type that stopped it, and stopErr the error.
 	stop, stopType string
 	stopErr        error
+	// budget is the Graph budget's pace, which sets how often the
+	// section reports to its notebook.
+	budget Budget
+	// changes counts what the notebook would want to hear (a page done,
+	// an upstream error or its end); lastPage is when a page last
+	// finished and lastErr the last upstream error.
+	changes  int
+	lastPage time.Time
+	lastErr  *UpstreamError
+	// breaker is the last breaker the limiter queued a request behind.
+	breaker *BreakerHold
 }
 
 // MigrateSection migrates one section: it reads the section's listing a
@@ -284,16 +297,22 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	if in.PagesPerRun <= 0 {
 		in.PagesPerRun = DefaultPagesPerRun
 	}
-	s := &section{w: w, in: in, st: in.State, phase: "migrating", staged: map[string]bool{}, ledger: map[string]*LedgerEntry{}}
+	s := &section{w: w, in: in, st: in.State, phase: "migrating", staged: map[string]bool{}, ledger: map[string]*LedgerEntry{},
+		budget: BudgetOf(spec), lastPage: workflow.Now(ctx)}
 	if s.st == nil {
 		s.st = &SectionState{Cursor: onenote.PageCursor{SectionID: in.Section.ID}, Started: workflow.Now(ctx)}
 	}
 	s.st.Runs++
-	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil }); err != nil {
+	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil },
+		workflow.QueryHandlerOptions{Description: "The section's page counts, phase, permit waits and ETA"}); err != nil {
 		return SectionResult{}, err
 	}
+	s.reportProgress(ctx)
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
+	if h, ok := s.lim.(holds); ok {
+		h.NotifyHolds(s.held)
+	}
 	res, err := s.run(ctx)
 	if ferr := s.lim.Flush(ctx); ferr != nil && err == nil {
 		err = ferr
@@ -360,6 +379,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 			delete(s.st.Existing, p.ID)
 			s.record(p, &LedgerEntry{Status: PageDone, NotionID: id})
 			s.st.Tally.Skipped++
+			s.pageDone(ctx)
 			continue
 		}
 		s.inflight++
@@ -368,6 +388,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 			// No defer: deferred code also runs when the SDK evicts the
 			// workflow from its cache, outside the workflow's control.
 			s.page(ctx, p, parent)
+			s.pageDone(ctx)
 			s.details(ctx)
 			s.inflight--
 		})
@@ -455,10 +476,11 @@ func (s *section) listNext(ctx workflow.Context) error {
 	cur := s.st.Cursor
 	var r activities.ListPagesResult
 	st, err := s.lim.Call(ctx, entity.Call{
-		Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background},
-		Activity: activities.ListPagesName,
-		Args:     []any{activities.ListPagesInput{User: s.in.User, Cursor: cur}},
-		Options:  graphOptions(fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, s.st.Taken)),
+		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background},
+		Activity:  activities.ListPagesName,
+		Args:      []any{activities.ListPagesInput{User: s.in.User, Cursor: cur}},
+		Options:   graphOptions(fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, s.st.Taken)),
+		OnAttempt: s.observe,
 	}, &r)
 	s.count(st)
 	if err != nil {
@@ -509,6 +531,7 @@ func (s *section) listNext(ctx workflow.Context) error {
 	var ex activities.ExistingRowsResult
 	if err := workflow.ExecuteActivity(actx, activities.ExistingRowsName,
 		activities.ExistingRowsInput{DatabaseID: s.in.DatabaseID, Pages: want}).Get(ctx, &ex); err != nil {
+		s.upstream(upstreamOf(ServiceNotion, err, limiter.Outcome{}, workflow.Now(ctx), s.in.Section.Path))
 		return fmt.Errorf("reading section %q in Notion: %w", s.in.Section.Path, err)
 	}
 	s.st.LinksPending += ex.LinksPending
@@ -535,6 +558,12 @@ func (s *section) protected(err error) error {
 		failure.SectionProtected, err)
 }
 
+// pageDone notes that a page finished now, for the notebook's report.
+func (s *section) pageDone(ctx workflow.Context) {
+	s.lastPage = workflow.Now(ctx)
+	s.changes++
+}
+
 func (s *section) count(st entity.CallStats) {
 	s.st.Permits += st.Attempts
 	s.st.Waited += st.Waited
@@ -546,7 +575,8 @@ func (s *section) result() SectionResult {
 		Skipped: t.Skipped + t.Gone, Failed: t.Failed, FailedPages: t.FailedPages, Linked: t.Linked,
 		Losses: t.Losses, LossPageCount: t.LossPageCount, LossPages: t.LossPages,
 		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited,
-		Relisted: s.st.Relisted, Reruns: s.st.Reruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending}
+		Relisted: s.st.Relisted, Reruns: s.st.Reruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending,
+		LastError: s.lastErr}
 }
 
 // progress reports the section's progress; Pages counts the pages listed

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -55,7 +56,9 @@ func newSessions(ctx workflow.Context) *sessions {
 			sctx, err := workflow.CreateSession(ctx, &sessionOptions)
 			for attempt, backoff := 1, time.Second; err != nil && attempt < maxSessionAttempts && ctx.Err() == nil; attempt++ {
 				workflow.GetLogger(ctx).Warn("Session not created; trying again", "attempt", attempt, "error", err)
-				if workflow.Sleep(ctx, backoff) != nil {
+				t := workflow.NewTimerWithOptions(ctx, backoff, workflow.TimerOptions{
+					Summary: fmt.Sprintf("Back off %s before creating a worker session again", backoff)})
+				if t.Get(ctx, nil) != nil {
 					break
 				}
 				backoff = min(2*backoff, time.Minute)

@@ -96,6 +96,8 @@ type treeReader struct {
 	lim  caller
 	user string
 	lane limiter.Lane
+	// onAttempt, when set, is told of every Graph attempt.
+	onAttempt func(entity.Attempt)
 	// requests counts the permits used (failed attempts included), calls
 	// the tree calls that succeeded, per notebook ID: what a migration of
 	// it needs beyond the notebooks listing.
@@ -118,6 +120,7 @@ func (r *treeReader) call(ctx workflow.Context, activity string, arg any, summar
 		Args:        []any{arg},
 		Options:     graphOptions(summary),
 		MaxAttempts: attempts,
+		OnAttempt:   r.onAttempt,
 	}, result)
 	r.requests += st.Attempts
 	return err

@@ -23,6 +23,9 @@ func (d directCaller) Call(ctx workflow.Context, call entity.Call, result any) (
 	opts := call.Options
 	opts.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), call.Activity, call.Args...).Get(ctx, result)
+	if call.OnAttempt != nil {
+		call.OnAttempt(entity.Attempt{N: 1, Err: err, At: workflow.Now(ctx)})
+	}
 	return entity.CallStats{Attempts: 1}, err
 }
 

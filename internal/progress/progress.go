@@ -126,6 +126,12 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 		}
 		if sec.Status == workflows.SectionRunning {
 			sp, ok := s.Sections[sec.ID]
+			if l := sec.Live; !ok && l != nil {
+				// The section did not answer its query: what it last
+				// told the notebook.
+				sp, ok = workflows.SectionProgress{Phase: l.Phase, Pages: l.Pages, Done: l.Done, Failed: l.Failed, Skipped: l.Skipped,
+					Remaining: l.Pages - l.Done - l.Failed, Permits: l.Permits, Waited: l.Waited}, true
+			}
 			if !ok || (sp.Pages == 0 && sp.Phase == "listing") {
 				unlisted(sec.ID)
 				continue
@@ -262,14 +268,131 @@ func Line(s *Snapshot, t Totals) string {
 		phase = "starting"
 	}
 	parts = append(parts, phase)
+	if h := HealthShort(s); h != "" {
+		parts = append(parts, h)
+	}
 	return strings.Join(parts, " · ")
+}
+
+// HealthShort is the health part of the one-line status: the stall, or
+// the upstream service failing now ("" while all is well).
+func HealthShort(s *Snapshot) string {
+	if !s.Running() || !s.ProgressOK {
+		return ""
+	}
+	h := s.Progress.Health
+	e := h.LastError
+	switch {
+	case h.Stall != "" && e != nil && e.Ongoing:
+		return fmt.Sprintf("STALLED %s: %s", ShortDur(idle(s)), errorShort(e))
+	case h.Stall != "":
+		return "STALLED " + ShortDur(idle(s))
+	case e != nil && e.Ongoing && s.Progress.Phase != workflows.PhaseWaiting:
+		return errorShort(e) + " since " + e.Since.Local().Format(time.TimeOnly)
+	}
+	return ""
+}
+
+// healthKey changes when the health HealthShort shows changes, but not
+// with the clock.
+func healthKey(s *Snapshot) string {
+	h := s.Progress.Health
+	k := h.State
+	if e := h.LastError; e != nil && e.Ongoing {
+		k += " " + errorShort(e)
+	}
+	return k
+}
+
+// idle is how long no page has finished.
+func idle(s *Snapshot) time.Duration {
+	last := s.Progress.Health.LastPage
+	if last.Before(s.Started) {
+		last = s.Started
+	}
+	return s.Now.Sub(last)
+}
+
+// errorShort is "Graph 503" or "Notion NotionRetryable".
+func errorShort(e *workflows.UpstreamError) string {
+	if e.Code != "" {
+		return e.Service + " " + e.Code
+	}
+	return e.Service + " " + e.Type
+}
+
+// HealthLines are the status display's health rows, label and text:
+// the last upstream error with its time, the breaker holding Graph
+// requests (from the notebook, or the limiter's state), a stall and its
+// likely cause, and the next command to run. Only the rows that apply.
+func HealthLines(s *Snapshot) [][2]string {
+	var rows [][2]string
+	if !s.ProgressOK {
+		return nil
+	}
+	h := s.Progress.Health
+	if e := h.LastError; e != nil {
+		state := "recovered since"
+		if e.Ongoing {
+			state = "failing since " + e.Since.Local().Format(time.TimeOnly) + ", last at"
+		}
+		where := ""
+		if e.Section != "" {
+			where = fmt.Sprintf(" in %q", e.Section)
+		}
+		rows = append(rows, [2]string{"last error", fmt.Sprintf("%s (%s %s%s): %s", errorShort(e), state,
+			e.At.Local().Format(time.TimeOnly), where, e.Message)})
+	}
+	if s.Running() {
+		if b := breakerOf(s); b != "" {
+			rows = append(rows, [2]string{"breaker", b})
+		}
+	}
+	if h.Stall != "" && s.Running() {
+		rows = append(rows, [2]string{"stall", h.Stall})
+	}
+	if h.Next != "" && s.Running() {
+		rows = append(rows, [2]string{"next", h.Next})
+	}
+	return rows
+}
+
+// breakerOf names the breaker holding the user's Graph requests: the
+// limiter's own state when it answered (the user's, else the app's),
+// else what the notebook last heard.
+func breakerOf(s *Snapshot) string {
+	text := func(scope string, b limiter.BreakerInfo) string {
+		t := fmt.Sprintf("%s breaker %s", scope, b.State)
+		if !b.Until.IsZero() && b.State == "open" {
+			t += " until " + b.Until.Local().Format(time.TimeOnly)
+		}
+		if b.Reason != "" {
+			t += ": " + b.Reason
+		}
+		return t
+	}
+	if st := s.Limiter; st != nil {
+		if b := st.Model.App.Breaker; b.State != "" && b.State != "closed" {
+			return text("app", b)
+		}
+		for _, u := range st.Model.Users {
+			if u.User == s.User && u.Breaker.State != "" && u.Breaker.State != "closed" {
+				return text("user "+u.User, u.Breaker)
+			}
+		}
+		return ""
+	}
+	if b := s.Progress.Health.Breaker; b != nil {
+		return text(b.Scope, limiter.BreakerInfo{State: "open", Until: b.Until, Reason: b.Reason}) + " (as the notebook last heard)"
+	}
+	return ""
 }
 
 // Key changes when what Line shows changes but for the clock, so that
 // output that is not a terminal gets a line per change.
 func Key(s *Snapshot, t Totals) string {
-	return fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d", t.Done, t.Pages, t.Failed, t.Remaining, t.Unknown, s.Progress.Phase,
-		t.SecDone, t.SecFailed, t.SecRunning)
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d/%s", t.Done, t.Pages, t.Failed, t.Remaining, t.Unknown, s.Progress.Phase,
+		t.SecDone, t.SecFailed, t.SecRunning, healthKey(s))
 }
 
 // IsTerminal reports whether w is a terminal, where a follower redraws

@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,100 @@ func TestShortDur(t *testing.T) {
 		if got := ShortDur(d); got != want {
 			t.Errorf("ShortDur(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+func TestHealthRendering(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	running := enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	graph503 := &workflows.UpstreamError{Service: workflows.ServiceGraph, Code: "503", Type: "GraphTransient", Message: "HTTP 503: Service Unavailable",
+		Section: "NB / Plans", At: t0.Add(9 * time.Minute), Since: t0.Add(time.Minute), Ongoing: true}
+	notion := &workflows.UpstreamError{Service: workflows.ServiceNotion, Type: "NotionRetryable", Message: "HTTP 502 Bad Gateway",
+		At: t0.Add(2 * time.Minute), Since: t0.Add(2 * time.Minute)}
+	openUntil := limiter.BreakerInfo{State: "open", Until: t0.Add(11 * time.Minute), Reason: "server errors"}
+	for _, tc := range []struct {
+		name  string
+		snap  Snapshot
+		short string
+		rows  [][2]string
+	}{
+		{
+			name:  "all well: no health rows",
+			snap:  Snapshot{Status: running, Started: t0, Now: t0.Add(time.Minute), ProgressOK: true, Progress: workflows.NotebookProgress{Phase: "migrating", Health: workflows.Health{State: "ok"}}},
+			short: "",
+		},
+		{
+			name: "a Graph outage stalls the migration; the limiter's breaker holds it",
+			snap: Snapshot{Status: running, User: "alice", Started: t0, Now: t0.Add(10 * time.Minute), ProgressOK: true,
+				Limiter: &entity.State{Model: limiter.Snapshot{App: limiter.ScopeUsage{Breaker: openUntil}}},
+				Progress: workflows.NotebookProgress{Phase: "migrating", Health: workflows.Health{State: "stalled", LastPage: t0.Add(time.Minute),
+					LastError: graph503, Stall: "stalled: no page done for 9m0s (the Graph budget explains 4m57s): Graph has been failing since 10:01:00 UTC",
+					Next: "temporal workflow query --workflow-id limiter/graph-onenote/app --name state"}}},
+			short: "STALLED 9m: Graph 503",
+			rows: [][2]string{
+				{"last error", `Graph 503 (failing since 10:01:00, last at 10:09:00 in "NB / Plans"): HTTP 503: Service Unavailable`},
+				{"breaker", "app breaker open until 10:11:00: server errors"},
+				{"stall", "stalled: no page done for 9m0s (the Graph budget explains 4m57s): Graph has been failing since 10:01:00 UTC"},
+				{"next", "temporal workflow query --workflow-id limiter/graph-onenote/app --name state"},
+			},
+		},
+		{
+			name: "the breaker as the notebook heard it when the limiter did not answer",
+			snap: Snapshot{Status: running, Started: t0, Now: t0.Add(10 * time.Minute), ProgressOK: true,
+				Progress: workflows.NotebookProgress{Phase: "migrating", Health: workflows.Health{State: "failing", LastError: graph503,
+					Breaker: &workflows.BreakerHold{Scope: "user", Until: t0.Add(11 * time.Minute), Reason: "throttled (429/20166)"}}}},
+			short: "Graph 503 since 10:01:00",
+			rows: [][2]string{
+				{"last error", `Graph 503 (failing since 10:01:00, last at 10:09:00 in "NB / Plans"): HTTP 503: Service Unavailable`},
+				{"breaker", "user breaker open until 10:11:00: throttled (429/20166) (as the notebook last heard)"},
+			},
+		},
+		{
+			name: "waiting for a retry after Notion failed, since recovered",
+			snap: Snapshot{Status: running, Started: t0, Now: t0.Add(10 * time.Minute), ProgressOK: true,
+				Progress: workflows.NotebookProgress{Phase: workflows.PhaseWaiting, Health: workflows.Health{State: "waiting", LastError: notion,
+					Next: `starter retry --user alice --notebook nb --section "NB / Plans"`}}},
+			short: "",
+			rows: [][2]string{
+				{"last error", "Notion NotionRetryable (recovered since 10:02:00): HTTP 502 Bad Gateway"},
+				{"next", `starter retry --user alice --notebook nb --section "NB / Plans"`},
+			},
+		},
+		{
+			name:  "completed: the last error stays, no stall or next step",
+			snap:  Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, Started: t0, Now: t0.Add(time.Hour), ProgressOK: true, Progress: workflows.NotebookProgress{Phase: "done", Health: workflows.Health{State: "done", LastError: notion, Next: "x", Stall: "y"}}},
+			short: "",
+			rows:  [][2]string{{"last error", "Notion NotionRetryable (recovered since 10:02:00): HTTP 502 Bad Gateway"}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HealthShort(&tc.snap); got != tc.short {
+				t.Errorf("short %q, want %q", got, tc.short)
+			}
+			got := HealthLines(&tc.snap)
+			if len(got) != len(tc.rows) {
+				t.Fatalf("rows\n got %q\nwant %q", got, tc.rows)
+			}
+			for i := range got {
+				if got[i] != tc.rows[i] {
+					t.Errorf("row %d\n got %q\nwant %q", i, got[i], tc.rows[i])
+				}
+			}
+			if line := Line(&tc.snap, TotalsOf(&tc.snap, nil)); tc.short != "" && !strings.HasSuffix(line, " · "+tc.short) {
+				t.Errorf("line %q does not end with the health %q", line, tc.short)
+			}
+		})
+	}
+}
+
+// TestTotalsFromLiveCounts: a running section that does not answer its
+// own query counts what it last told the notebook.
+func TestTotalsFromLiveCounts(t *testing.T) {
+	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, ProgressOK: true, Progress: workflows.NotebookProgress{
+		Phase: "migrating", Sections: []workflows.SectionSummary{{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning,
+			Live: &workflows.SectionPulse{Pages: 10, Done: 4, Failed: 1, Skipped: 2, Phase: "migrating"}}}}}
+	got := TotalsOf(snap, nil)
+	if want := (Totals{Pages: 10, Done: 4, Failed: 1, Unchanged: 2, Remaining: 5, SecRunning: 1}); got != want {
+		t.Errorf("totals\n got %+v\nwant %+v", got, want)
 	}
 }

@@ -67,6 +67,19 @@ type Call struct {
 	// throttle (a 5xx, a timeout, a local failure); it doubles up to a
 	// minute. 0 means one second.
 	Backoff time.Duration
+	// OnAttempt, when set, is told of every attempt once its permit is
+	// released, so a caller can report upstream health (the last error
+	// and when) while Call still retries. It runs in workflow code.
+	OnAttempt func(Attempt)
+}
+
+// Attempt is one upstream attempt of a Call: its error (nil for a
+// success), what upstream said, and when it ended (workflow time).
+type Attempt struct {
+	N       int
+	Err     error
+	Outcome limiter.Outcome
+	At      time.Time
 }
 
 // WithDefaults returns call as Client.Call runs it: a one-minute
@@ -162,6 +175,9 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 			}
 		}
 		c.Release(ctx, p, o)
+		if call.OnAttempt != nil {
+			call.OnAttempt(Attempt{N: st.Attempts, Err: err, Outcome: o, At: workflow.Now(ctx)})
+		}
 		if err == nil {
 			return st, nil
 		}
@@ -176,7 +192,9 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 			return st, fmt.Errorf("gave up after %d attempts: %w", st.Attempts, err)
 		}
 		if !(o.IsThrottle() || o.Code == limiter.CodeConcurrency) {
-			if err := workflow.Sleep(ctx, backoff); err != nil {
+			t := workflow.NewTimerWithOptions(ctx, backoff, workflow.TimerOptions{
+				Summary: fmt.Sprintf("Back off %s after attempt %d failed", backoff, st.Attempts)})
+			if err := t.Get(ctx, nil); err != nil {
 				return st, err
 			}
 			backoff = min(2*backoff, time.Minute)

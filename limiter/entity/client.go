@@ -50,7 +50,13 @@ type Client struct {
 	posting  int
 	// Stats counts what this client saw.
 	Stats ClientStats
+	// onHold: see NotifyHolds.
+	onHold func(Hold)
 }
+
+// NotifyHolds has f told whenever the limiter queues one of this client's
+// requests behind an open breaker (f runs in workflow code).
+func (c *Client) NotifyHolds(f func(Hold)) { c.onHold = f }
 
 // ClientStats counts a client's grants, for progress reports and tests.
 type ClientStats struct {
@@ -160,6 +166,11 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 		if s, ok := c.waiting[r.RequestID]; ok {
 			delete(c.waiting, r.RequestID)
 			s.Set(nil, &RefusedError{RequestID: r.RequestID, Reason: r.Reason})
+		}
+	}
+	for _, h := range gm.Held {
+		if _, ok := c.waiting[h.RequestID]; ok && c.onHold != nil {
+			c.onHold(h)
 		}
 	}
 	if len(orphans) > 0 {

@@ -9,7 +9,8 @@
 //     requester's workflow and run IDs, user, lane, cost), leases to release
 //     (with what upstream said), and requests it no longer waits for.
 //   - The limiter signals SignalGrant back to the requester with every grant
-//     for it (request ID, lease ID, lease expiry) or a refusal.
+//     for it (request ID, lease ID, lease expiry) or a refusal, and, for a
+//     request it queued behind an open breaker, the breaker (a Hold).
 //
 // The first message starts the limiter (signal-with-start, through the
 // EnsureLimiter activity), so no operator step is needed. Messages are
@@ -123,10 +124,21 @@ type Refusal struct {
 	Reason    string `json:"reason"`
 }
 
+// Hold says a request was queued behind an open breaker: which (the
+// app's or the user's), why it opened and when it lets a probe through.
+type Hold struct {
+	RequestID string              `json:"requestID"`
+	Scope     string              `json:"scope"`
+	Breaker   limiter.BreakerInfo `json:"breaker"`
+}
+
 // GrantMessage is what the limiter signals to a requester.
 type GrantMessage struct {
 	Grants  []limiter.Grant `json:"grants,omitempty"`
 	Refused []Refusal       `json:"refused,omitempty"`
+	// Held lists the requests just queued behind an open breaker, so the
+	// requester can say what it waits for.
+	Held []Hold `json:"held,omitempty"`
 	// Run is the limiter run that decided (1 for the first run, counting
 	// continue-as-new), for diagnostics.
 	Run int `json:"run,omitempty"`

@@ -194,6 +194,9 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 			continue
 		}
 		e.requesters[a.RequestID] = m.From
+		if scope, b, held := e.model.Holding(a.User, now); held {
+			out.hold(m.From, Hold{RequestID: a.RequestID, Scope: scope, Breaker: b})
+		}
 	}
 }
 
@@ -253,6 +256,7 @@ func (o *outbox) get(a Address) *GrantMessage {
 
 func (o *outbox) grant(a Address, g limiter.Grant) { m := o.get(a); m.Grants = append(m.Grants, g) }
 func (o *outbox) refuse(a Address, r Refusal)      { m := o.get(a); m.Refused = append(m.Refused, r) }
+func (o *outbox) hold(a Address, h Hold)           { m := o.get(a); m.Held = append(m.Held, h) }
 
 // send signals each requester its grants. A requester that cannot be
 // reached (it finished or was terminated) gets its grants released on the
@@ -289,7 +293,8 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 			e.cancelTimer()
 		}
 		tctx, cancel := workflow.WithCancel(ctx)
-		e.timer, e.timerAt, e.cancelTimer, e.fired = workflow.NewTimer(tctx, wake.Sub(now)), wake, cancel, false
+		t := workflow.NewTimerWithOptions(tctx, wake.Sub(now), workflow.TimerOptions{Summary: "Next decision (a window frees, a breaker or lease ends)"})
+		e.timer, e.timerAt, e.cancelTimer, e.fired = t, wake, cancel, false
 	}
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})
@@ -353,8 +358,9 @@ func (e *entity) details(ctx workflow.Context) {
 	s := e.model.State(workflow.Now(ctx))
 	users := make([]string, 0, len(s.Users))
 	for _, u := range s.Users {
-		if u.InFlight > 0 || u.Queued[0]+u.Queued[1] > 0 {
-			users = append(users, fmt.Sprintf("%s: %d in flight, %d+%d queued", u.User, u.InFlight, u.Queued[0], u.Queued[1]))
+		if u.InFlight > 0 || u.Queued[0]+u.Queued[1] > 0 || u.Breaker.State != limiter.Closed.String() {
+			users = append(users, fmt.Sprintf("%s: %d in flight, %d+%d queued, breaker %s", u.User, u.InFlight, u.Queued[0], u.Queued[1],
+				breakerText(u.Breaker)))
 		}
 	}
 	slices.Sort(users)
@@ -365,11 +371,20 @@ func (e *entity) details(ctx workflow.Context) {
 		total += n
 	}
 	d := fmt.Sprintf("**%s** limiter for app %s (run %d)\n\nGraph requests permitted: %d. In flight: %d. Queued: %d foreground, %d background. App breaker: %s.",
-		e.in.Resource, e.in.App, e.stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], s.App.Breaker.State)
+		e.in.Resource, e.in.App, e.stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], breakerText(s.App.Breaker))
 	for _, u := range users {
 		d += "\n- " + u
 	}
 	workflow.SetCurrentDetails(ctx, d)
+}
+
+// breakerText is "open until 01:02:03 UTC (throttled (429/20166))", or
+// the state of a breaker that is not open.
+func breakerText(b limiter.BreakerInfo) string {
+	if b.State != limiter.Open.String() {
+		return b.State
+	}
+	return fmt.Sprintf("open until %s UTC (%s)", b.Until.UTC().Format(time.TimeOnly), b.Reason)
 }
 
 // DefaultSkew is the window padding used when Input.Skew is zero: 2% of

@@ -32,7 +32,6 @@ import (
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/verify"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
@@ -96,6 +95,11 @@ type Options struct {
 	Root, WorkerBin string
 	// Log receives progress lines (discarded if nil).
 	Log io.Writer
+	// Server starts the Temporal server (nil: a dev server on a database
+	// file); DatabaseRestarts is how many times its database is restarted
+	// on its own (0; a cluster's PostgreSQL). See server.go.
+	Server           StartServer
+	DatabaseRestarts int
 }
 
 func (o Options) withDefaults() Options {
@@ -124,6 +128,9 @@ func (o Options) withDefaults() Options {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	if o.Server == nil {
+		o.Server = startDevServer
+	}
 	return o
 }
 
@@ -132,8 +139,8 @@ func (o Options) validate() error {
 	switch {
 	case o.Pages < 4 || o.Pages > 20000:
 		return fmt.Errorf("chaos: -pages %d: give 4 to 20000 pages", o.Pages)
-	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0:
-		return errors.New("chaos: -kills, -refresh-kills and -server-restarts cannot be negative")
+	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0 || o.DatabaseRestarts < 0:
+		return errors.New("chaos: -kills, -refresh-kills, -server-restarts and -database-restarts cannot be negative")
 	case o.TokenTTL != 0 && o.TokenTTL < 10*time.Second:
 		return fmt.Errorf("chaos: -token-ttl %s: give 10s or more (the worker needs a token to last a request)", o.TokenTTL)
 	case o.TimeScale < 1:
@@ -239,7 +246,7 @@ type run struct {
 	start  time.Time
 	graph  *graph.Server
 	notion *notionemu.Server
-	srv    *devserver.Server
+	srv    Server
 	worker *workerProc
 	trap   *trap
 	// acct signs the user in again after a lost sign-in; startOpts and
@@ -332,7 +339,8 @@ func (r *run) run(ctx context.Context) error {
 	res.Pages = len(exp.Pages)
 	res.ExpectedRequests = expectedRequests(exp, spec)
 	res.Planned = merge(Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests),
-		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests))
+		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests),
+		PlanDatabaseRestarts(o.Seed, o.DatabaseRestarts, res.ExpectedRequests))
 
 	// The emulators, in-process, each behind its traps.
 	r.graph = graph.NewServer(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
@@ -362,10 +370,9 @@ func (r *run) run(ctx context.Context) error {
 		return fmt.Errorf("chaos: server log: %w", err)
 	}
 	defer serverLog.Close()
-	r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
-	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	r.srv, err = devserver.Start(sctx, devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db"),
-		SearchAttributes: workflows.SearchAttributes(), Log: serverLog})
+	r.say("starting the Temporal server")
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	r.srv, err = o.Server(sctx, o.Dir, serverLog)
 	cancel()
 	if err != nil {
 		return err
@@ -510,6 +517,9 @@ func (r *run) fire(ctx context.Context) error {
 		case ServerRestart:
 			r.restartServer(ctx)
 			next++
+		case DatabaseRestart:
+			r.restartDatabase(ctx)
+			next++
 		case KillAnytime:
 			if err := sleep(ctx, e.Delay); err != nil {
 				continue
@@ -533,7 +543,7 @@ func (r *run) fire(ctx context.Context) error {
 // restartServer restarts the dev server on its database file.
 func (r *run) restartServer(ctx context.Context) {
 	res := r.res
-	f := Fired{N: len(res.Restarts) + 1, Kind: ServerRestart, At: time.Since(r.start), GraphRequests: r.graphRequests()}
+	f := Fired{N: countKind(res.Restarts, ServerRestart) + 1, Kind: ServerRestart, At: time.Since(r.start), GraphRequests: r.graphRequests()}
 	r.say("server restart %d/%d at %d Graph requests", f.N, r.o.ServerRestarts, f.GraphRequests)
 	t0 := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
@@ -700,9 +710,7 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 	if n := len(res.SignIns.Lost); n >= maxLostSignIns {
 		add("the run gave up after %d lost sign-ins", n)
 	}
-	if got := len(res.Restarts); got != r.o.ServerRestarts {
-		add("%d of %d server restarts happened during the migration", got, r.o.ServerRestarts)
-	}
+	r.judgeRestarts(add)
 	if res.SelfExits > 0 {
 		add("the worker exited by itself %d times (see worker.log)", res.SelfExits)
 	}

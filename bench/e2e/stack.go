@@ -20,7 +20,6 @@ import (
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
@@ -90,6 +89,9 @@ type StackConfig struct {
 	// Throttle is the worker's pacing: "" (the limiter) or a baseline.
 	Throttle workflows.Throttle
 	Users    []User
+	// Server starts the run's Temporal server (nil: a dev server with an
+	// in-memory database); see server.go.
+	Server StartServer
 }
 
 // Stack is one run: a Temporal dev server, both emulators in this process
@@ -98,7 +100,7 @@ type Stack struct {
 	cfg  StackConfig
 	h    *Harness
 	dir  string
-	dev  *devserver.Server
+	dev  TemporalServer
 	C    client.Client
 	App  string
 	Root string // the Notion page migrations go under
@@ -137,7 +139,11 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 	if s.devLog, err = os.Create(filepath.Join(s.dir, "temporal.log")); err != nil {
 		return nil, err
 	}
-	if s.dev, err = devserver.Start(ctx, devserver.Options{SearchAttributes: workflows.SearchAttributes(), Log: s.devLog}); err != nil {
+	start := cfg.Server
+	if start == nil {
+		start = startDevServer
+	}
+	if s.dev, err = start(ctx, s.devLog); err != nil {
 		return nil, err
 	}
 	s.C = s.dev.Client()

@@ -124,3 +124,8 @@ cluster-check: temporal ## Fail, saying what to run, unless the cluster answers 
 
 cluster-test: temporal ## The tests on a fresh cluster of their own: lifecycle and schema check, then the chaos run on PostgreSQL (20 SIGKILLs, 2 server restarts, 1 PostgreSQL restart).
 	$(GO) test -count=1 -timeout 90m -v -run 'TestClusterLifecycle|TestChaosOnCluster' ./internal/cluster/ ./internal/chaos/ -args -cluster
+
+.PHONY: cluster-bench
+
+cluster-bench: temporal ## The cost scenario on the dev server and on a fresh cluster in one run (ARGS="-pages 1000"); table in bench/results/cluster.md.
+	$(GO) run ./bench/cmd/clusterbench -out bench/results/cluster.md $(ARGS)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -79,5 +80,27 @@ func TestChaosOnCluster(t *testing.T) {
 	}
 	if !res.OK() {
 		t.Errorf("the chaos run on the cluster failed:\n%s\nprogress:\n%s", strings.Join(res.Problems, "\n"), log.String())
+	}
+}
+
+func TestReportCountsDatabaseRestartsApart(t *testing.T) {
+	r := &Result{Options: Options{Kills: 1, ServerRestarts: 2, DatabaseRestarts: 1}.withDefaults(), Pages: 8,
+		Kills: []Fired{{N: 1, Kind: KillAnytime, At: time.Second}},
+		Restarts: []Fired{{N: 1, Kind: ServerRestart, At: 2 * time.Second}, {N: 1, Kind: DatabaseRestart, At: 3 * time.Second},
+			{N: 2, Kind: ServerRestart, At: 4 * time.Second}}}
+	md := r.Markdown()
+	for _, want := range []string{"the Temporal server restarted twice and its database (PostgreSQL) once;",
+		"1 of 1 worker kills (SIGKILL), 2 of 2 Temporal server restarts, 1 of 1 database restarts", "| database restart |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	ru := &run{o: r.Options, res: r}
+	ru.judgeRestarts(func(format string, args ...any) { t.Errorf("judged a problem: "+format, args...) })
+	r.Restarts = r.Restarts[:2]
+	var problems []string
+	ru.judgeRestarts(func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) })
+	if len(problems) != 1 || !strings.Contains(problems[0], "1 of 2 server restarts") {
+		t.Errorf("one server restart missing: problems %q", problems)
 	}
 }

@@ -137,8 +137,8 @@ func (r *Result) WriteText(w io.Writer) {
 func (r *Result) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Chaos run: %s\n\n", r.verdict())
-	fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal server restarted %s; the result compared with the source through the Notion emulator's export.\n\n",
-		r.Pages, r.WorkflowID, times(len(r.Kills)), times(len(r.Restarts)))
+	fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal server restarted %s%s; the result compared with the source through the Notion emulator's export.\n\n",
+		r.Pages, r.WorkflowID, times(len(r.Kills)), times(countKind(r.Restarts, ServerRestart)), r.databaseRestarts())
 	b.WriteString("| | |\n|---|---|\n")
 	for _, f := range r.figures() {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], strings.ReplaceAll(f[1], "|", "\\|"))

@@ -142,3 +142,12 @@ func (r *Result) chaosLine() string {
 	}
 	return line
 }
+
+// databaseRestarts is the report's words for the database restarts, if
+// any were planned.
+func (r *Result) databaseRestarts() string {
+	if r.Options.DatabaseRestarts == 0 {
+		return ""
+	}
+	return " and its database (PostgreSQL) " + times(countKind(r.Restarts, DatabaseRestart))
+}

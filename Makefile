@@ -117,3 +117,22 @@ chaos: temporal ## The chaos run: a 200-page migration while the worker is kille
 
 bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server, both emulators and the bench's worker process (bench/cmd/worker: the product worker with -baseline); table in bench/results/e2e.md, PNG plots beside it (ARGS="-scenarios 1,3").
 	$(BENCH) $(GO) run ./cmd/e2ebench -out results $(ARGS)
+
+.PHONY: cluster cluster-stop cluster-check cluster-test
+
+cluster: temporal ## The production topology on loopback: PostgreSQL 15, the Temporal server (built from source into ./bin the first time, about 5 minutes) with its schema and search attributes, the Web UI; prints where each runs. `make cluster-stop` stops it all.
+	@scripts/cluster.sh start
+
+cluster-stop: ## Stop everything `make cluster` started (the data stays for the next start; scripts/cluster.sh clean removes it).
+	@scripts/cluster.sh stop
+
+cluster-check: temporal ## Fail, saying what to run, unless the cluster answers and its schemas are the server's.
+	@scripts/cluster.sh check
+
+cluster-test: temporal ## The tests on a fresh cluster of their own: lifecycle and schema check, then the chaos run on PostgreSQL (20 SIGKILLs, 2 server restarts, 1 PostgreSQL restart).
+	$(GO) test -count=1 -timeout 90m -v -run 'TestClusterLifecycle|TestChaosOnCluster' ./internal/cluster/ ./internal/chaos/ -args -cluster
+
+.PHONY: cluster-bench
+
+cluster-bench: temporal ## The cost scenario on the dev server and on a fresh cluster in one run (ARGS="-pages 1000"); table in bench/results/cluster.md.
+	$(BENCH) $(GO) run ./cmd/clusterbench -out results/cluster.md $(ARGS)

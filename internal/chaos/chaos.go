@@ -95,6 +95,12 @@ type Options struct {
 	Root, WorkerBin string
 	// Log receives progress lines (discarded if nil).
 	Log io.Writer
+	// Server starts the Temporal server (nil: a dev server on a database
+	// file; stack.OnCluster for a cluster on PostgreSQL); DatabaseRestarts
+	// is how many times its database is restarted on its own (0; it needs
+	// a stack.DatabaseRestarter). See server.go.
+	Server           stack.StartServer
+	DatabaseRestarts int
 }
 
 func (o Options) withDefaults() Options {
@@ -131,8 +137,8 @@ func (o Options) validate() error {
 	switch {
 	case o.Pages < 4 || o.Pages > 20000:
 		return fmt.Errorf("chaos: -pages %d: give 4 to 20000 pages", o.Pages)
-	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0:
-		return errors.New("chaos: -kills, -refresh-kills and -server-restarts cannot be negative")
+	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0 || o.DatabaseRestarts < 0:
+		return errors.New("chaos: -kills, -refresh-kills, -server-restarts and -database-restarts cannot be negative")
 	case o.TokenTTL != 0 && o.TokenTTL < 10*time.Second:
 		return fmt.Errorf("chaos: -token-ttl %s: give 10s or more (the worker needs a token to last a request)", o.TokenTTL)
 	case o.TimeScale < 1:
@@ -238,7 +244,7 @@ type run struct {
 	start  time.Time
 	graph  *graph.Server
 	notion *notionemu.Server
-	srv    *devserver.Server
+	srv    stack.Server
 	worker *workerProc
 	trap   *trap
 	// acct signs the user in again after a lost sign-in; startOpts and
@@ -329,7 +335,8 @@ func (r *run) run(ctx context.Context) error {
 	res.Pages = len(exp.Pages)
 	res.ExpectedRequests = expectedRequests(exp, spec)
 	res.Planned = merge(Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests),
-		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests))
+		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests),
+		PlanDatabaseRestarts(o.Seed, o.DatabaseRestarts, res.ExpectedRequests))
 
 	r.worker = &workerProc{log: filepath.Join(o.Dir, "worker.log")}
 	r.trap = newTrap(r.worker)
@@ -347,12 +354,19 @@ func (r *run) run(ctx context.Context) error {
 		return fmt.Errorf("chaos: server log: %w", err)
 	}
 	defer serverLog.Close()
-	// The stack: the dev server on a database file (it is restarted), the
+	// The stack: the Temporal server (the dev server on a database file
+	// unless Options.Server starts another; it is restarted), the
 	// emulators in-process, each behind its traps, and the user signed in.
-	r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
-	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	st, err := stack.Start(sctx,
-		stack.DevServer(devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db"), Log: serverLog}),
+	server := stack.OnServer(o.Server)
+	if o.Server == nil {
+		server = stack.DevServer(devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db")})
+		r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
+	} else {
+		r.say("starting the Temporal server")
+	}
+	// A cluster builds its binaries the first time: give it time.
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	st, err := stack.Start(sctx, server, stack.ServerLog(serverLog),
 		stack.Graph(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
 			ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true,
 			TokenTTL: o.TokenTTL, StrictRefreshRotation: o.StrictRefreshRotation}),
@@ -368,7 +382,7 @@ func (r *run) run(ctx context.Context) error {
 		return fmt.Errorf("chaos: %w", err)
 	}
 	defer func() { _ = st.Close() }()
-	r.graph, r.notion, r.srv, r.c, r.acct = st.Graph, st.Notion, st.Dev, st.Dev.Client(), st.SignIn
+	r.graph, r.notion, r.srv, r.c, r.acct = st.Graph, st.Notion, st.Server, st.C, st.SignIn
 	nb := st.Notebooks[user][0]
 	key, err := st.SignIn.Key()
 	if err != nil {
@@ -376,7 +390,7 @@ func (r *run) run(ctx context.Context) error {
 	}
 	secrets := []string{key, st.NotionToken}
 	limits := stack.Limits(o.TimeScale)
-	r.worker.args = stack.WorkerFlags{TemporalAddress: st.Dev.HostPort(), TaskQueue: taskQueue, App: app,
+	r.worker.args = stack.WorkerFlags{TemporalAddress: st.Server.HostPort(), TaskQueue: taskQueue, App: app,
 		StagingDir: filepath.Join(o.Dir, "staging"), GraphURL: st.GraphURL, NotionURL: st.NotionURL, Limits: limits,
 		NotionRate: o.NotionRate, Tokens: st.SignIn.WorkerArgs()}.Args()
 	r.worker.env = append([]string{"NOTION_TOKEN=" + st.NotionToken, "NOTION_TOKEN_FILE="}, st.SignIn.WorkerEnv()...)
@@ -505,6 +519,9 @@ func (r *run) fire(ctx context.Context) error {
 		case ServerRestart:
 			r.restartServer(ctx)
 			next++
+		case DatabaseRestart:
+			r.restartDatabase(ctx)
+			next++
 		case KillAnytime:
 			if err := stack.Sleep(ctx, e.Delay); err != nil {
 				continue
@@ -525,27 +542,40 @@ func (r *run) fire(ctx context.Context) error {
 	}
 }
 
-// restartServer restarts the dev server on its database file.
+// restartServer restarts the Temporal server on its data (the dev
+// server on its database file, a cluster's server on PostgreSQL).
 func (r *run) restartServer(ctx context.Context) {
+	r.restart(ctx, ServerRestart, r.o.ServerRestarts, func(ctx context.Context) (string, error) {
+		if err := r.srv.Restart(ctx); err != nil {
+			return "", err
+		}
+		r.mu.Lock()
+		r.c = r.srv.Client()
+		r.mu.Unlock()
+		return "same port and data", nil
+	})
+}
+
+// restart carries out the restart of kind (planned of it in the run) with
+// do, which says how it went, and records it with the restarts; a failed
+// one is a problem.
+func (r *run) restart(ctx context.Context, kind Kind, planned int, do func(context.Context) (string, error)) {
 	res := r.res
-	f := Fired{N: len(res.Restarts) + 1, Kind: ServerRestart, At: time.Since(r.start), GraphRequests: r.graphRequests()}
-	r.say("server restart %d/%d at %d Graph requests", f.N, r.o.ServerRestarts, f.GraphRequests)
+	f := Fired{N: countKind(res.Restarts, kind) + 1, Kind: kind, At: time.Since(r.start), GraphRequests: r.graphRequests()}
+	r.say("%s %d/%d at %d Graph requests", kind, f.N, planned, f.GraphRequests)
 	t0 := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	err := r.srv.Restart(rctx)
+	detail, err := do(rctx)
 	cancel()
 	f.Took = time.Since(t0)
 	if err != nil {
 		f.Detail = "failed: " + err.Error()
-		res.Problems = append(res.Problems, fmt.Sprintf("server restart %d failed: %v", f.N, err))
+		res.Problems = append(res.Problems, fmt.Sprintf("%s %d failed: %v", kind, f.N, err))
 	} else {
-		r.mu.Lock()
-		r.c = r.srv.Client()
-		r.mu.Unlock()
-		f.Detail = "same port and database file"
+		f.Detail = detail
 	}
 	res.Restarts = append(res.Restarts, f)
-	r.say("server restart %d done in %s", f.N, f.Took.Round(time.Millisecond))
+	r.say("%s %d done in %s", kind, f.N, f.Took.Round(time.Millisecond))
 }
 
 // check looks at the migration: it reports whether it has ended (and
@@ -687,9 +717,7 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 	if n := len(res.SignIns.Lost); n >= maxLostSignIns {
 		add("the run gave up after %d lost sign-ins", n)
 	}
-	if got := len(res.Restarts); got != r.o.ServerRestarts {
-		add("%d of %d server restarts happened during the migration", got, r.o.ServerRestarts)
-	}
+	r.judgeRestarts(add)
 	if res.SelfExits > 0 {
 		add("the worker exited by itself %d times (see worker.log)", res.SelfExits)
 	}

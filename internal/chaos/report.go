@@ -22,7 +22,7 @@ func (r *Result) figures() [][2]string {
 	rows := [][2]string{
 		{"result", r.verdict()},
 		{"notebook", fmt.Sprintf("%d pages in 4 sections (2 in a section group), subpages, images, attachments, printouts, internal links", r.Pages)},
-		{"chaos", fmt.Sprintf("seed %d; %d of %d worker kills (SIGKILL), %d of %d Temporal server restarts", o.Seed, len(r.Kills), o.Kills+o.RefreshKills, len(r.Restarts), o.ServerRestarts)},
+		{"chaos", r.chaosLine()},
 		{"kill kinds", r.killKinds()},
 		{"sign-in", r.signInLine()},
 		{"worker incarnations", fmt.Sprintf("%d (%d exits without a kill)", r.WorkerStarts, r.SelfExits)},
@@ -137,8 +137,8 @@ func (r *Result) WriteText(w io.Writer) {
 func (r *Result) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Chaos run: %s\n\n", r.verdict())
-	fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal dev server restarted %s; the result compared with the source through the Notion emulator's export.\n\n",
-		r.Pages, r.WorkflowID, times(len(r.Kills)), times(len(r.Restarts)))
+	fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal server restarted %s%s; the result compared with the source through the Notion emulator's export.\n\n",
+		r.Pages, r.WorkflowID, times(len(r.Kills)), times(countKind(r.Restarts, ServerRestart)), r.databaseRestarts())
 	b.WriteString("| | |\n|---|---|\n")
 	for _, f := range r.figures() {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], strings.ReplaceAll(f[1], "|", "\\|"))

@@ -12,6 +12,7 @@
 //	go run ./cmd/chaos -pages 40 -kills 3 -server-restarts 1 -seed 7
 //	go run ./cmd/chaos -pages 40 -kills 2 -refresh-kills 6 -token-ttl 45s  # kills inside token refreshes
 //	go run ./cmd/chaos ... -strict-refresh-rotation                       # the same on an identity platform that revokes redeemed refresh tokens
+//	go run ./cmd/chaos -users 5 -workers 4 -pages 40 -cluster -database-restarts 1  # five users, four workers, on PostgreSQL
 package main
 
 import (
@@ -49,8 +50,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: chaos [flags]\n\nMigrates a generated notebook while killing the worker and restarting Temporal, then checks the result.\n\n")
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&o.Pages, "pages", 200, "pages in the notebook (4 sections; rounded up to a multiple of 4)")
-	fs.IntVar(&o.Kills, "kills", 20, "how many times the worker is killed with SIGKILL (and restarted)")
+	fs.IntVar(&o.Pages, "pages", 200, "pages in each user's notebook (4 sections; rounded up to a multiple of 4)")
+	fs.IntVar(&o.Users, "users", 1, "how many users migrate a notebook of their own at once (alice, bob, carol, ...), each verified on its own")
+	fs.IntVar(&o.Workers, "workers", 1, "how many worker processes serve the migrations (the kills strike each of them)")
+	fs.IntVar(&o.Kills, "kills", 20, "how many times a worker is killed with SIGKILL (and restarted)")
 	fs.IntVar(&o.ServerRestarts, "server-restarts", 2, "how many times the Temporal dev server is restarted")
 	fs.IntVar(&o.RefreshKills, "refresh-kills", 0, "how many more times the worker is killed inside a token refresh (half while the answer is on its way, half just after it arrived)")
 	fs.DurationVar(&o.TokenTTL, "token-ttl", time.Hour, "lifetime of the Graph emulator's access tokens, not time-scaled (45s: a refresh every half minute)")

@@ -52,16 +52,17 @@ func TestDatabaseRestartNeedsADatabase(t *testing.T) {
 // server is.
 type noDatabase struct{ stack.Server }
 
-// TestChaosOnCluster is the chaos run on the production topology: the
-// 200-page migration while the worker is killed 20 times, the Temporal
-// server process restarted twice and PostgreSQL once, checked page for
-// page and block for block against the source.
+// TestChaosOnCluster is the chaos run on the production topology: five
+// users migrating 40 pages each at once on four worker processes while
+// the workers are killed 20 times, the Temporal server process restarted
+// twice and PostgreSQL once, each user checked page for page and block
+// for block against their notebook.
 func TestChaosOnCluster(t *testing.T) {
 	if !*onCluster {
 		t.Skip("starts a PostgreSQL + Temporal cluster: run `make cluster-test` (go test -args -cluster)")
 	}
 	var log bytes.Buffer
-	res, err := Run(context.Background(), Options{Kills: 20, ServerRestarts: 2, DatabaseRestarts: 1,
+	res, err := Run(context.Background(), Options{Users: 5, Workers: 4, Pages: 40, Kills: 20, ServerRestarts: 2, DatabaseRestarts: 1,
 		Timeout: 45 * time.Minute, Dir: t.TempDir(), Log: &log,
 		Server: stack.OnCluster(cluster.Options{Port: 17533, PGPort: 25632, UIPort: 18533, Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN")})})
 	if err != nil {
@@ -74,6 +75,13 @@ func TestChaosOnCluster(t *testing.T) {
 		if err := os.WriteFile(out, []byte(res.Markdown()), 0o644); err != nil {
 			t.Error(err)
 		}
+	}
+	killed := map[int]bool{}
+	for _, k := range res.Kills {
+		killed[k.Worker] = true
+	}
+	if len(killed) != 4 {
+		t.Errorf("the kills struck %d of the 4 workers", len(killed))
 	}
 	if len(res.Kills) != 20 || countKind(res.Restarts, ServerRestart) != 2 || countKind(res.Restarts, DatabaseRestart) != 1 {
 		t.Errorf("%d kills, %d server and %d database restarts; want 20, 2 and 1", len(res.Kills),

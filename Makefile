@@ -129,7 +129,7 @@ cluster-stop: ## Stop everything `make cluster` started (the data stays for the 
 cluster-check: temporal ## Fail, saying what to run, unless the cluster answers and its schemas are the server's.
 	@scripts/cluster.sh check
 
-cluster-test: temporal ## The tests on a fresh cluster of their own: lifecycle and schema check, then the chaos run on PostgreSQL (20 SIGKILLs, 2 server restarts, 1 PostgreSQL restart).
+cluster-test: temporal ## The tests on a fresh cluster of their own: lifecycle and schema check, then the chaos run on PostgreSQL: five users migrating 40 pages each at once on four worker processes (20 SIGKILLs spread over the workers, 2 server restarts, 1 PostgreSQL restart).
 	$(GO) test -count=1 -timeout 90m -v -run 'TestClusterLifecycle|TestChaosOnCluster' ./internal/cluster/ ./internal/chaos/ -args -cluster
 
 .PHONY: cluster-bench

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/workflowservice/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
@@ -127,52 +126,37 @@ func (h *Harness) MeasureCost(ctx context.Context, name, server string, start st
 func (s *Stack) permitRoundTrips(ctx context.Context) ([]time.Duration, error) {
 	dc := converter.GetDefaultDataConverter()
 	var out []time.Duration
-	var next []byte
-	for {
-		resp, err := s.C.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 1000, NextPageToken: next})
-		if err != nil {
-			return nil, fmt.Errorf("list workflows: %w", err)
+	err := s.eachHistory(ctx, func(typ string, events []*historypb.HistoryEvent) {
+		if typ == entity.WorkflowName {
+			return
 		}
-		for _, e := range resp.GetExecutions() {
-			if e.GetType().GetName() == entity.WorkflowName {
-				continue
-			}
-			asked := map[string]time.Time{}
-			id, run := e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()
-			it := s.C.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			for it.HasNext() {
-				ev, err := it.Next()
-				if err != nil {
-					return nil, fmt.Errorf("history of %s/%s: %w", id, run, err)
-				}
-				at := ev.GetEventTime().AsTime()
-				if a := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetSignalName() == entity.SignalRequest {
-					var m entity.Message
-					if p := a.GetInput().GetPayloads(); len(p) > 0 && dc.FromPayload(p[0], &m) == nil {
-						for _, ask := range m.Acquire {
-							if _, seen := asked[ask.RequestID]; !seen {
-								asked[ask.RequestID] = at
-							}
+		asked := map[string]time.Time{}
+		for _, ev := range events {
+			at := ev.GetEventTime().AsTime()
+			if a := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetSignalName() == entity.SignalRequest {
+				var m entity.Message
+				if p := a.GetInput().GetPayloads(); len(p) > 0 && dc.FromPayload(p[0], &m) == nil {
+					for _, ask := range m.Acquire {
+						if _, seen := asked[ask.RequestID]; !seen {
+							asked[ask.RequestID] = at
 						}
 					}
 				}
-				if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == entity.SignalGrant {
-					var g entity.GrantMessage
-					if p := a.GetInput().GetPayloads(); len(p) > 0 && dc.FromPayload(p[0], &g) == nil {
-						for _, gr := range g.Grants {
-							if t, ok := asked[gr.RequestID]; ok {
-								out = append(out, at.Sub(t))
-								delete(asked, gr.RequestID)
-							}
+			}
+			if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == entity.SignalGrant {
+				var g entity.GrantMessage
+				if p := a.GetInput().GetPayloads(); len(p) > 0 && dc.FromPayload(p[0], &g) == nil {
+					for _, gr := range g.Grants {
+						if t, ok := asked[gr.RequestID]; ok {
+							out = append(out, at.Sub(t))
+							delete(asked, gr.RequestID)
 						}
 					}
 				}
 			}
 		}
-		if next = resp.GetNextPageToken(); len(next) == 0 {
-			return out, nil
-		}
-	}
+	})
+	return out, err
 }
 
 // CostTable is the Markdown table of costs, one row per server.

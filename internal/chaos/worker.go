@@ -183,15 +183,6 @@ func (p *workers) starts() int {
 	return n
 }
 
-// logText is every worker's log so far.
-func (p *workers) logText() string {
-	var b strings.Builder
-	for _, w := range p.ws {
-		b.WriteString(w.logText())
-	}
-	return b.String()
-}
-
 // nextVictim is the worker the next kill that no request names goes to:
 // each in turn, so that such kills spread over the workers.
 func (p *workers) nextVictim() *workerProc {

@@ -278,6 +278,12 @@ func TestChaosShort(t *testing.T) {
 	if len(res.Kills) != 3 || len(res.Restarts) != 1 {
 		t.Errorf("%d kills and %d restarts, want 3 and 1\n%s", len(res.Kills), len(res.Restarts), log.String())
 	}
+	for _, k := range res.Kills {
+		// A kill inside a request strikes the worker that sent it.
+		if (k.Kind == KillDuringGraph || k.Kind == KillDuringNotionWrite) && strings.Contains(k.Detail, "sender not found") {
+			t.Errorf("kill %d: %s", k.N, k.Detail)
+		}
+	}
 	if !res.OK() {
 		t.Errorf("the chaos run failed:\n%s\nprogress:\n%s", strings.Join(res.Problems, "\n"), log.String())
 	}

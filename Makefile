@@ -125,3 +125,22 @@ bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server,
 
 test-outage: temporal ## A 10-minute Graph outage (time-scaled) named in the status display while it lasts (about 2 minutes; not in make test).
 	NOTEBRIDGE_OUTAGE_E2E=1 $(GO) test -count=1 -timeout 10m -run TestGraphOutageIsNamedInStatus -v ./workflows/
+
+.PHONY: cluster cluster-stop cluster-check cluster-test
+
+cluster: temporal ## The production topology on loopback: PostgreSQL 15, the Temporal server (built from source into ./bin the first time, about 5 minutes) with its schema and search attributes, the Web UI; prints where each runs. `make cluster-stop` stops it all.
+	@scripts/cluster.sh start
+
+cluster-stop: ## Stop everything `make cluster` started (the data stays for the next start; scripts/cluster.sh clean removes it).
+	@scripts/cluster.sh stop
+
+cluster-check: temporal ## Fail, saying what to run, unless the cluster answers and its schemas are the server's.
+	@scripts/cluster.sh check
+
+cluster-test: temporal ## The tests on a fresh cluster of their own: lifecycle and schema check, then the chaos run on PostgreSQL: five users migrating 40 pages each at once on four worker processes (20 SIGKILLs spread over the workers, 2 server restarts, 1 PostgreSQL restart).
+	$(GO) test -count=1 -timeout 90m -v -run 'TestClusterLifecycle|TestChaosOnCluster' ./internal/cluster/ ./internal/chaos/ -args -cluster
+
+.PHONY: cluster-bench
+
+cluster-bench: temporal ## The cost scenario on the dev server and on a fresh cluster in one run (ARGS="-pages 1000"); table in bench/results/cluster.md.
+	$(BENCH) $(GO) run ./cmd/clusterbench -out results/cluster.md $(ARGS)

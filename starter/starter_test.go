@@ -105,7 +105,7 @@ func (h *harness) startWorker(t *testing.T) {
 	// purpose would fill it.
 	wf := workflows.New(testApp)
 	wf.Limits = testProfile
-	w, err := stack.StartInProcessWorker(h.st.Dev.HostPort(), testQueue, wf, acts, quietLog())
+	w, err := stack.StartInProcessWorker(h.st.Server.HostPort(), testQueue, wf, acts, quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func (r result) String() string {
 // cmd runs a starter command against the harness's Temporal.
 func (h *harness) cmd(t *testing.T, name string, args ...string) result {
 	t.Helper()
-	full := []string{name, "-temporal-address", h.st.Dev.HostPort(), "-namespace", "default"}
+	full := []string{name, "-temporal-address", h.st.Server.HostPort(), "-namespace", "default"}
 	if name == "scan" || name == "migrate" {
 		full = append(full, "-task-queue", testQueue)
 	}

@@ -6,4 +6,7 @@ package tools
 
 import (
 	_ "github.com/temporalio/cli/cmd/temporal"
+	// The Temporal Web UI server at the version the CLI embeds, for
+	// scripts/cluster.sh.
+	_ "github.com/temporalio/ui-server/v2/cmd/server"
 )

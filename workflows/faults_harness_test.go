@@ -240,7 +240,7 @@ func (h *faultHarness) killableActivities(t *testing.T) (acts *activities.Activi
 // startWorkerWith starts a worker running acts.
 func (h *faultHarness) startWorkerWith(t *testing.T, acts *activities.Activities) worker.Worker {
 	t.Helper()
-	w, err := stack.StartInProcessWorker(h.st.Dev.HostPort(), faultQueue, workflows.New(faultApp), acts, h.logger)
+	w, err := stack.StartInProcessWorker(h.st.Server.HostPort(), faultQueue, workflows.New(faultApp), acts, h.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

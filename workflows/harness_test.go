@@ -117,7 +117,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	startLimiter(t, h.c, e2eQueue, e2eApp, h.profile)
 	// The worker's logs are captured (to search them for tokens);
 	// warnings and errors also go to stderr.
-	w, err := stack.StartInProcessWorker(st.Dev.HostPort(), e2eQueue, workflows.New(e2eApp), acts, logger)
+	w, err := stack.StartInProcessWorker(st.Server.HostPort(), e2eQueue, workflows.New(e2eApp), acts, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 )
 
@@ -54,30 +55,40 @@ func (h Histories) Actions() Actions {
 // (open and closed) and counts its events.
 func (s *Stack) ReadHistories(ctx context.Context) (Histories, error) {
 	h := Histories{Events: map[string]int{}, Runs: map[string]int{}, Longest: map[string]int{}}
+	err := s.eachHistory(ctx, func(typ string, events []*historypb.HistoryEvent) {
+		for _, ev := range events {
+			h.Events[ev.GetEventType().String()]++
+		}
+		h.Runs[typ]++
+		h.Longest[typ] = max(h.Longest[typ], len(events))
+	})
+	return h, err
+}
+
+// eachHistory calls fn with the workflow type and the history's events
+// of every workflow run in the namespace, open and closed.
+func (s *Stack) eachHistory(ctx context.Context, fn func(typ string, events []*historypb.HistoryEvent)) error {
 	var next []byte
 	for {
 		resp, err := s.C.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 1000, NextPageToken: next})
 		if err != nil {
-			return h, fmt.Errorf("list workflows: %w", err)
+			return fmt.Errorf("list workflows: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			typ := e.GetType().GetName()
 			id, run := e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId()
 			it := s.C.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			n := 0
+			var events []*historypb.HistoryEvent
 			for it.HasNext() {
 				ev, err := it.Next()
 				if err != nil {
-					return h, fmt.Errorf("history of %s/%s: %w", id, run, err)
+					return fmt.Errorf("history of %s/%s: %w", id, run, err)
 				}
-				h.Events[ev.GetEventType().String()]++
-				n++
+				events = append(events, ev)
 			}
-			h.Runs[typ]++
-			h.Longest[typ] = max(h.Longest[typ], n)
+			fn(e.GetType().GetName(), events)
 		}
 		if next = resp.GetNextPageToken(); len(next) == 0 {
-			return h, nil
+			return nil
 		}
 	}
 }

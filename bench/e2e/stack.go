@@ -16,7 +16,6 @@ import (
 	"github.com/notebridge/notebridge/bench/baseline"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
@@ -81,10 +80,13 @@ type StackConfig struct {
 	// Baseline is the worker's pacing: "" (the limiter) or a baseline.
 	Baseline baseline.Policy
 	Users    []User
+	// Server starts the run's Temporal server (nil: a dev server with an
+	// in-memory database; stack.OnCluster for a cluster on PostgreSQL).
+	Server stack.StartServer
 }
 
-// Stack is one run: the shared stack (internal/stack: a Temporal dev
-// server, both emulators in this process, the users signed in) and the
+// Stack is one run: the shared stack (internal/stack: a Temporal server,
+// the dev server unless StackConfig.Server starts another, both emulators in this process, the users signed in) and the
 // worker as a child process.
 type Stack struct {
 	*stack.Stack
@@ -123,7 +125,7 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 	if cfg.GraphLimits != nil {
 		gcfg.Limits = *cfg.GraphLimits
 	}
-	opts := []stack.Option{stack.DevServer(devserver.Options{Log: s.devLog}), stack.Graph(gcfg),
+	opts := []stack.Option{stack.ServerLog(s.devLog), stack.Graph(gcfg),
 		// Notion is not what is measured: no rate limit, so it never
 		// paces the pipeline.
 		stack.Notion(notionemu.Config{Seed: 1, Rate: -1}),
@@ -133,6 +135,9 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 	for _, u := range cfg.Users {
 		opts = append(opts, stack.Notebooks(u.Name, u.Spec))
 	}
+	if cfg.Server != nil {
+		opts = append(opts, stack.OnServer(cfg.Server))
+	}
 	if s.Stack, err = stack.Start(ctx, opts...); err != nil {
 		return nil, err
 	}
@@ -141,7 +146,7 @@ func (h *Harness) Start(ctx context.Context, cfg StackConfig) (_ *Stack, err err
 			return nil, err
 		}
 	}
-	flags := stack.WorkerFlags{TemporalAddress: s.Dev.HostPort(), TaskQueue: TaskQueue, App: s.App,
+	flags := stack.WorkerFlags{TemporalAddress: s.Server.HostPort(), TaskQueue: TaskQueue, App: s.App,
 		StagingDir: filepath.Join(s.dir, "staging"), GraphURL: s.GraphURL, NotionURL: s.NotionURL, Limits: cfg.Profile,
 		NotionRate: 100000, NotionPacing: "process", LogLevel: "warn", Tokens: s.SignIn.WorkerArgs()}
 	if cfg.Baseline != "" {

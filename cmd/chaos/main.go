@@ -12,6 +12,7 @@
 //	go run ./cmd/chaos -pages 40 -kills 3 -server-restarts 1 -seed 7
 //	go run ./cmd/chaos -pages 40 -kills 2 -refresh-kills 6 -token-ttl 45s  # kills inside token refreshes
 //	go run ./cmd/chaos ... -strict-refresh-rotation                       # the same on an identity platform that revokes redeemed refresh tokens
+//	go run ./cmd/chaos -users 5 -workers 4 -pages 40 -cluster -database-restarts 1  # five users, four workers, on PostgreSQL
 package main
 
 import (
@@ -26,6 +27,8 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/internal/chaos"
+	"github.com/notebridge/notebridge/internal/cluster"
+	"github.com/notebridge/notebridge/internal/stack"
 )
 
 func main() {
@@ -47,8 +50,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Usage: chaos [flags]\n\nMigrates a generated notebook while killing the worker and restarting Temporal, then checks the result.\n\n")
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&o.Pages, "pages", 200, "pages in the notebook (4 sections; rounded up to a multiple of 4)")
-	fs.IntVar(&o.Kills, "kills", 20, "how many times the worker is killed with SIGKILL (and restarted)")
+	fs.IntVar(&o.Pages, "pages", 200, "pages in each user's notebook (4 sections; rounded up to a multiple of 4)")
+	fs.IntVar(&o.Users, "users", 1, "how many users migrate a notebook of their own at once (alice, bob, carol, ...), each verified on its own")
+	fs.IntVar(&o.Workers, "workers", 1, "how many worker processes serve the migrations (the kills strike each of them)")
+	fs.IntVar(&o.Kills, "kills", 20, "how many times a worker is killed with SIGKILL (and restarted)")
 	fs.IntVar(&o.ServerRestarts, "server-restarts", 2, "how many times the Temporal dev server is restarted")
 	fs.IntVar(&o.RefreshKills, "refresh-kills", 0, "how many more times the worker is killed inside a token refresh (half while the answer is on its way, half just after it arrived)")
 	fs.DurationVar(&o.TokenTTL, "token-ttl", time.Hour, "lifetime of the Graph emulator's access tokens, not time-scaled (45s: a refresh every half minute)")
@@ -60,6 +65,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Timeout, "timeout", 60*time.Minute, "how long the migration may take")
 	fs.StringVar(&o.Dir, "dir", "", "work directory, kept afterwards (logs, Temporal database, histories); default a temporary one, removed")
 	fs.StringVar(&out, "out", "", "write the report as Markdown to this file")
+	onCluster := fs.Bool("cluster", false, "run on a fresh PostgreSQL + Temporal cluster (scripts/cluster.sh, frontend on 127.0.0.1:17533) instead of the dev server")
+	fs.IntVar(&o.DatabaseRestarts, "database-restarts", 0, "how many times PostgreSQL is restarted while the Temporal server runs (needs -cluster)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -71,6 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.Log = stdout
+	if *onCluster {
+		o.Server = stack.OnCluster(cluster.Options{Port: 17533, PGPort: 25632, UIPort: 18533, Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN")})
+	}
 	res, err := chaos.Run(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "chaos:", err)

@@ -14,7 +14,6 @@ package chaos
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +38,6 @@ import (
 
 // The run's fixed names.
 const (
-	user      = "alice"
 	app       = "chaos-app"
 	taskQueue = "notebridge"
 	sections  = 4 // the generated notebook: 2 sections, and a group of 2
@@ -47,10 +45,16 @@ const (
 
 // Options configure a chaos run. Zero values take the defaults noted.
 type Options struct {
-	// Pages is the notebook's page count (200), spread over 4 sections
+	// Pages is each user's notebook's page count (200), spread over 4 sections
 	// (two of them in a section group) and rounded up to a multiple of 4.
 	Pages int
-	// Kills is how many times the worker is killed (20); ServerRestarts
+	// Users is how many users migrate a notebook of their own at once
+	// (1: alice; then bob, carol, ...), each verified on its own; Workers
+	// how many worker processes serve them all from the one task queue
+	// (1). A kill strikes the worker that sent the request it traps, or
+	// each worker in turn for kills that trap none.
+	Users, Workers int
+	// Kills is how many times a worker is killed (20); ServerRestarts
 	// how many times the dev server is restarted (2).
 	Kills, ServerRestarts int
 	// RefreshKills is how many more times the worker is killed inside a
@@ -95,6 +99,12 @@ type Options struct {
 	Root, WorkerBin string
 	// Log receives progress lines (discarded if nil).
 	Log io.Writer
+	// Server starts the Temporal server (nil: a dev server on a database
+	// file; stack.OnCluster for a cluster on PostgreSQL); DatabaseRestarts
+	// is how many times its database is restarted on its own (0; it needs
+	// a stack.DatabaseRestarter). See server.go.
+	Server           stack.StartServer
+	DatabaseRestarts int
 }
 
 func (o Options) withDefaults() Options {
@@ -104,6 +114,8 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	def(&o.Pages, 200)
+	def(&o.Users, 1)
+	def(&o.Workers, 1)
 	def(&o.PagesPerRun, 25)
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -131,8 +143,12 @@ func (o Options) validate() error {
 	switch {
 	case o.Pages < 4 || o.Pages > 20000:
 		return fmt.Errorf("chaos: -pages %d: give 4 to 20000 pages", o.Pages)
-	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0:
-		return errors.New("chaos: -kills, -refresh-kills and -server-restarts cannot be negative")
+	case o.Users < 1 || o.Users > len(userNames):
+		return fmt.Errorf("chaos: -users %d: give 1 to %d users", o.Users, len(userNames))
+	case o.Workers < 1 || o.Workers > 16:
+		return fmt.Errorf("chaos: -workers %d: give 1 to 16 worker processes", o.Workers)
+	case o.Kills < 0 || o.ServerRestarts < 0 || o.RefreshKills < 0 || o.DatabaseRestarts < 0:
+		return errors.New("chaos: -kills, -refresh-kills, -server-restarts and -database-restarts cannot be negative")
 	case o.TokenTTL != 0 && o.TokenTTL < 10*time.Second:
 		return fmt.Errorf("chaos: -token-ttl %s: give 10s or more (the worker needs a token to last a request)", o.TokenTTL)
 	case o.TimeScale < 1:
@@ -161,6 +177,8 @@ type Fired struct {
 	// BeforeStore is set for a kill inside a token refresh that struck
 	// before the worker had stored the new tokens.
 	BeforeStore bool `json:"beforeStore,omitempty"`
+	// Worker numbers the worker a kill struck (from 1).
+	Worker int `json:"worker,omitempty"`
 }
 
 // LostSignIn is a migration that ended because its user's sign-in was
@@ -189,38 +207,32 @@ type SignIns struct {
 
 // Result is what a chaos run did and found.
 type Result struct {
-	Options  Options       `json:"-"`
+	Options Options `json:"-"`
+	// Pages counts the pages of all users' notebooks.
 	Pages    int           `json:"pages"`
 	Planned  []Event       `json:"planned"`
 	Kills    []Fired       `json:"kills"`
 	Restarts []Fired       `json:"restarts"`
 	Duration time.Duration `json:"duration"`
-	// WorkflowID and Input are the migration's, Report its result.
-	WorkflowID string                   `json:"workflowID"`
-	Input      string                   `json:"input"`
-	Completed  bool                     `json:"completed"`
-	Report     workflows.NotebookReport `json:"report"`
-	// FailedSections are the sections that failed at some point (their
-	// errors), and RetriedFailed whether retry-failed was signalled.
-	FailedSections []string `json:"failedSections,omitempty"`
-	RetriedFailed  bool     `json:"retriedFailed"`
-	// Verify compares the Notion export with the source.
-	Verify *verify.Report `json:"verify"`
+	// Migrations are the users' migrations, in the order of
+	// Options.Users.
+	Migrations []*Migration `json:"migrations"`
 	// Violations are the Graph referee's windows over a limit.
 	Violations []graph.Violation `json:"violations"`
 	// GraphRequests and Graph429s are the Graph emulator's counts for
-	// the user; ExpectedRequests the least the migration needs;
-	// PermitUnits the limiter's granted permit units.
+	// all users; ExpectedRequests the least the migrations need;
+	// PermitUnits the limiter's granted permit units (Migrations has them
+	// by user).
 	GraphRequests, Graph429s, ExpectedRequests int64
 	PermitUnits                                int64
 	NotionRequests                             int64
-	// WorkerStarts counts worker incarnations; SelfExits those that ended
-	// without being killed.
+	// WorkerStarts counts the incarnations of all workers; SelfExits
+	// those that ended without being killed.
 	WorkerStarts, SelfExits int
 	// SignIns are the refreshes and the lost sign-ins.
 	SignIns   SignIns
 	Histories HistoryExport
-	// LogLeaks names secrets found in the worker's log.
+	// LogLeaks names secrets found in the workers' logs.
 	LogLeaks []string
 	// Problems are the reasons the run failed; empty means it passed.
 	Problems []string
@@ -233,19 +245,18 @@ func (r *Result) OK() bool { return len(r.Problems) == 0 }
 
 // run is one chaos run in progress.
 type run struct {
-	o      Options
-	res    *Result
-	start  time.Time
-	graph  *graph.Server
-	notion *notionemu.Server
-	srv    *devserver.Server
-	worker *workerProc
-	trap   *trap
-	// acct signs the user in again after a lost sign-in; startOpts and
-	// input start the migration (again).
-	acct      *stack.Accounts
-	startOpts client.StartWorkflowOptions
-	input     workflows.MigrateInput
+	o       Options
+	res     *Result
+	start   time.Time
+	graph   *graph.Server
+	notion  *notionemu.Server
+	srv     stack.Server
+	workers *workers
+	trap    *trap
+	// acct signs a user in again after a lost sign-in; migs are the
+	// users' migrations.
+	acct *stack.Accounts
+	migs []*migration
 
 	mu sync.Mutex
 	c  client.Client // the dev server's client; replaced after a restart
@@ -265,7 +276,14 @@ func (r *run) client() client.Client {
 	return r.c
 }
 
-func (r *run) graphRequests() int64 { return r.graph.Stats().Users[user].Requests }
+// graphRequests is the run's clock: the Graph requests of all users.
+func (r *run) graphRequests() int64 {
+	n := int64(0)
+	for _, u := range r.graph.Stats().Users {
+		n += u.Requests
+	}
+	return n
+}
 
 // Run performs a chaos run. Its error means the harness itself could not
 // run (no temporal CLI, build failure, interrupted), and the Result is nil
@@ -309,38 +327,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return r.res, nil
 }
 
-// genSpec is the generated notebook: 4 sections (2 in a section group),
-// subpages two levels deep, an image and an attachment on every page, a
-// PDF printout on every tenth, ink on every fourth and an internal link on
-// each.
-func genSpec(pages int) graph.GenSpec {
-	return graph.GenSpec{Seed: 7, Owner: user, Notebooks: 1, GroupDepth: 1, GroupsPerLevel: 1,
-		SectionsPerContainer: 2, PagesPerSection: (pages + sections - 1) / sections, SubpageLevels: 2,
-		ImagesPerPage: 1, AttachmentsPerPage: 1, PrintoutEvery: 10, InkEvery: 4, LinksPerPage: 1,
-		ImageBytes: 1024, AttachmentBytes: 2048}
-}
-
 func (r *run) run(ctx context.Context) error {
 	o, res := r.o, r.res
-	spec := genSpec(o.Pages)
-	exp, err := verify.Expect(ctx, verify.Source{User: user, Notebooks: graph.Generate(spec)})
-	if err != nil {
+	if err := r.expect(ctx); err != nil {
 		return err
 	}
-	res.Pages = len(exp.Pages)
-	res.ExpectedRequests = expectedRequests(exp, spec)
 	res.Planned = merge(Plan(o.Seed, o.Kills, o.ServerRestarts, res.ExpectedRequests),
-		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests))
+		PlanRefreshKills(o.Seed, o.RefreshKills, res.ExpectedRequests),
+		PlanDatabaseRestarts(o.Seed, o.DatabaseRestarts, res.ExpectedRequests))
 
-	r.worker = &workerProc{log: filepath.Join(o.Dir, "worker.log")}
-	r.trap = newTrap(r.worker)
+	r.workers = newWorkers(o.Workers, o.Dir)
+	r.trap = newTrap(r.workers)
 	r.say("building the worker")
-	r.worker.bin = o.WorkerBin
-	if r.worker.bin == "" {
+	bin := o.WorkerBin
+	if bin == "" {
 		if err := stack.Build(ctx, o.Root, o.Dir, "./worker"); err != nil {
 			return fmt.Errorf("chaos: %w", err)
 		}
-		r.worker.bin = filepath.Join(o.Dir, "worker")
+		bin = filepath.Join(o.Dir, "worker")
 	}
 
 	serverLog, err := os.OpenFile(filepath.Join(o.Dir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -348,58 +352,74 @@ func (r *run) run(ctx context.Context) error {
 		return fmt.Errorf("chaos: server log: %w", err)
 	}
 	defer serverLog.Close()
-	// The stack: the dev server on a database file (it is restarted), the
-	// emulators in-process, each behind its traps, and the user signed in.
-	r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
-	sctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	st, err := stack.Start(sctx,
-		stack.DevServer(devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db"), Log: serverLog}),
+	// The stack: the Temporal server (the dev server on a database file
+	// unless Options.Server starts another; it is restarted), the
+	// emulators in-process, each behind its traps, and the users signed in.
+	server := stack.OnServer(o.Server)
+	if o.Server == nil {
+		server = stack.DevServer(devserver.Options{DBFile: filepath.Join(o.Dir, "temporal.db")})
+		r.say("starting the Temporal dev server on %s", filepath.Join(o.Dir, "temporal.db"))
+	} else {
+		r.say("starting the Temporal server")
+	}
+	// A cluster builds its binaries the first time: give it time.
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	opts := []stack.Option{server, stack.ServerLog(serverLog),
 		stack.Graph(graph.Config{Seed: 1, TimeScale: o.TimeScale, AppID: app,
 			ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true,
 			TokenTTL: o.TokenTTL, StrictRefreshRotation: o.StrictRefreshRotation}),
-		stack.Notebooks(user, spec),
 		stack.Notion(notionemu.Config{Seed: 1, Rate: o.NotionRate, Burst: max(1, int(o.NotionRate))}),
 		stack.WrapGraph(func(g http.Handler) http.Handler {
-			return r.trap.wrapRefresh(r.trap.wrap(KillDuringGraph, g, graphRequest), stack.TokenFile(o.Dir, user))
+			return r.trap.wrapRefresh(r.trap.wrap(KillDuringGraph, g, graphRequest), r.tokenFiles())
 		}),
 		stack.WrapNotion(func(n http.Handler) http.Handler { return r.trap.wrap(KillDuringNotionWrite, n, notionWrite) }),
-		stack.SignIn(stack.SignInOptions{Dir: o.Dir, App: app}))
+		stack.SignIn(stack.SignInOptions{Dir: o.Dir, App: app})}
+	for _, m := range r.migs {
+		opts = append(opts, stack.Notebooks(m.User, m.spec))
+	}
+	st, err := stack.Start(sctx, opts...)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("chaos: %w", err)
 	}
 	defer func() { _ = st.Close() }()
-	r.graph, r.notion, r.srv, r.c, r.acct = st.Graph, st.Notion, st.Dev, st.Dev.Client(), st.SignIn
-	nb := st.Notebooks[user][0]
+	r.graph, r.notion, r.srv, r.c, r.acct = st.Graph, st.Notion, st.Server, st.C, st.SignIn
 	key, err := st.SignIn.Key()
 	if err != nil {
 		return fmt.Errorf("chaos: %w", err)
 	}
 	secrets := []string{key, st.NotionToken}
 	limits := stack.Limits(o.TimeScale)
-	r.worker.args = stack.WorkerFlags{TemporalAddress: st.Dev.HostPort(), TaskQueue: taskQueue, App: app,
-		StagingDir: filepath.Join(o.Dir, "staging"), GraphURL: st.GraphURL, NotionURL: st.NotionURL, Limits: limits,
-		NotionRate: o.NotionRate, Tokens: st.SignIn.WorkerArgs()}.Args()
-	r.worker.env = append([]string{"NOTION_TOKEN=" + st.NotionToken, "NOTION_TOKEN_FILE="}, st.SignIn.WorkerEnv()...)
-	if err := r.worker.start(); err != nil {
+	// The staging directory is the worker's scratch space: each worker
+	// has its own, as on machines of their own.
+	for _, w := range r.workers.ws {
+		staging := filepath.Join(o.Dir, "staging")
+		if o.Workers > 1 {
+			staging = filepath.Join(o.Dir, fmt.Sprintf("staging-%d", w.n))
+		}
+		w.bin = bin
+		w.args = stack.WorkerFlags{TemporalAddress: st.Server.HostPort(), TaskQueue: taskQueue, App: app,
+			StagingDir: staging, GraphURL: st.GraphURL, NotionURL: st.NotionURL, Limits: limits,
+			NotionRate: o.NotionRate, Tokens: st.SignIn.WorkerArgs()}.Args()
+		w.env = append([]string{"NOTION_TOKEN=" + st.NotionToken, "NOTION_TOKEN_FILE="}, st.SignIn.WorkerEnv()...)
+	}
+	if err := r.workers.start(); err != nil {
 		return err
 	}
-	defer r.worker.stop(10 * time.Second)
+	defer r.workers.stop(10 * time.Second)
 
-	in := workflows.MigrateInput{User: user, Notebook: nb.ID, NotionParent: r.notion.RootPageID(), Limits: limits,
-		PagesPerRun: o.PagesPerRun}
-	js, _ := json.Marshal(in)
-	res.Input, res.WorkflowID = string(js), workflows.NotebookWorkflowID(user, nb.ID)
-	r.say("%d pages in %d sections, at least %d Graph requests; plan: %d kills, %d inside token refreshes, %d server restarts (seed %d)",
-		res.Pages, len(exp.Sections), res.ExpectedRequests, o.Kills, o.RefreshKills, o.ServerRestarts, o.Seed)
-	r.start = time.Now()
-	r.startOpts = client.StartWorkflowOptions{ID: res.WorkflowID, TaskQueue: taskQueue,
-		StaticSummary: "Chaos: migrate " + nb.DisplayName}
-	r.input = in
-	if _, err := r.client().ExecuteWorkflow(ctx, r.startOpts, workflows.MigrateNotebookName, in); err != nil {
-		return fmt.Errorf("chaos: start MigrateNotebook: %w", err)
+	if err := r.prepare(st, limits); err != nil {
+		return err
 	}
-	r.say("started %s with %s", res.WorkflowID, res.Input)
+	r.say("%d users, %d pages in all, at least %d Graph requests, %d worker processes; plan: %d kills, %d inside token refreshes, %d server restarts, %d database restarts (seed %d)",
+		o.Users, res.Pages, res.ExpectedRequests, o.Workers, o.Kills, o.RefreshKills, o.ServerRestarts, o.DatabaseRestarts, o.Seed)
+	r.start = time.Now()
+	for _, m := range r.migs {
+		if _, err := r.client().ExecuteWorkflow(ctx, m.startOpts, workflows.MigrateNotebookName, m.input); err != nil {
+			return fmt.Errorf("chaos: start MigrateNotebook for %s: %w", m.User, err)
+		}
+		r.say("started %s with %s", m.WorkflowID, m.Input)
+	}
 
 	mctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	err = r.fire(mctx)
@@ -413,11 +433,11 @@ func (r *run) run(ctx context.Context) error {
 	}
 	// Every access and refresh token the emulator issued, refreshes
 	// during the run included.
-	r.judge(ctx, exp, append(secrets, r.graph.IssuedSecrets()...))
+	r.judge(ctx, append(secrets, r.graph.IssuedSecrets()...))
 	return nil
 }
 
-// expectedRequests is the least number of Graph requests the migration
+// expectedRequests is the least number of Graph requests a migration
 // makes: the notebook tree, a listing per 100 pages of each section, each
 // page's content (its ink comes with it) and each resource (drawings are
 // files too, rendered on the worker).
@@ -443,38 +463,41 @@ func (r *run) fire(ctx context.Context) error {
 	lastCheck, lastKey, lastSaid := time.Time{}, "", time.Time{}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	restartWorker := func(pause time.Duration) {
+	restartWorker := func(w *workerProc, pause time.Duration) {
 		if err := stack.Sleep(ctx, pause); err != nil {
 			return
 		}
-		if err := r.worker.start(); err != nil {
+		if err := w.start(); err != nil {
 			res.Problems = append(res.Problems, err.Error())
 		}
 	}
-	recordKill := func(k Kind, detail string, beforeStore bool, pause time.Duration) {
+	recordKill := func(w *workerProc, k Kind, detail string, beforeStore bool, pause time.Duration) {
 		f := Fired{N: len(res.Kills) + 1, Kind: k, At: time.Since(r.start), GraphRequests: r.graphRequests(), Detail: detail, Took: pause,
-			BeforeStore: beforeStore}
+			BeforeStore: beforeStore, Worker: w.n}
 		res.Kills = append(res.Kills, f)
-		r.say("kill %d/%d: %s (%s) at %d Graph requests; restarting the worker in %s", f.N, r.o.Kills+r.o.RefreshKills, k, detail, f.GraphRequests, pause)
-		restartWorker(pause)
+		r.say("kill %d/%d: worker %d, %s (%s) at %d Graph requests; restarting it in %s", f.N, r.o.Kills+r.o.RefreshKills, w.n, k, detail, f.GraphRequests, pause)
+		restartWorker(w, pause)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("the migration did not end within %s", r.o.Timeout)
 		case s := <-r.trap.sprung:
-			recordKill(s.kind, s.detail, s.beforeStore, armed.Pause)
+			recordKill(s.worker, s.kind, s.detail, s.beforeStore, armed.Pause)
 			armed = nil
 			next++
 		case <-tick.C:
 		}
-		if !r.worker.running() && armed == nil {
+		for _, w := range r.workers.down() {
+			if armed != nil {
+				break
+			}
 			res.SelfExits++
 			if res.SelfExits > maxSelfExits {
-				return fmt.Errorf("the worker exited by itself %d times; the end of its log:\n%s", res.SelfExits, tail(r.worker.logText(), 10))
+				return fmt.Errorf("a worker exited by itself %d times; the end of worker %d's log:\n%s", res.SelfExits, w.n, tail(w.logText(), 10))
 			}
-			r.say("the worker exited by itself (see worker.log); restarting it")
-			restartWorker(time.Second)
+			r.say("worker %d exited by itself (see %s); restarting it", w.n, filepath.Base(w.log))
+			restartWorker(w, time.Second)
 		}
 		if time.Since(lastCheck) >= time.Second {
 			lastCheck = time.Now()
@@ -492,14 +515,15 @@ func (r *run) fire(ctx context.Context) error {
 		}
 		if armed != nil {
 			if time.Since(armedAt) > trapPatience && r.trap.disarm() {
-				r.worker.kill()
-				recordKill(armed.Kind, fmt.Sprintf("%s: no such request in %s; killed at once", fallback, trapPatience), false, armed.Pause)
+				w := r.workers.nextVictim()
+				w.kill()
+				recordKill(w, armed.Kind, fmt.Sprintf("%s: no such request in %s; killed at once", fallback, trapPatience), false, armed.Pause)
 				armed = nil
 				next++
 			}
 			continue
 		}
-		if next == len(events) || r.graphRequests() < events[next].At || r.worker.upFor() < r.o.MinUptime {
+		if next == len(events) || r.graphRequests() < events[next].At || r.workers.upFor() < r.o.MinUptime {
 			continue
 		}
 		e := events[next]
@@ -507,15 +531,19 @@ func (r *run) fire(ctx context.Context) error {
 		case ServerRestart:
 			r.restartServer(ctx)
 			next++
+		case DatabaseRestart:
+			r.restartDatabase(ctx)
+			next++
 		case KillAnytime:
 			if err := stack.Sleep(ctx, e.Delay); err != nil {
 				continue
 			}
 			detail := fmt.Sprintf("%s after the mark", e.Delay)
-			if !r.worker.kill() {
+			w := r.workers.nextVictim()
+			if !w.kill() {
 				detail += " (the worker was not running)"
 			}
-			recordKill(e.Kind, detail, false, e.Pause)
+			recordKill(w, e.Kind, detail, false, e.Pause)
 			next++
 		case KillDuringRefresh, KillAfterRefresh:
 			armed, armedAt = &e, time.Now()
@@ -527,58 +555,102 @@ func (r *run) fire(ctx context.Context) error {
 	}
 }
 
-// restartServer restarts the dev server on its database file.
+// restartServer restarts the Temporal server on its data (the dev
+// server on its database file, a cluster's server on PostgreSQL).
 func (r *run) restartServer(ctx context.Context) {
+	r.restart(ctx, ServerRestart, r.o.ServerRestarts, func(ctx context.Context) (string, error) {
+		if err := r.srv.Restart(ctx); err != nil {
+			return "", err
+		}
+		r.mu.Lock()
+		r.c = r.srv.Client()
+		r.mu.Unlock()
+		return "same port and data", nil
+	})
+}
+
+// restart carries out the restart of kind (planned of it in the run) with
+// do, which says how it went, and records it with the restarts; a failed
+// one is a problem.
+func (r *run) restart(ctx context.Context, kind Kind, planned int, do func(context.Context) (string, error)) {
 	res := r.res
-	f := Fired{N: len(res.Restarts) + 1, Kind: ServerRestart, At: time.Since(r.start), GraphRequests: r.graphRequests()}
-	r.say("server restart %d/%d at %d Graph requests", f.N, r.o.ServerRestarts, f.GraphRequests)
+	f := Fired{N: countKind(res.Restarts, kind) + 1, Kind: kind, At: time.Since(r.start), GraphRequests: r.graphRequests()}
+	r.say("%s %d/%d at %d Graph requests", kind, f.N, planned, f.GraphRequests)
 	t0 := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	err := r.srv.Restart(rctx)
+	detail, err := do(rctx)
 	cancel()
 	f.Took = time.Since(t0)
 	if err != nil {
 		f.Detail = "failed: " + err.Error()
-		res.Problems = append(res.Problems, fmt.Sprintf("server restart %d failed: %v", f.N, err))
+		res.Problems = append(res.Problems, fmt.Sprintf("%s %d failed: %v", kind, f.N, err))
 	} else {
-		r.mu.Lock()
-		r.c = r.srv.Client()
-		r.mu.Unlock()
-		f.Detail = "same port and database file"
+		f.Detail = detail
 	}
 	res.Restarts = append(res.Restarts, f)
-	r.say("server restart %d done in %s", f.N, f.Took.Round(time.Millisecond))
+	r.say("%s %d done in %s", kind, f.N, f.Took.Round(time.Millisecond))
 }
 
-// check looks at the migration: it reports whether it has ended (and
-// then fills the report), and a progress line. A notebook waiting with
-// failed sections gets retry-failed once, then finish.
+// check looks at the migrations: it reports whether all have ended
+// (and then has filled their reports), and a progress line with its key
+// (the line is said when the key changes).
 func (r *run) check(ctx context.Context) (done bool, line, key string) {
+	res := r.res
+	done = true
+	var lines, keys []string
+	for _, m := range r.migs {
+		if m.ended {
+			continue
+		}
+		ended, l, k := r.checkOne(ctx, m)
+		if ended {
+			continue
+		}
+		done = false
+		if len(r.migs) > 1 {
+			l, k = m.User+": "+l, m.User+"="+k
+		}
+		lines, keys = append(lines, l), append(keys, k)
+	}
+	if done {
+		return true, "", ""
+	}
+	line = fmt.Sprintf("%s; %d/%d Graph requests; kills %d/%d, restarts %d/%d", strings.Join(lines, "; "), r.graphRequests(),
+		res.ExpectedRequests, len(res.Kills), r.o.Kills+r.o.RefreshKills, len(res.Restarts), r.o.ServerRestarts+r.o.DatabaseRestarts)
+	return false, line, strings.Join(keys, " ")
+}
+
+// checkOne looks at one migration: it reports whether it has ended (and
+// then fills its report), and a progress line. A notebook waiting with
+// failed sections gets retry-failed once, then finish.
+func (r *run) checkOne(ctx context.Context, m *migration) (ended bool, line, key string) {
 	res := r.res
 	c := r.client()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	desc, err := c.DescribeWorkflow(cctx, res.WorkflowID, "")
+	desc, err := c.DescribeWorkflow(cctx, m.WorkflowID, "")
 	if err != nil {
 		line = "describe: " + firstLine(err.Error())
 		return false, line, line
 	}
 	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		if err := c.GetWorkflow(cctx, res.WorkflowID, "").Get(cctx, &res.Report); err != nil {
-			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.Lost(ctx, user) != nil {
-				if r.signInAgain(ctx, err) {
+		if err := c.GetWorkflow(cctx, m.WorkflowID, "").Get(cctx, &m.Report); err != nil {
+			if len(res.SignIns.Lost) < maxLostSignIns && r.acct.Lost(ctx, m.User) != nil {
+				if r.signInAgain(ctx, m, err) {
 					line = fmt.Sprintf("sign-in %d lost; signed in again and started the migration again", len(res.SignIns.Lost))
 					return false, line, line
 				}
+				m.ended = true
 				return true, "", ""
 			}
-			res.Problems = append(res.Problems, fmt.Sprintf("the migration ended %s: %v", st, err))
+			res.Problems = append(res.Problems, fmt.Sprintf("%s: the migration ended %s: %v", m.User, st, err))
 		} else {
-			res.Completed = true
+			m.Completed = true
 		}
+		m.ended = true
 		return true, "", ""
 	}
-	p, err := stack.NotebookProgress(cctx, c, res.WorkflowID)
+	p, err := stack.NotebookProgress(cctx, c, m.WorkflowID)
 	if err != nil {
 		line = "progress query: " + firstLine(err.Error())
 		return false, line, line
@@ -586,30 +658,29 @@ func (r *run) check(ctx context.Context) (done bool, line, key string) {
 	if p.Failed > 0 && p.Running == 0 && p.Pending == 0 && strings.HasPrefix(p.Phase, "waiting") {
 		for _, s := range p.Sections {
 			if s.Status == workflows.SectionFailed {
-				res.FailedSections = append(res.FailedSections, fmt.Sprintf("%s (attempt %d): %s", s.Path, s.Attempts, s.Error))
+				m.FailedSections = append(m.FailedSections, fmt.Sprintf("%s (attempt %d): %s", s.Path, s.Attempts, s.Error))
 			}
 		}
 		send, name := workflows.RetryFailed, workflows.UpdateRetryFailed
-		if res.RetriedFailed {
+		if m.RetriedFailed {
 			send, name = workflows.Finish, workflows.UpdateFinish
 		}
-		r.say("%d sections failed; sending %s", p.Failed, name)
-		if _, err := send(cctx, c, res.WorkflowID); err != nil {
-			r.say("%s: %v", name, err)
+		r.say("%s: %d sections failed; sending %s", m.User, p.Failed, name)
+		if _, err := send(cctx, c, m.WorkflowID); err != nil {
+			r.say("%s: %s: %v", m.User, name, err)
 		} else if name == workflows.UpdateRetryFailed {
-			res.RetriedFailed = true
+			m.RetriedFailed = true
 		}
 	}
-	line = fmt.Sprintf("%s: sections %d done, %d running, %d failed; %d/%d Graph requests; kills %d/%d, server restarts %d/%d",
-		p.Phase, p.Done, p.Running, p.Failed, r.graphRequests(), res.ExpectedRequests, len(res.Kills), r.o.Kills+r.o.RefreshKills, len(res.Restarts), r.o.ServerRestarts)
+	line = fmt.Sprintf("%s: sections %d done, %d running, %d failed", p.Phase, p.Done, p.Running, p.Failed)
 	return false, line, fmt.Sprintf("%s/%d/%d/%d", p.Phase, p.Done, p.Running, p.Failed)
 }
 
-// signInAgain records a lost sign-in (the migration ended with ended,
-// and the stored sign-in no longer works), signs the user in again as a
+// signInAgain records a lost sign-in (m ended with ended, and the stored
+// sign-in of its user no longer works), signs the user in again as a
 // person would (starter login), and starts the migration again. It
 // reports whether the migration runs again.
-func (r *run) signInAgain(ctx context.Context, ended error) bool {
+func (r *run) signInAgain(ctx context.Context, m *migration, ended error) bool {
 	res := r.res
 	msg := ended.Error()
 	var app *temporal.ApplicationError
@@ -623,36 +694,41 @@ func (r *run) signInAgain(ctx context.Context, ended error) bool {
 		lost.AfterKill = fmt.Sprintf("kill %d, %s, at %s: %s", k.N, k.Kind, k.At.Round(100*time.Millisecond), k.Detail)
 	}
 	res.SignIns.Lost = append(res.SignIns.Lost, lost)
-	r.say("sign-in %d lost (%s); signing in again and starting the migration again", lost.N, lost.Error)
-	if err := r.acct.SignIn(ctx, user); err != nil {
-		res.Problems = append(res.Problems, fmt.Sprintf("sign in again after lost sign-in %d: %v", lost.N, err))
+	r.say("sign-in %d lost (%s); signing %s in again and starting the migration again", lost.N, lost.Error, m.User)
+	if err := r.acct.SignIn(ctx, m.User); err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("sign %s in again after lost sign-in %d: %v", m.User, lost.N, err))
 		return false
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if _, err := r.client().ExecuteWorkflow(sctx, r.startOpts, workflows.MigrateNotebookName, r.input); err != nil {
-		res.Problems = append(res.Problems, fmt.Sprintf("start the migration again after lost sign-in %d: %v", lost.N, err))
+	if _, err := r.client().ExecuteWorkflow(sctx, m.startOpts, workflows.MigrateNotebookName, m.input); err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("start the migration of %s again after lost sign-in %d: %v", m.User, lost.N, err))
 		return false
 	}
 	return true
 }
 
 // judge gathers the figures and the verdict once the migration ended.
-func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string) {
+func (r *run) judge(ctx context.Context, secrets []string) {
 	res := r.res
 	add := func(format string, args ...any) { res.Problems = append(res.Problems, fmt.Sprintf(format, args...)) }
-	us := r.graph.Stats().Users[user]
-	res.GraphRequests, res.Graph429s = us.Requests, us.Throttled
+	stats, export := r.graph.Stats(), r.notion.Export()
+	for _, m := range r.migs {
+		us := stats.Users[m.User]
+		m.GraphRequests, m.Graph429s = us.Requests, us.Throttled
+		res.GraphRequests += us.Requests
+		res.Graph429s += us.Throttled
+		m.Verify = verify.Compare(m.exp, export, m.parent)
+	}
 	res.Violations = r.graph.Violations()
 	res.NotionRequests = r.notion.Stats().Requests
-	res.Verify = verify.Compare(exp, r.notion.Export(), r.notion.RootPageID())
-	res.WorkerStarts = r.worker.starts
+	res.WorkerStarts = r.workers.starts()
 	ids := r.graph.IdentityStats()
 	res.SignIns.Refreshes, res.SignIns.Reused, res.SignIns.Rejected = ids.Refreshes, ids.Reused, ids.Rejected
 
 	// The limiter answers queries only while a worker runs.
-	if !r.worker.running() {
-		_ = r.worker.start()
+	if w := r.workers.ws[0]; !w.running() {
+		_ = w.start()
 	}
 	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	st, err := stack.LimiterState(qctx, r.client(), app)
@@ -660,7 +736,10 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 	if err != nil {
 		add("query the limiter: %v", err)
 	} else {
-		res.PermitUnits = int64(st.Stats.Units[user])
+		for _, m := range r.migs {
+			m.PermitUnits = int64(st.Stats.Units[m.User])
+			res.PermitUnits += m.PermitUnits
+		}
 	}
 
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -673,10 +752,12 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 	if err != nil {
 		add("export the histories: %v", err)
 	}
-	logText := r.worker.logText()
-	for i, s := range secrets {
-		if strings.Contains(logText, s) {
-			res.LogLeaks = append(res.LogLeaks, fmt.Sprintf("the worker log holds secret %d", i+1))
+	for _, w := range r.workers.ws {
+		logText := w.logText()
+		for i, s := range secrets {
+			if strings.Contains(logText, s) {
+				res.LogLeaks = append(res.LogLeaks, fmt.Sprintf("%s holds secret %d", filepath.Base(w.log), i+1))
+			}
 		}
 	}
 
@@ -689,26 +770,20 @@ func (r *run) judge(ctx context.Context, exp *verify.Expected, secrets []string)
 	if n := len(res.SignIns.Lost); n >= maxLostSignIns {
 		add("the run gave up after %d lost sign-ins", n)
 	}
-	if got := len(res.Restarts); got != r.o.ServerRestarts {
-		add("%d of %d server restarts happened during the migration", got, r.o.ServerRestarts)
-	}
+	r.judgeRestarts(add)
 	if res.SelfExits > 0 {
-		add("the worker exited by itself %d times (see worker.log)", res.SelfExits)
+		add("workers exited by themselves %d times (see their logs)", res.SelfExits)
 	}
-	if len(res.FailedSections) > 0 {
-		add("sections failed and waited for an operator: %s", strings.Join(res.FailedSections, "; "))
-	}
-	if res.Completed && (res.Report.FailedPages > 0 || res.Report.FailedSections > 0) {
-		add("the migration reports %d failed pages and %d failed sections: %s", res.Report.FailedPages, res.Report.FailedSections, res.Report.Message)
-	}
-	if !res.Verify.OK() {
-		add("the Notion export differs from the source: %s", res.Verify.Summary())
+	for _, m := range r.migs {
+		m.judge(add)
 	}
 	if n := len(res.Violations); n > 0 {
 		add("the Graph referee found %d windows over a limit, first: %+v", n, res.Violations[0])
 	}
-	if res.PermitUnits > 0 && res.GraphRequests > res.PermitUnits {
-		add("%d Graph requests reached the emulator but the limiter granted only %d permit units", res.GraphRequests, res.PermitUnits)
+	for _, m := range r.migs {
+		if m.PermitUnits > 0 && m.GraphRequests > m.PermitUnits {
+			add("%s: %d Graph requests reached the emulator but the limiter granted only %d permit units", m.User, m.GraphRequests, m.PermitUnits)
+		}
 	}
 	if n := len(res.Histories.Leaks); n > 0 {
 		add("%d histories hold a secret: %s", n, strings.Join(res.Histories.Leaks, "; "))
@@ -731,8 +806,8 @@ const fallback = "fallback"
 // maxLostSignIns is how many lost sign-ins the run signs in again after.
 const maxLostSignIns = 50
 
-// maxSelfExits is how many times the worker may exit without a kill
-// before the run gives up: it cannot start.
+// maxSelfExits is how many times the workers may exit without a kill
+// before the run gives up: they cannot start.
 const maxSelfExits = 5
 
 // tail is the last n lines of s.

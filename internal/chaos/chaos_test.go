@@ -118,7 +118,7 @@ func TestTrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.kill()
-	tr := newTrap(w)
+	tr := newTrap(&workers{ws: []*workerProc{w}})
 	var applied atomic.Int32
 	upstream := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		applied.Add(1)
@@ -217,7 +217,7 @@ func TestRawBytes(t *testing.T) {
 
 func TestReport(t *testing.T) {
 	r := &Result{Options: Options{Kills: 2, ServerRestarts: 1, Seed: 5, TimeScale: 60, NotionRate: 30}.withDefaults(),
-		Pages: 8, WorkflowID: "migrate/alice/nb", Input: `{"user":"alice"}`,
+		Pages: 8, Migrations: []*Migration{{User: "alice", WorkflowID: "migrate/alice/nb", Input: `{"user":"alice"}`}},
 		Kills: []Fired{
 			{N: 1, Kind: KillDuringGraph, At: 3 * time.Second, GraphRequests: 10, Detail: "GET /v1.0/x"},
 			{N: 2, Kind: KillAnytime, At: 9 * time.Second, GraphRequests: 30},
@@ -258,15 +258,16 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// TestChaosShort is the short chaos run of the default tests: 40 pages,
-// 3 kills of the worker and a restart of the dev server, checked like the
-// full run (`make chaos`).
+// TestChaosShort is the short chaos run of the default tests: two users
+// migrating 20 pages each at once on two worker processes, 3 kills and a
+// restart of the dev server, each user checked like the full run (`make
+// chaos`).
 func TestChaosShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: builds the worker and runs a Temporal dev server (skipped with -short)")
 	}
 	var log bytes.Buffer
-	res, err := Run(context.Background(), Options{Pages: 40, Kills: 3, ServerRestarts: 1, Seed: 2,
+	res, err := Run(context.Background(), Options{Pages: 20, Users: 2, Workers: 2, Kills: 3, ServerRestarts: 1, Seed: 2,
 		Timeout: 10 * time.Minute, Dir: t.TempDir(), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -276,6 +277,12 @@ func TestChaosShort(t *testing.T) {
 	t.Logf("%s", rep.String())
 	if len(res.Kills) != 3 || len(res.Restarts) != 1 {
 		t.Errorf("%d kills and %d restarts, want 3 and 1\n%s", len(res.Kills), len(res.Restarts), log.String())
+	}
+	for _, k := range res.Kills {
+		// A kill inside a request strikes the worker that sent it.
+		if (k.Kind == KillDuringGraph || k.Kind == KillDuringNotionWrite) && strings.Contains(k.Detail, "sender not found") {
+			t.Errorf("kill %d: %s", k.N, k.Detail)
+		}
 	}
 	if !res.OK() {
 		t.Errorf("the chaos run failed:\n%s\nprogress:\n%s", strings.Join(res.Problems, "\n"), log.String())

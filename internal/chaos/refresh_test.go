@@ -94,7 +94,7 @@ func TestRefreshTrap(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.kill()
-			tr := newTrap(w)
+			tr := newTrap(&workers{ws: []*workerProc{w}})
 			answered := 0
 			identity := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 				if err := r.ParseForm(); err != nil || !strings.HasPrefix(r.PostForm.Get("refresh_token"), "rt") {
@@ -108,7 +108,7 @@ func TestRefreshTrap(t *testing.T) {
 				}
 				_, _ = io.WriteString(rw, `{"access_token":"a"}`)
 			})
-			srv := httptest.NewServer(tr.wrapRefresh(identity, file))
+			srv := httptest.NewServer(tr.wrapRefresh(identity, []string{file}))
 			defer srv.Close()
 			refresh := func(rt string, store bool) int {
 				resp, err := http.PostForm(srv.URL+"/common/oauth2/v2.0/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}})

@@ -18,22 +18,23 @@ func (r *Result) verdict() string {
 // figures are the report's lines, shared by the text and the Markdown.
 func (r *Result) figures() [][2]string {
 	o := r.Options
-	v := r.Verify
+	notebook := fmt.Sprintf("%d pages in 4 sections (2 in a section group), subpages, images, attachments, printouts, internal links", r.Pages)
+	if len(r.Migrations) > 1 {
+		notebook = fmt.Sprintf("%d users migrating at once (%s), each a notebook of %d pages in 4 sections (2 in a section group), subpages, images, attachments, printouts, internal links: %d pages in all",
+			len(r.Migrations), strings.Join(r.users(), ", "), r.Pages/len(r.Migrations), r.Pages)
+	}
 	rows := [][2]string{
 		{"result", r.verdict()},
-		{"notebook", fmt.Sprintf("%d pages in 4 sections (2 in a section group), subpages, images, attachments, printouts, internal links", r.Pages)},
-		{"chaos", fmt.Sprintf("seed %d; %d of %d worker kills (SIGKILL), %d of %d Temporal server restarts", o.Seed, len(r.Kills), o.Kills+o.RefreshKills, len(r.Restarts), o.ServerRestarts)},
+		{"notebook", notebook},
+		{"chaos", r.chaosLine()},
 		{"kill kinds", r.killKinds()},
 		{"sign-in", r.signInLine()},
-		{"worker incarnations", fmt.Sprintf("%d (%d exits without a kill)", r.WorkerStarts, r.SelfExits)},
+		{"worker incarnations", r.workersLine()},
 		{"duration", r.Duration.Round(time.Second).String()},
 		{"limits", fmt.Sprintf("OneNote limits time-scaled x%g (an hour lasts %s); Notion %g requests/s", o.TimeScale, time.Duration(float64(time.Hour)/o.TimeScale).Round(time.Second), o.NotionRate)},
-		{"migration", r.migrationLine()},
 	}
-	if v != nil {
-		rows = append(rows,
-			[2]string{"Notion export vs source", fmt.Sprintf("%d of %d pages equal block for block; %d missing, %d duplicated, %d unexpected, %d property mismatches, %d pages with differing blocks (%d blocks), %d container problems; %d blocks compared", v.Matched, v.ExpectedPages, len(v.Missing), len(v.Duplicates), len(v.Unexpected), len(v.Mismatches), len(v.Different), v.BlockDiffs, len(v.Containers), v.BlocksExpected)},
-			[2]string{"repaired leftovers", fmt.Sprintf("%d archived rows, %d unattached file uploads", v.ArchivedRows, v.UnattachedUploads)})
+	for _, m := range r.Migrations {
+		rows = append(rows, m.rows(len(r.Migrations) > 1)...)
 	}
 	rows = append(rows,
 		[2]string{"Graph", fmt.Sprintf("%d requests (at least %d needed), %d throttled; %d permit units granted; %d windows over a limit", r.GraphRequests, r.ExpectedRequests, r.Graph429s, r.PermitUnits, len(r.Violations))},
@@ -44,13 +45,56 @@ func (r *Result) figures() [][2]string {
 	return rows
 }
 
-func (r *Result) migrationLine() string {
-	if !r.Completed {
-		return "did not complete"
+// rows are the migration's lines of the report, named after its user if
+// named.
+func (m *Migration) rows(named bool) [][2]string {
+	label := func(s string) string {
+		if named {
+			return s + " (" + m.User + ")"
+		}
+		return s
 	}
-	s := fmt.Sprintf("completed: %d written, %d skipped, %d failed pages, %d failed sections", r.Report.Written, r.Report.Skipped, r.Report.FailedPages, r.Report.FailedSections)
-	if r.RetriedFailed {
-		s += "; retry-failed was signalled once"
+	line := "did not complete"
+	if m.Completed {
+		line = fmt.Sprintf("completed: %d written, %d skipped, %d failed pages, %d failed sections", m.Report.Written, m.Report.Skipped, m.Report.FailedPages, m.Report.FailedSections)
+		if m.RetriedFailed {
+			line += "; retry-failed was signalled once"
+		}
+	}
+	rows := [][2]string{{label("migration"), line}}
+	if v := m.Verify; v != nil {
+		rows = append(rows,
+			[2]string{label("Notion export vs source"), fmt.Sprintf("%d of %d pages equal block for block; %d missing, %d duplicated, %d unexpected, %d property mismatches, %d pages with differing blocks (%d blocks), %d container problems; %d blocks compared", v.Matched, v.ExpectedPages, len(v.Missing), len(v.Duplicates), len(v.Unexpected), len(v.Mismatches), len(v.Different), v.BlockDiffs, len(v.Containers), v.BlocksExpected)},
+			[2]string{label("repaired leftovers"), fmt.Sprintf("%d archived rows, %d unattached file uploads", v.ArchivedRows, v.UnattachedUploads)})
+	}
+	return rows
+}
+
+// users names the run's users.
+func (r *Result) users() []string {
+	var out []string
+	for _, m := range r.Migrations {
+		out = append(out, m.User)
+	}
+	return out
+}
+
+// workersLine counts the worker incarnations, and with several workers
+// the kills each took.
+func (r *Result) workersLine() string {
+	s := fmt.Sprintf("%d (%d exits without a kill)", r.WorkerStarts, r.SelfExits)
+	if n := r.Options.Workers; n > 1 {
+		per := make([]int, n)
+		for _, k := range r.Kills {
+			if k.Worker >= 1 && k.Worker <= n {
+				per[k.Worker-1]++
+			}
+		}
+		parts := make([]string, n)
+		for i, c := range per {
+			parts[i] = fmt.Sprintf("worker %d: %d", i+1, c)
+		}
+		s = fmt.Sprintf("%d worker processes on one task queue, %s; kills per worker: %s", n, s, strings.Join(parts, ", "))
 	}
 	return s
 }
@@ -125,11 +169,13 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  PROBLEM: %s\n", p)
 	}
-	if r.Verify != nil && !r.Verify.OK() {
-		fmt.Fprintf(w, "\n%s", r.Verify.Diff(3))
+	for _, m := range r.Migrations {
+		if m.Verify != nil && !m.Verify.OK() {
+			fmt.Fprintf(w, "\n%s: %s", m.User, m.Verify.Diff(3))
+		}
 	}
 	if r.Dir != "" {
-		fmt.Fprintf(w, "  work directory:          %s (worker.log, temporal.log, histories/)\n", r.Dir)
+		fmt.Fprintf(w, "  work directory:          %s (worker logs, temporal.log, histories/)\n", r.Dir)
 	}
 }
 
@@ -137,8 +183,13 @@ func (r *Result) WriteText(w io.Writer) {
 func (r *Result) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Chaos run: %s\n\n", r.verdict())
-	fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal dev server restarted %s; the result compared with the source through the Notion emulator's export.\n\n",
-		r.Pages, r.WorkflowID, times(len(r.Kills)), times(len(r.Restarts)))
+	if len(r.Migrations) == 1 {
+		fmt.Fprintf(&b, "A %d-page migration (`%s`) while the worker was killed with SIGKILL %s and the Temporal server restarted %s%s; the result compared with the source through the Notion emulator's export.\n\n",
+			r.Pages, r.Migrations[0].WorkflowID, times(len(r.Kills)), times(countKind(r.Restarts, ServerRestart)), r.databaseRestarts())
+	} else {
+		fmt.Fprintf(&b, "Migrations of %d users at once (%d pages in all) on %d worker processes while the workers were killed with SIGKILL %s and the Temporal server restarted %s%s; each user's result compared with their notebook through the Notion emulator's export.\n\n",
+			len(r.Migrations), r.Pages, r.Options.Workers, times(len(r.Kills)), times(countKind(r.Restarts, ServerRestart)), r.databaseRestarts())
+	}
 	b.WriteString("| | |\n|---|---|\n")
 	for _, f := range r.figures() {
 		fmt.Fprintf(&b, "| %s | %s |\n", f[0], strings.ReplaceAll(f[1], "|", "\\|"))
@@ -163,7 +214,11 @@ func (r *Result) Markdown() string {
 	}
 	var all []row
 	for _, k := range r.Kills {
-		all = append(all, row{k, fmt.Sprintf("kill %d", k.N)})
+		n := fmt.Sprintf("kill %d", k.N)
+		if r.Options.Workers > 1 {
+			n += fmt.Sprintf(" (worker %d)", k.Worker)
+		}
+		all = append(all, row{k, n})
 	}
 	for _, s := range r.Restarts {
 		all = append(all, row{s, fmt.Sprintf("restart %d", s.N)})
@@ -177,9 +232,15 @@ func (r *Result) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", x.n, x.f.At.Round(100*time.Millisecond), x.f.GraphRequests,
 			x.f.Kind, strings.ReplaceAll(x.f.Detail, "|", "\\|"), x.f.Took.Round(time.Millisecond))
 	}
-	fmt.Fprintf(&b, "\nThe migration's input (`MigrateNotebook`):\n\n```json\n%s\n```\n", r.Input)
-	if r.Verify != nil && !r.Verify.OK() {
-		fmt.Fprintf(&b, "\n## Differences\n\n```\n%s```\n", r.Verify.Diff(10))
+	b.WriteString("\nThe migration's input (`MigrateNotebook`):\n\n```json\n")
+	for _, m := range r.Migrations {
+		fmt.Fprintf(&b, "%s\n", m.Input)
+	}
+	b.WriteString("```\n")
+	for _, m := range r.Migrations {
+		if m.Verify != nil && !m.Verify.OK() {
+			fmt.Fprintf(&b, "\n## Differences (%s)\n\n```\n%s```\n", m.User, m.Verify.Diff(10))
+		}
 	}
 	return b.String()
 }

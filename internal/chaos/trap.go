@@ -21,15 +21,17 @@ type sprung struct {
 	// beforeStore is set for a refresh kill that struck before the
 	// worker had stored the new tokens.
 	beforeStore bool
+	// worker is the worker killed: the one that sent the request.
+	worker *workerProc
 }
 
 // trap kills the worker from inside an emulator's handler: once armed for
 // a kind, the next matching request is served by the emulator, then the
-// worker is killed, and only then is the answer written, to a process that
-// no longer exists. So the upstream effect has happened and the worker
+// worker that sent it is killed, and only then is the answer written, to a
+// process that no longer exists. So the upstream effect has happened and the worker
 // never learns it: the hardest moment for exactly-once.
 type trap struct {
-	w      *workerProc
+	ws     *workers
 	mu     sync.Mutex
 	armed  Kind
 	skip   int           // matching requests to let through before the kill
@@ -37,7 +39,7 @@ type trap struct {
 	sprung chan sprung
 }
 
-func newTrap(w *workerProc) *trap { return &trap{w: w, sprung: make(chan sprung, 1)} }
+func newTrap(ws *workers) *trap { return &trap{ws: ws, sprung: make(chan sprung, 1)} }
 
 // arm makes a request of kind k kill the worker: the one after the next
 // skip matching requests, so that kills land on every sort of request
@@ -79,15 +81,15 @@ func (t *trap) isArmed(k Kind) bool {
 	return t.armed == k
 }
 
-// spring kills the worker if the trap is still armed for k and has no
-// request left to skip.
-func (t *trap) spring(k Kind, detail string) {
-	t.springThen(k, func() sprung { return sprung{kind: k, detail: detail} })
+// spring kills the worker that sent r if the trap is still armed for k
+// and has no request left to skip.
+func (t *trap) spring(k Kind, r *http.Request, detail string) {
+	t.springThen(k, r, func() sprung { return sprung{kind: k, detail: detail} })
 }
 
 // springThen is spring with the report made by after, once the worker is
 // dead.
-func (t *trap) springThen(k Kind, after func() sprung) {
+func (t *trap) springThen(k Kind, r *http.Request, after func() sprung) {
 	t.mu.Lock()
 	if t.armed != k {
 		t.mu.Unlock()
@@ -100,8 +102,13 @@ func (t *trap) springThen(k Kind, after func() sprung) {
 	}
 	t.armed = ""
 	t.mu.Unlock()
-	killed := t.w.kill()
+	w, found := t.ws.sender(r)
+	killed := w.kill()
 	s := after()
+	s.worker = w
+	if !found {
+		s.detail += fmt.Sprintf(" (its sender not found among the workers: worker %d in turn)", w.n)
+	}
 	if !killed {
 		s.detail += " (the worker was not running)"
 	}
@@ -114,20 +121,27 @@ func (t *trap) springThen(k Kind, after func() sprung) {
 // written to a process that no longer exists; armed with
 // KillAfterRefresh, the answer is written and the worker killed the
 // trap's delay later. A refused grant (no new tokens) is passed on and
-// the trap stays armed. tokenFile is the worker's token file: whether it
+// the trap stays armed. tokenFiles are the users' token files: whether one
 // was replaced tells if the kill struck before the new tokens were
 // stored.
-func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
+func (t *trap) wrapRefresh(next http.Handler, tokenFiles []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k, delay := t.armedKind()
 		if (k != KillDuringRefresh && k != KillAfterRefresh) || !refreshRequest(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		before, _ := os.Stat(tokenFile)
+		before := make([]os.FileInfo, len(tokenFiles))
+		for i, f := range tokenFiles {
+			before[i], _ = os.Stat(f)
+		}
 		stored := func() bool {
-			after, err := os.Stat(tokenFile)
-			return err == nil && before != nil && !os.SameFile(before, after)
+			for i, f := range tokenFiles {
+				if after, err := os.Stat(f); err == nil && before[i] != nil && !os.SameFile(before[i], after) {
+					return true
+				}
+			}
+			return false
 		}
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
@@ -147,7 +161,7 @@ func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
 			return
 		}
 		if k == KillDuringRefresh {
-			t.springThen(k, func() sprung {
+			t.springThen(k, r, func() sprung {
 				return sprung{kind: k, beforeStore: true,
 					detail: fmt.Sprintf("%s %s (refresh_token grant): new tokens issued, killed before the answer reached the worker", r.Method, r.URL.Path)}
 			})
@@ -157,7 +171,7 @@ func (t *trap) wrapRefresh(next http.Handler, tokenFile string) http.Handler {
 		answer()
 		_ = http.NewResponseController(w).Flush()
 		time.Sleep(delay)
-		t.springThen(k, func() sprung {
+		t.springThen(k, r, func() sprung {
 			s := sprung{kind: k, beforeStore: !stored()}
 			when := "after the worker had stored the new tokens"
 			if s.beforeStore {
@@ -195,7 +209,7 @@ func (t *trap) wrap(k Kind, next http.Handler, match func(*http.Request) bool) h
 		}
 		rec := httptest.NewRecorder()
 		next.ServeHTTP(rec, r)
-		t.spring(k, r.Method+" "+r.URL.Path)
+		t.spring(k, r, r.Method+" "+r.URL.Path)
 		for name, vs := range rec.Header() {
 			w.Header()[name] = vs
 		}

@@ -100,6 +100,10 @@ func FindCLI() (string, error) {
 	return p, nil
 }
 
+// ModuleRoot is the directory holding the application's go.mod, found
+// above the working directory.
+func ModuleRoot() (string, error) { return moduleRoot() }
+
 // moduleRoot walks up from the working directory to the directory holding
 // the application's go.mod.
 func moduleRoot() (string, error) {

@@ -2,7 +2,6 @@ package stack
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/notion"
 )
 
@@ -134,25 +134,9 @@ func Build(ctx context.Context, dir, out string, pkgs ...string) error {
 	return nil
 }
 
-// ModuleRoot walks up from the working directory to the notebridge
-// module's root (the directory of its go.mod).
-func ModuleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("module root: %w", err)
-	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
-			strings.HasPrefix(string(b), "module github.com/notebridge/notebridge\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("module root: no notebridge go.mod above the working directory: run inside the repository")
-		}
-		dir = parent
-	}
-}
+// ModuleRoot is the notebridge module's root (the directory of its
+// go.mod), found above the working directory (devserver.ModuleRoot).
+func ModuleRoot() (string, error) { return devserver.ModuleRoot() }
 
 // Sleep waits d or until ctx ends.
 func Sleep(ctx context.Context, d time.Duration) error { return notion.SystemClock{}.Sleep(ctx, d) }

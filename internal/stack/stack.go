@@ -1,7 +1,8 @@
 // Package stack starts Note Bridge's whole stack for the demo, the chaos
 // run, the benchmarks, the browser test and the end-to-end tests, the way
-// net/http/httptest gives every test the same server: a Temporal dev
-// server (internal/devserver), the Graph and Notion emulators in this
+// net/http/httptest gives every test the same server: a Temporal server
+// (the dev server, internal/devserver, or another such as a cluster on
+// PostgreSQL: Server, OnServer, OnCluster), the Graph and Notion emulators in this
 // process, users signed in through the Graph emulator's identity
 // endpoints, the limiter, and workers, in-process or as OS processes
 // (Proc, WorkerFlags). What differs between its users is an Option.
@@ -12,6 +13,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -28,6 +30,8 @@ import (
 // Options describe a stack. Start's options set them.
 type Options struct {
 	dev        devserver.Options
+	server     StartServer
+	serverLog  io.Writer
 	graph      graph.Config
 	notion     notionemu.Config
 	notebooks  []userNotebooks
@@ -46,7 +50,8 @@ type userNotebooks struct {
 type Option func(*Options)
 
 // DevServer sets the dev server's options (a database file, a log); the
-// workflows' search attributes are always registered.
+// workflows' search attributes are always registered. OnServer runs
+// another server instead.
 func DevServer(o devserver.Options) Option { return func(s *Options) { s.dev = o } }
 
 // Graph sets the Graph emulator's configuration.
@@ -84,9 +89,10 @@ func SignIn(o SignInOptions) Option { return func(s *Options) { s.signIn = &o } 
 
 // Stack is a running stack. Close stops it.
 type Stack struct {
-	// Dev is the dev server and C its client.
-	Dev *devserver.Server
-	C   client.Client
+	// Server is the Temporal server and C its client (call
+	// Server.Client again after Server.Restart).
+	Server Server
+	C      client.Client
 	// Graph and Notion are the emulators; GraphRoot and NotionURL their
 	// base URLs (GraphURL is Graph's API root, GraphRoot + "/v1.0").
 	Graph                          *graph.Server
@@ -119,13 +125,17 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 			_ = s.Close()
 		}
 	}()
-	dev := o.dev
-	dev.SearchAttributes = workflows.SearchAttributes()
-	if s.Dev, err = devserver.Start(ctx, dev); err != nil {
+	start := o.server
+	if start == nil {
+		dev := o.dev
+		dev.SearchAttributes = workflows.SearchAttributes()
+		start = startDevServer(dev)
+	}
+	if s.Server, err = start(ctx, o.serverLog); err != nil {
 		return nil, err
 	}
-	s.C = s.Dev.Client()
-	s.closers = append(s.closers, s.Dev.Stop)
+	s.C = s.Server.Client()
+	s.closers = append(s.closers, s.Server.Stop)
 
 	s.Graph = graph.NewServer(o.graph)
 	for _, un := range o.notebooks {
@@ -177,7 +187,7 @@ func Start(ctx context.Context, opts ...Option) (_ *Stack, err error) {
 	return s, nil
 }
 
-// Close stops the emulators and the dev server, last started first.
+// Close stops the emulators and the Temporal server, last started first.
 func (s *Stack) Close() error {
 	var errs []error
 	for i := len(s.closers) - 1; i >= 0; i-- {

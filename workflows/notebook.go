@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/report"
 )
 
 // PhaseWaiting is the notebook's phase while failed sections wait for an
@@ -78,11 +79,19 @@ type NotebookReport struct {
 	// SkippedSections counts sections left out because they cannot be
 	// read (password-protected).
 	SkippedSections int `json:"skippedSections,omitempty"`
-	// Losses counts what could not be carried over (over every page),
-	// on PagesWithLosses pages; LossPages names up to 20 of them.
-	Losses          int        `json:"losses,omitempty"`
-	PagesWithLosses int        `json:"pagesWithLosses,omitempty"`
-	LossPages       []PageLoss `json:"lossPages,omitempty"`
+	// Losses counts the items lost and Approximations those kept in
+	// another form (over every page), on PagesWithLosses pages;
+	// LossPages names up to 20 of them. LossKinds counts them by kind
+	// over every page, and the "Migration report" page in Notion
+	// (ReportPageID) lists each one; ReportError says why it could not
+	// be written.
+	Losses          int                `json:"losses,omitempty"`
+	Approximations  int                `json:"approximations,omitempty"`
+	PagesWithLosses int                `json:"pagesWithLosses,omitempty"`
+	LossPages       []PageLoss         `json:"lossPages,omitempty"`
+	LossKinds       []report.KindCount `json:"lossKinds,omitempty"`
+	ReportPageID    string             `json:"reportPageID,omitempty"`
+	ReportError     string             `json:"reportError,omitempty"`
 	// LinkPages and LinkBlocks count the link pass; LinkFailed counts
 	// pages whose links Notion refused to change.
 	LinkPages  int `json:"linkPages"`
@@ -113,8 +122,10 @@ type NotebookState struct {
 	Finish       bool             `json:"finish,omitempty"`
 	// Databases maps section IDs to their Notion databases.
 	Databases map[string]string `json:"databases,omitempty"`
-	Started   time.Time         `json:"started"`
-	Runs      int               `json:"runs"`
+	// NotebookPageID is the notebook's Notion page.
+	NotebookPageID string    `json:"notebookPageID,omitempty"`
+	Started        time.Time `json:"started"`
+	Runs           int       `json:"runs"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -162,8 +173,10 @@ type notebook struct {
 	// the loop.
 	changes int
 	message string
-	// dbs maps section IDs to their Notion databases.
-	dbs map[string]string
+	// dbs maps section IDs to their Notion databases; page is the
+	// notebook's Notion page.
+	dbs  map[string]string
+	page string
 	// startedRuns counts the section runs this run started.
 	startedRuns int
 	runs        int
@@ -253,7 +266,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 			return NotebookReport{}, nb.explain(err)
 		}
 	}
-	nb.dbs = layout.SectionDatabaseIDs
+	nb.dbs, nb.page = layout.SectionDatabaseIDs, layout.NotebookPageID
 	for i := range nb.sections {
 		nb.queue = append(nb.queue, i)
 	}
@@ -263,6 +276,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 // restore takes up the state a previous run carried over.
 func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
+	nb.page = st.NotebookPageID
 	nb.queue = append([]int(nil), st.Queue...)
 	if !st.Started.IsZero() {
 		nb.started = st.Started
@@ -278,7 +292,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 // state is what a continue-as-new carries.
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
-		Finish: nb.finish, Databases: nb.dbs, Started: nb.started, Runs: nb.runs + 1}
+		Finish: nb.finish, Databases: nb.dbs, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -362,6 +376,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if err := nb.linkPass(ctx, &rep); err != nil {
 			return rep, err
 		}
+		nb.writeReport(ctx, &rep)
 	}
 	nb.phase = "done"
 	rep.Message = nb.summary(rep)
@@ -657,6 +672,32 @@ func (rep *NotebookReport) addLinkLosses(r activities.RewriteLinksResult) {
 	}
 }
 
+// writeReport writes the notebook's "Migration report" page, built from
+// the rows (every loss of every page), and takes its counts by kind. A
+// report that cannot be written does not undo the migration: the report
+// says why, and running the migration again writes it.
+func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
+	if nb.page == "" {
+		return
+	}
+	in := activities.WriteReportInput{Notebook: nb.name, NotebookPageID: nb.page}
+	for _, s := range nb.sections {
+		if db := nb.dbs[s.ID]; db != "" {
+			in.Sections = append(in.Sections, activities.ReportSection{Path: s.Path, DatabaseID: db})
+		}
+	}
+	nb.phase = "writing the migration report"
+	nb.details(ctx)
+	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Write the migration report in Notion"))
+	var res activities.WriteReportResult
+	if err := workflow.ExecuteActivity(actx, activities.WriteReportName, in).Get(ctx, &res); err != nil {
+		workflow.GetLogger(ctx).Warn("Migration report not written", "error", err)
+		rep.ReportError = errorText(err)
+		return
+	}
+	rep.ReportPageID, rep.LossKinds = res.ReportPageID, res.Kinds
+}
+
 func (nb *notebook) report() NotebookReport {
 	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, DryRun: nb.in.DryRun}
 	for _, s := range nb.sections {
@@ -674,6 +715,7 @@ func (nb *notebook) report() NotebookReport {
 			rep.Skipped += r.Skipped
 			rep.FailedPages += r.Failed
 			rep.Losses += r.Losses
+			rep.Approximations += r.Approximations
 			rep.PagesWithLosses += r.LossPageCount
 			rep.UnsentUnits += r.UnsentUnits
 			rep.Reruns += r.Reruns
@@ -693,9 +735,13 @@ func (nb *notebook) summary(rep NotebookReport) string {
 	if rep.DryRun {
 		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
 	}
-	if rep.Losses > 0 {
-		msg += fmt.Sprintf("; %d things could not be carried over, on %d pages (the first %d in lossPages)",
-			rep.Losses, rep.PagesWithLosses, len(rep.LossPages))
+	if s := report.Summary(rep.LossKinds); s != "" {
+		msg += "; " + s + " (every item on the \"" + notion.ReportTitle + "\" page under the notebook's page in Notion)"
+	} else if rep.Losses+rep.Approximations > 0 {
+		msg += fmt.Sprintf("; %d items lost and %d approximated, on %d pages", rep.Losses, rep.Approximations, rep.PagesWithLosses)
+	}
+	if rep.ReportError != "" {
+		msg += "; the migration report was not written: " + rep.ReportError
 	}
 	if rep.SkippedSections > 0 {
 		var skipped []string

@@ -63,6 +63,16 @@ func lossProperties(es []report.Entry) map[string]any {
 // calloutShown is how many lost entries a page's callout names.
 const calloutShown = 5
 
+// lossCalloutLead begins the text of a loss callout.
+const lossCalloutLead = "Not everything on this page came over from OneNote"
+
+// IsLossCallout reports whether b is the callout the writer puts at the
+// top of a page that lost something (see PageInput.Losses), which is
+// not part of the OneNote page's content.
+func IsLossCallout(b blocks.Block) bool {
+	return b.Type == blocks.Callout && strings.HasPrefix(blocks.PlainText(b.RichText), lossCalloutLead)
+}
+
 // lossCallout is the callout put at the top of a page that lost
 // something visible, naming what ("" entries lost: no callout).
 func lossCallout(es []report.Entry) (blocks.Block, bool) {
@@ -77,7 +87,7 @@ func lossCallout(es []report.Entry) (blocks.Block, bool) {
 	}
 	n, _ := report.Counts(lost)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Not everything on this page came over from OneNote (%d %s lost):", n, plural(n, "item", "items"))
+	fmt.Fprintf(&b, "%s (%d %s lost):", lossCalloutLead, n, plural(n, "item", "items"))
 	for i, e := range lost {
 		if i == calloutShown {
 			fmt.Fprintf(&b, "\n… and %d more: see the %s page.", len(lost)-calloutShown, ReportTitle)

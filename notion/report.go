@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/notebridge/notebridge/notion/blocks"
@@ -61,10 +62,18 @@ func (c *Client) WriteReport(ctx context.Context, rep *report.Report) error {
 		return err
 	}
 	rep.ReportPageID = id
+	bs, _ := fitText(reportBlocks(*rep))
+	now, err := c.readTree(ctx, id)
+	if err != nil {
+		return err
+	}
+	if sameContent(now, bs) {
+		// Nothing changed since the last run: write nothing.
+		return c.writeNotebookSummary(ctx, *rep)
+	}
 	if err := c.clearChildren(ctx, id); err != nil {
 		return err
 	}
-	bs, _ := fitText(reportBlocks(*rep))
 	batches, err := splitBatches(bs, c.limits)
 	if err != nil {
 		return err
@@ -174,6 +183,9 @@ func (c *Client) writeNotebookSummary(ctx context.Context, rep report.Report) er
 		}
 		live++
 		if b.Type == blocks.Callout && b.Icon == summaryIcon {
+			if sameContent([]blocks.Block{b}, []blocks.Block{want}) {
+				return nil
+			}
 			want.ID = b.ID
 			return c.updateBlockText(ctx, want, func(now blocks.Block) bool { return sameText(now, want) })
 		}
@@ -184,4 +196,54 @@ func (c *Client) writeNotebookSummary(ctx context.Context, rep report.Report) er
 		return err
 	}
 	return w.appendBatches(ctx, rep.NotebookPageID, batches)
+}
+
+// readTree reads the live blocks under id, children included.
+func (c *Client) readTree(ctx context.Context, id string) ([]blocks.Block, error) {
+	raws, err := c.listChildrenRaw(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []blocks.Block
+	for _, raw := range raws {
+		var b blocks.Block
+		var state childBlock
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("notion: decoding children of %s: %w", id, err)
+		}
+		if json.Unmarshal(raw, &state) != nil || state.Archived || state.InTrash {
+			continue
+		}
+		if state.HasChildren {
+			if b.Children, err = c.readTree(ctx, state.ID); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// sameContent reports whether two block trees read the same: types,
+// text and the pages mentioned (a mention's text is the page's title,
+// which Notion fills in).
+func sameContent(a, b []blocks.Block) bool {
+	return slices.EqualFunc(a, b, func(x, y blocks.Block) bool {
+		return x.Type == y.Type && sameRuns(x.RichText, y.RichText) && sameContent(x.Children, y.Children)
+	})
+}
+
+func sameRuns(a, b []blocks.RichText) bool {
+	key := func(rt []blocks.RichText) string {
+		var s strings.Builder
+		for _, r := range rt {
+			if r.Mention != "" {
+				s.WriteString("\x00@" + strings.ReplaceAll(r.Mention, "-", "") + "\x00")
+				continue
+			}
+			s.WriteString(r.Text)
+		}
+		return s.String()
+	}
+	return key(a) == key(b)
 }

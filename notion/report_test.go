@@ -59,6 +59,7 @@ func TestMigrationReport(t *testing.T) {
 	}
 	sections := []notion.ReportSection{{Name: "Notebook / Section", DatabaseID: db}}
 	var rep report.Report
+	var firstIDs []string
 	for run := 1; run <= 2; run++ {
 		if rep, err = c.CollectReport(ctx, "Notebook", l.NotebookPageID, sections); err != nil {
 			t.Fatal(err)
@@ -66,6 +67,17 @@ func TestMigrationReport(t *testing.T) {
 		if err := c.WriteReport(ctx, &rep); err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
+		// A run with nothing new leaves the report's blocks as they are.
+		var ids []string
+		if p := findTitled(e.srv.Export().Pages, notion.ReportTitle); p != nil {
+			for _, b := range p.Blocks {
+				ids = append(ids, b.ID)
+			}
+		}
+		if run == 2 && (len(ids) == 0 || !slices.Equal(ids, firstIDs)) {
+			t.Errorf("the second run rewrote the report: blocks %q, were %q", ids, firstIDs)
+		}
+		firstIDs = ids
 	}
 
 	if rep.Pages != 3 || rep.Lost != 3 || rep.Approximated != 6 {

@@ -137,14 +137,17 @@ func TestInkIsMigratedInPlace(t *testing.T) {
 	tests := []struct {
 		name string
 		skip bool
+		// want starts with the callout naming what the page lost.
 		want []string
-		// wantLoss is the one loss the page reports.
-		wantLoss string
+		// wantLoss is the one loss entry the page reports, of wantLosses
+		// items.
+		wantLoss   string
+		wantLosses int
 	}{
-		{"default", false, []string{"paragraph", "paragraph", "ink-1.svg image/svg+xml", "paragraph", "ink-2.svg image/svg+xml",
-			"paragraph", "paragraph", "paragraph", "ink-3.svg image/svg+xml"}, "ink Graph left out of its InkML"},
-		{"skip-ink", true, []string{"paragraph", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph"},
-			"ink (drawing or handwriting) is not returned by Graph Hiring plan 4"},
+		{"default", false, []string{"callout", "paragraph", "paragraph", "ink-1.svg image/svg+xml", "paragraph", "ink-2.svg image/svg+xml",
+			"paragraph", "paragraph", "paragraph", "ink-3.svg image/svg+xml"}, "ink Graph left out of its InkML", 1},
+		{"skip-ink", true, []string{"callout", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph"},
+			"lost · ink: ink (drawing or handwriting) is not returned by Graph, near “Hiring plan” (×4)", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,8 +164,8 @@ func TestInkIsMigratedInPlace(t *testing.T) {
 			if wantBytes := len(html) + len(inkML); !tt.skip && meta.Bytes != wantBytes {
 				t.Errorf("content bytes %d, want HTML and InkML, %d", meta.Bytes, wantBytes)
 			}
-			if w.Losses != 1 || !strings.Contains(w.LossSamples[0], tt.wantLoss) {
-				t.Errorf("losses = %d %q, want one: %q", w.Losses, w.LossSamples, tt.wantLoss)
+			if w.Losses != tt.wantLosses || len(w.LossSamples) != 1 || !strings.Contains(w.LossSamples[0], tt.wantLoss) {
+				t.Errorf("losses = %d %q, want %d in one entry: %q", w.Losses, w.LossSamples, tt.wantLosses, tt.wantLoss)
 			}
 			got, uploads := drawnBlocks(t, f, w.NotionPageID)
 			if strings.Join(got, ",") != strings.Join(tt.want, ",") {

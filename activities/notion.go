@@ -89,10 +89,13 @@ type WritePageResult struct {
 	// Links counts the page's internal links, written as text and
 	// recorded on its row for the link pass.
 	Links int `json:"links,omitempty"`
-	// Losses counts what could not be carried over; LossSamples names a
-	// few (up to maxLossSamples).
-	Losses      int      `json:"losses,omitempty"`
-	LossSamples []string `json:"lossSamples,omitempty"`
+	// Losses counts what the page lost (content missing from Notion),
+	// Approximations what it holds in another form; LossSamples names a
+	// few entries, lost first (up to maxLossSamples). Every entry is on
+	// the page's row (notion.PropLossRecord).
+	Losses         int      `json:"losses,omitempty"`
+	Approximations int      `json:"approximations,omitempty"`
+	LossSamples    []string `json:"lossSamples,omitempty"`
 }
 
 // maxLossSamples is how many losses a page's result names.
@@ -120,7 +123,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
 		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost, conv.Ink),
-		LinkID: in.Page.LinkID}
+		LinkID: in.Page.LinkID, Order: in.Page.Order + 1, Losses: contentEntries(conv.Losses)}
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)
 
@@ -138,19 +141,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	if res.Unchanged {
 		return out, nil
 	}
-	out.Losses = len(conv.Losses) + len(res.Losses)
-	// The writer's losses first: a file that did not make it matters more
-	// than a lost colour.
-	for _, l := range res.Losses {
-		if len(out.LossSamples) < maxLossSamples {
-			out.LossSamples = append(out.LossSamples, fmt.Sprintf("%s: %s (%s)", l.Kind, l.Detail, l.Location))
-		}
-	}
-	for _, l := range conv.Losses {
-		if len(out.LossSamples) < maxLossSamples {
-			out.LossSamples = append(out.LossSamples, fmt.Sprint(l))
-		}
-	}
+	out.Losses, out.Approximations, out.LossSamples = lossSummary(res.Entries)
 	return out, nil
 }
 

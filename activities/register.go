@@ -20,6 +20,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		RewriteLinksName:     a.RewriteLinks,
 		ExistingRowsName:     a.ExistingRows,
 		StageLinkTargetsName: a.StageLinkTargets,
+		WriteReportName:      a.WriteReport,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -29,6 +29,19 @@ const (
 	// PropInternalLinks records where the page's internal links are (see
 	// InternalLink), for the link pass: they are written as text.
 	PropInternalLinks = "Internal links"
+	// PropOrder is the page's position in its OneNote section, from 1:
+	// sort the database by it to read the pages in OneNote's order (the
+	// API cannot set a view's sort).
+	PropOrder = "Order"
+	// PropLosses names the kinds of content the page lost (ink, an
+	// attachment Notion refused…); empty when nothing is missing.
+	PropLosses = "Losses"
+	// PropApproximations counts what the page holds in another form (a
+	// colour approximated, a link kept as text).
+	PropApproximations = "Approximations"
+	// PropLossRecord records the page's loss entries (report.Encode),
+	// which the migration report is built from.
+	PropLossRecord = "Loss record"
 )
 
 // The values of PropStatus.
@@ -42,15 +55,19 @@ const (
 func sectionSchema() map[string]any {
 	empty := map[string]any{}
 	return map[string]any{
-		PropName:          map[string]any{"title": empty},
-		PropOneNoteID:     map[string]any{"rich_text": empty},
-		PropSectionPath:   map[string]any{"rich_text": empty},
-		PropCreated:       map[string]any{"date": empty},
-		PropLastModified:  map[string]any{"date": empty},
-		PropLink:          map[string]any{"url": empty},
-		PropLinkID:        map[string]any{"rich_text": empty},
-		PropLinksPending:  map[string]any{"checkbox": empty},
-		PropInternalLinks: map[string]any{"rich_text": empty},
+		PropName:           map[string]any{"title": empty},
+		PropOneNoteID:      map[string]any{"rich_text": empty},
+		PropSectionPath:    map[string]any{"rich_text": empty},
+		PropCreated:        map[string]any{"date": empty},
+		PropLastModified:   map[string]any{"date": empty},
+		PropLink:           map[string]any{"url": empty},
+		PropLinkID:         map[string]any{"rich_text": empty},
+		PropLinksPending:   map[string]any{"checkbox": empty},
+		PropInternalLinks:  map[string]any{"rich_text": empty},
+		PropOrder:          map[string]any{"number": map[string]any{"format": "number"}},
+		PropLosses:         map[string]any{"multi_select": map[string]any{"options": []map[string]any{}}},
+		PropApproximations: map[string]any{"number": map[string]any{"format": "number"}},
+		PropLossRecord:     map[string]any{"rich_text": empty},
 		PropStatus: map[string]any{"select": map[string]any{"options": []map[string]any{
 			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"}}}},
 	}
@@ -151,6 +168,9 @@ func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 		PropCreated:      dateValue(in.Created),
 		PropLastModified: dateValue(in.LastModified),
 		PropLinkID:       map[string]any{"rich_text": text(in.LinkID)},
+	}
+	if in.Order > 0 {
+		props[PropOrder] = map[string]any{"number": in.Order}
 	}
 	switch {
 	case in.Link == "":

@@ -438,6 +438,12 @@ func TestRefusedFilesAreReportedAgainstEmulator(t *testing.T) {
 	}
 	ws := e.srv.Export()
 	got := exportedBlocks(t, ws, rowsOf(t, ws, db, "files")[0])
+	// The callout at the top names both refused files.
+	if len(got) == 0 || got[0].Type != blocks.Callout || !strings.Contains(blocks.PlainText(got[0].RichText), "setup.exe") ||
+		!strings.Contains(blocks.PlainText(got[0].RichText), "scan.pdf") {
+		t.Fatalf("first block %+v, want the loss callout naming both files", got)
+	}
+	got = got[1:]
 	if len(got) != 3 || got[0].Type != blocks.File || got[1].Type != blocks.Paragraph || got[2].Type != blocks.Paragraph ||
 		!strings.Contains(blocks.PlainText(got[1].RichText), "setup.exe") {
 		t.Fatalf("blocks %+v", got)

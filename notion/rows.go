@@ -28,6 +28,10 @@ type Row struct {
 	LinksPending bool
 	// Title is the row's title (PropName).
 	Title string
+	// Order is PropOrder (0 when unset).
+	Order int
+	// LossRecord is PropLossRecord as stored (see report.Decode).
+	LossRecord string
 	// linkRecord is PropInternalLinks as stored: where the page's
 	// internal links are (see InternalLink).
 	linkRecord string
@@ -47,6 +51,10 @@ func rowOf(p pageObject) Row {
 	if b := p.Properties[PropLinksPending].Checkbox; b != nil {
 		r.LinksPending = *b
 	}
+	if n := p.Properties[PropOrder].Number; n != nil {
+		r.Order = int(*n)
+	}
+	r.LossRecord = plain(p.Properties[PropLossRecord].RichText)
 	return r
 }
 

@@ -118,9 +118,10 @@ func TestUnavailableResourceIsALoss(t *testing.T) {
 	for _, b := range got {
 		types = append(types, b.Type)
 	}
-	if !slices.Equal(types, []blocks.Type{blocks.Paragraph, blocks.Image, blocks.Paragraph}) ||
-		!strings.Contains(blocks.PlainText(got[0].RichText), `Image "image-01.png" could not be carried over`) {
-		t.Errorf("blocks %v: %q", types, blocks.PlainText(got[0].RichText))
+	if !slices.Equal(types, []blocks.Type{blocks.Callout, blocks.Paragraph, blocks.Image, blocks.Paragraph}) ||
+		!strings.Contains(blocks.PlainText(got[0].RichText), "image-01.png") ||
+		!strings.Contains(blocks.PlainText(got[1].RichText), `Image "image-01.png" could not be carried over`) {
+		t.Errorf("blocks %v: %q", types, blocks.PlainText(got[1].RichText))
 	}
 }
 

@@ -58,7 +58,8 @@ type propertyValue struct {
 	Relation []struct {
 		ID string `json:"id"`
 	} `json:"relation,omitempty"`
-	Checkbox *bool `json:"checkbox,omitempty"`
+	Checkbox *bool    `json:"checkbox,omitempty"`
+	Number   *float64 `json:"number,omitempty"`
 }
 
 // databaseObject is a database as Notion returns it.

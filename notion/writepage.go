@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/report"
 )
 
 // PageInput is a OneNote page to write as a row of its section's database.
@@ -40,6 +41,13 @@ type PageInput struct {
 	// internal links are rewritten (see RewriteLinks) before writing.
 	// Leave it nil in the first pass and use RewritePageLinks later.
 	LinkTargets map[string]string
+	// Order is the page's position in its section, from 1 (PropOrder; 0
+	// leaves it unset).
+	Order int
+	// Losses are what the conversion could not carry over; the writer
+	// adds its own, stores them all on the row and puts a callout at the
+	// top of the page when something is lost.
+	Losses []report.Entry
 }
 
 // Result is what a page write did.
@@ -56,8 +64,11 @@ type Result struct {
 	// InternalLinks counts the internal links written as text and
 	// recorded on the row for the link pass (PropInternalLinks).
 	InternalLinks int
-	// Losses is what could not be carried over.
+	// Losses is what the writer could not carry over.
 	Losses []Loss
+	// Entries are every loss of the page (the conversion's and the
+	// writer's), merged, lost first, as stored on its row.
+	Entries []report.Entry
 }
 
 // WritePage writes a OneNote page into the section database db, exactly
@@ -122,12 +133,21 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	}
 	bs, tl := fitText(bs)
 	res.Losses = append(res.Losses, tl...)
+	// After the text rules, so that the block positions losses name are
+	// the OneNote page's; its text is short and fits them.
+	if callout, ok := lossCallout(report.Merge(append(slices.Clone(in.Losses), entries(w.media.losses)...))); ok {
+		bs = append([]blocks.Block{callout}, bs...)
+	}
 	bs, links := recordLinks(bs)
 	props, pl := rowProperties(in, StatusWriting)
 	res.Losses = append(res.Losses, pl...)
 	done, dl := doneProperties(links)
 	res.Losses = append(res.Losses, dl...)
 	res.InternalLinks = len(links) - len(dl)
+	res.Entries = report.Merge(append(slices.Clone(in.Losses), entries(res.Losses)...))
+	for k, v := range lossProperties(res.Entries) {
+		props[k] = v
+	}
 	batches, err := splitBatches(bs, c.limits)
 	if err != nil {
 		return res, err

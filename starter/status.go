@@ -12,6 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/report"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -288,6 +289,9 @@ func summaryOf(rep *workflows.NotebookReport) string {
 	}
 	if rep.FailedSections > 0 {
 		msg += fmt.Sprintf("; %d sections failed", rep.FailedSections)
+	}
+	if s := report.Summary(rep.LossKinds); s != "" {
+		msg += "; " + s
 	}
 	return msg
 }

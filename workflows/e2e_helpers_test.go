@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/notion/blocks"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/report"
+	"github.com/notebridge/notebridge/workflows"
 )
 
 // emuSections lists a generated notebook's sections in the order the
@@ -123,6 +126,10 @@ func expectedFrom(t *testing.T, graphURL, tok string, sections []*graph.Section,
 				t.Fatalf("convert %s: %v", p.ID, err)
 			}
 			out[p.ID] = signature(res.Blocks, guids)
+			if slices.ContainsFunc(res.Losses, func(l convert.Loss) bool { return l.Severity == convert.Dropped }) {
+				// The page lost something: the writer puts its callout on top.
+				out[p.ID] = lossMark + out[p.ID]
+			}
 		}
 	}
 	return out
@@ -169,6 +176,10 @@ func signature(bs []blocks.Block, migrated map[string]bool) string {
 	walk(bs, 0)
 	return b.String()
 }
+
+// lossMark stands for the loss callout (notion.IsLossCallout) at the top
+// of a page in a signature.
+const lossMark = "\n[loss callout]"
 
 // exportedRow is a migrated page as the Notion emulator holds it.
 type exportedRow struct {
@@ -221,7 +232,11 @@ func exportedRowsIn(t *testing.T, pages []notionemu.Page, notebook string) (rows
 			}
 			er := exportedRow{ID: r.ID, OneNoteID: verify.PropText(r.Properties[notion.PropOneNoteID]),
 				LastModified: verify.PropDate(r.Properties[notion.PropLastModified]),
-				Parent:       verify.PropRelation(r.Properties[notion.PropParent]), Signature: signature(bs, nil)}
+				Parent:       verify.PropRelation(r.Properties[notion.PropParent])}
+			if len(bs) > 0 && notion.IsLossCallout(bs[0]) {
+				er.Signature, bs = lossMark, bs[1:]
+			}
+			er.Signature += signature(bs, nil)
 			if _, ok := rows[er.OneNoteID]; ok {
 				dup = append(dup, er.OneNoteID)
 			}
@@ -245,4 +260,69 @@ func exportedRowsIn(t *testing.T, pages []notionemu.Page, notebook string) (rows
 		t.Fatalf("no Notion page titled %q", notebook)
 	}
 	return rows, dup
+}
+
+// checkLossReport checks the notebook's "Migration report" page: it is
+// the report's, every page with a loss callout is linked under a lost
+// kind and every page linked there has the callout, and the report's
+// counts by kind add up to its totals.
+func checkLossReport(t *testing.T, ws notionemu.Workspace, rep workflows.NotebookReport, rows map[string]exportedRow) {
+	t.Helper()
+	if rep.ReportPageID == "" {
+		t.Fatalf("no migration report page: %s", rep.ReportError)
+	}
+	var page *notionemu.Page
+	var find func(ps []notionemu.Page)
+	find = func(ps []notionemu.Page) {
+		for i := range ps {
+			if ps[i].ID == rep.ReportPageID && !ps[i].Archived && ps[i].Title == notion.ReportTitle {
+				page = &ps[i]
+			}
+			find(ps[i].Pages)
+		}
+	}
+	find(ws.Pages)
+	if page == nil {
+		t.Fatalf("report page %s not in the Notion export", rep.ReportPageID)
+	}
+	raw, err := json.Marshal(page.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bs []blocks.Block
+	if err := json.Unmarshal(raw, &bs); err != nil {
+		t.Fatal(err)
+	}
+	linkedLost := map[string]bool{}
+	section := ""
+	for _, b := range bs {
+		switch {
+		case b.Type == blocks.Heading2:
+			section = blocks.PlainText(b.RichText)
+		case b.Type == blocks.BulletedListItem && section == "Lost" && len(b.RichText) > 0 && b.RichText[0].Mention != "":
+			linkedLost[strings.ReplaceAll(b.RichText[0].Mention, "-", "")] = true
+		}
+	}
+	callouts := 0
+	for id, r := range rows {
+		has := strings.HasPrefix(r.Signature, lossMark)
+		if has {
+			callouts++
+		}
+		if linked := linkedLost[strings.ReplaceAll(r.ID, "-", "")]; has != linked {
+			t.Errorf("page %s: loss callout %v, linked under a lost kind in the report %v", id, has, linked)
+		}
+	}
+	lost, approx := 0, 0
+	for _, k := range rep.LossKinds {
+		if k.Severity == report.Lost {
+			lost += k.Count
+		} else {
+			approx += k.Count
+		}
+	}
+	if lost != rep.Losses || approx != rep.Approximations {
+		t.Errorf("counts by kind add up to %d lost, %d approximated; the report says %d and %d", lost, approx, rep.Losses, rep.Approximations)
+	}
+	t.Logf("migration report: %d pages with a loss callout; %s", callouts, report.Summary(rep.LossKinds))
 }

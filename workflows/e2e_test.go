@@ -80,6 +80,7 @@ func TestEndToEnd(t *testing.T) {
 		if bad > 0 {
 			t.Errorf("%d pages differ from their converted OneNote content", bad)
 		}
+		checkLossReport(t, h.notion.Export(), rep, rows)
 	})
 	if t.Failed() {
 		return

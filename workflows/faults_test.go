@@ -274,7 +274,10 @@ func TestFaultsAndBadInput(t *testing.T) {
 		notes := 0
 		for _, lp := range rep.LossPages {
 			for _, n := range lp.Notes {
-				if strings.Contains(n, "attachment") && strings.Contains(n, "limit") {
+				// Notion's refusal ("exceeds this workspace's limit"), or
+				// the worker's own check ("larger than the Notion
+				// workspace allows") once it knows the limit.
+				if strings.HasPrefix(n, "lost · attachment") && (strings.Contains(n, "limit") || strings.Contains(n, "workspace allows")) {
 					notes++
 				}
 			}
@@ -282,6 +285,14 @@ func TestFaultsAndBadInput(t *testing.T) {
 		if rep.PagesWithLosses < len(want) || notes == 0 {
 			t.Errorf("%d pages report losses (%d notes about the upload limit), want every page: %s", rep.PagesWithLosses, notes, rep.Message)
 		}
+		// Every page lost its attachment: each has the callout, and the
+		// report links each one.
+		for id, r := range rows {
+			if !strings.HasPrefix(r.Signature, lossMark) {
+				t.Errorf("page %s lost its attachment but has no loss callout", id)
+			}
+		}
+		checkLossReport(t, h.notion.Export(), rep, rows)
 		h.checkGraph(t)
 	})
 	t.Run("bad input: Notion block limit reached", func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/report"
 )
 
 // PhaseWaiting is the notebook's phase while failed sections wait for an
@@ -81,11 +82,19 @@ type NotebookReport struct {
 	// SkippedSections counts sections left out because they cannot be
 	// read (password-protected).
 	SkippedSections int `json:"skippedSections,omitempty"`
-	// Losses counts what could not be carried over (over every page),
-	// on PagesWithLosses pages; LossPages names up to 20 of them.
-	Losses          int        `json:"losses,omitempty"`
-	PagesWithLosses int        `json:"pagesWithLosses,omitempty"`
-	LossPages       []PageLoss `json:"lossPages,omitempty"`
+	// Losses counts the items lost and Approximations those kept in
+	// another form (over every page), on PagesWithLosses pages;
+	// LossPages names up to 20 of them. LossKinds counts them by kind
+	// over every page, and the "Migration report" page in Notion
+	// (ReportPageID) lists each one; ReportError says why it could not
+	// be written.
+	Losses          int                `json:"losses,omitempty"`
+	Approximations  int                `json:"approximations,omitempty"`
+	PagesWithLosses int                `json:"pagesWithLosses,omitempty"`
+	LossPages       []PageLoss         `json:"lossPages,omitempty"`
+	LossKinds       []report.KindCount `json:"lossKinds,omitempty"`
+	ReportPageID    string             `json:"reportPageID,omitempty"`
+	ReportError     string             `json:"reportError,omitempty"`
 	// LinkPages and LinkBlocks count the link pass; LinkFailed counts
 	// pages whose links Notion refused to change.
 	LinkPages  int `json:"linkPages"`
@@ -116,8 +125,10 @@ type NotebookState struct {
 	Finish       bool             `json:"finish,omitempty"`
 	// Databases maps section IDs to their Notion databases.
 	Databases map[string]string `json:"databases,omitempty"`
-	Started   time.Time         `json:"started"`
-	Runs      int               `json:"runs"`
+	// NotebookPageID is the notebook's Notion page.
+	NotebookPageID string    `json:"notebookPageID,omitempty"`
+	Started        time.Time `json:"started"`
+	Runs           int       `json:"runs"`
 	// LastPage and LastError: see Health.
 	LastPage  time.Time      `json:"lastPage,omitzero"`
 	LastError *UpstreamError `json:"lastError,omitempty"`
@@ -173,8 +184,10 @@ type notebook struct {
 	// the loop.
 	changes int
 	message string
-	// dbs maps section IDs to their Notion databases.
-	dbs map[string]string
+	// dbs maps section IDs to their Notion databases; page is the
+	// notebook's Notion page.
+	dbs  map[string]string
+	page string
 	// startedRuns counts the section runs this run started.
 	startedRuns int
 	runs        int
@@ -279,7 +292,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 			return NotebookReport{}, nb.explain(err)
 		}
 	}
-	nb.dbs = layout.SectionDatabaseIDs
+	nb.dbs, nb.page = layout.SectionDatabaseIDs, layout.NotebookPageID
 	for i := range nb.sections {
 		nb.queue = append(nb.queue, i)
 	}
@@ -290,6 +303,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
 	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
+	nb.page = st.NotebookPageID
 	nb.queue = append([]int(nil), st.Queue...)
 	if !st.Started.IsZero() {
 		nb.started = st.Started
@@ -305,7 +319,8 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 // state is what a continue-as-new carries.
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
-		Finish: nb.finish, Databases: nb.dbs, Started: nb.started, Runs: nb.runs + 1, LastPage: nb.lastPage, LastError: nb.lastErr}
+		Finish: nb.finish, Databases: nb.dbs, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
+		LastPage: nb.lastPage, LastError: nb.lastErr}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -389,6 +404,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if err := nb.linkPass(ctx, &rep); err != nil {
 			return rep, err
 		}
+		nb.writeReport(ctx, &rep)
 	}
 	nb.phase = "done"
 	rep.Message = nb.summary(rep)
@@ -703,6 +719,32 @@ func (rep *NotebookReport) addLinkLosses(r activities.RewriteLinksResult) {
 	}
 }
 
+// writeReport writes the notebook's "Migration report" page, built from
+// the rows (every loss of every page), and takes its counts by kind. A
+// report that cannot be written does not undo the migration: the report
+// says why, and running the migration again writes it.
+func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
+	if nb.page == "" {
+		return
+	}
+	in := activities.WriteReportInput{Notebook: nb.name, NotebookPageID: nb.page}
+	for _, s := range nb.sections {
+		if db := nb.dbs[s.ID]; db != "" {
+			in.Sections = append(in.Sections, activities.ReportSection{Path: s.Path, DatabaseID: db})
+		}
+	}
+	nb.phase = "writing the migration report"
+	nb.details(ctx)
+	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Write the migration report in Notion"))
+	var res activities.WriteReportResult
+	if err := workflow.ExecuteActivity(actx, activities.WriteReportName, in).Get(ctx, &res); err != nil {
+		workflow.GetLogger(ctx).Warn("Migration report not written", "error", err)
+		rep.ReportError = errorText(err)
+		return
+	}
+	rep.ReportPageID, rep.LossKinds = res.ReportPageID, res.Kinds
+}
+
 func (nb *notebook) report() NotebookReport {
 	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, DryRun: nb.in.DryRun}
 	for _, s := range nb.sections {
@@ -720,6 +762,7 @@ func (nb *notebook) report() NotebookReport {
 			rep.Skipped += r.Skipped
 			rep.FailedPages += r.Failed
 			rep.Losses += r.Losses
+			rep.Approximations += r.Approximations
 			rep.PagesWithLosses += r.LossPageCount
 			rep.UnsentUnits += r.UnsentUnits
 			rep.Reruns += r.Reruns
@@ -739,9 +782,13 @@ func (nb *notebook) summary(rep NotebookReport) string {
 	if rep.DryRun {
 		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
 	}
-	if rep.Losses > 0 {
-		msg += fmt.Sprintf("; %d things could not be carried over, on %d pages (the first %d in lossPages)",
-			rep.Losses, rep.PagesWithLosses, len(rep.LossPages))
+	if s := report.Summary(rep.LossKinds); s != "" {
+		msg += "; " + s + " (every item on the \"" + notion.ReportTitle + "\" page under the notebook's page in Notion)"
+	} else if rep.Losses+rep.Approximations > 0 {
+		msg += fmt.Sprintf("; %d items lost and %d approximated, on %d pages", rep.Losses, rep.Approximations, rep.PagesWithLosses)
+	}
+	if rep.ReportError != "" {
+		msg += "; the migration report was not written: " + rep.ReportError
 	}
 	if rep.SkippedSections > 0 {
 		var skipped []string

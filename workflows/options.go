@@ -102,9 +102,10 @@ func notionLayoutOptions(summary string) workflow.ActivityOptions {
 }
 
 // notionLinkOptions are for the link pass's activities on its session
-// (staging the link targets, rewriting a chunk of pages): many paced
-// requests each, so a long timeout with a heartbeat; rewriting a link
-// twice writes the same link.
+// (staging the link targets, rewriting a chunk of pages) and the
+// migration report (reading every row, rewriting the report page): many
+// paced requests each, so a long timeout with a heartbeat; rewriting a
+// link or the report twice writes the same.
 func notionLinkOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute, HeartbeatTimeout: 2 * time.Minute,
 		RetryPolicy: notionRetry(), Summary: summary}

@@ -86,7 +86,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 	default:
 		s.recovered(ServiceNotion)
 		e.Status, e.NotionID, e.Written, e.Links = PageDone, res.NotionPageID, !res.Unchanged, res.Links
-		e.Losses, e.LossNotes = res.Losses, res.LossSamples
+		e.Losses, e.Approximations, e.LossNotes = res.Losses, res.Approximations, res.LossSamples
 		if len(e.LossNotes) > maxLossNotes {
 			e.LossNotes = e.LossNotes[:maxLossNotes]
 		}

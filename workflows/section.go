@@ -54,10 +54,12 @@ type LedgerEntry struct {
 	// Written is set when this migration wrote the page (not skipped).
 	Written bool `json:"written,omitempty"`
 	Links   int  `json:"links,omitempty"`
-	// Losses counts what could not be carried over (the page's loss
-	// report); LossNotes names the first few.
-	Losses    int      `json:"losses,omitempty"`
-	LossNotes []string `json:"lossNotes,omitempty"`
+	// Losses counts what the page lost, Approximations what it holds in
+	// another form (its row records every entry); LossNotes names the
+	// first few, lost first.
+	Losses         int      `json:"losses,omitempty"`
+	Approximations int      `json:"approximations,omitempty"`
+	LossNotes      []string `json:"lossNotes,omitempty"`
 	// Reruns counts the times the page ran again because the worker
 	// holding it was lost.
 	Reruns int `json:"reruns,omitempty"`
@@ -138,8 +140,12 @@ type Tally struct {
 	// unchanged when written).
 	Skipped int `json:"skipped"`
 	Linked  int `json:"linked,omitempty"`
-	Losses  int `json:"losses,omitempty"`
-	// LossPageCount counts the pages written with losses.
+	// Losses counts the items lost, Approximations those kept in another
+	// form, over every page written.
+	Losses         int `json:"losses,omitempty"`
+	Approximations int `json:"approximations,omitempty"`
+	// LossPageCount counts the pages written with losses or
+	// approximations.
 	LossPageCount int `json:"lossPageCount,omitempty"`
 	// FailedPages and LossPages name the first maxNamed of them.
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
@@ -158,11 +164,13 @@ func (t *Tally) add(p activities.PageMeta, e *LedgerEntry) {
 		if e.Links > 0 {
 			t.Linked++
 		}
-		if e.Losses > 0 {
+		if e.Losses > 0 || e.Approximations > 0 {
 			t.Losses += e.Losses
+			t.Approximations += e.Approximations
 			t.LossPageCount++
 			if len(t.LossPages) < maxNamed {
-				t.LossPages = append(t.LossPages, PageLoss{ID: p.ID, Title: p.Title, Losses: e.Losses, Notes: e.LossNotes})
+				t.LossPages = append(t.LossPages, PageLoss{ID: p.ID, Title: p.Title, Losses: e.Losses,
+					Approximations: e.Approximations, Notes: e.LossNotes})
 			}
 		}
 	case PageGone:
@@ -188,10 +196,11 @@ type PageFailure struct {
 
 // PageLoss names a page written without some of its content, and what.
 type PageLoss struct {
-	ID     string   `json:"id"`
-	Title  string   `json:"title,omitempty"`
-	Losses int      `json:"losses"`
-	Notes  []string `json:"notes,omitempty"`
+	ID             string   `json:"id"`
+	Title          string   `json:"title,omitempty"`
+	Losses         int      `json:"losses"`
+	Approximations int      `json:"approximations,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
 }
 
 // StopBlockLimit is why a section stops before its last page when the
@@ -210,12 +219,14 @@ type SectionResult struct {
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
 	// Linked counts the pages written now that hold internal links.
 	Linked int `json:"linked,omitempty"`
-	// Losses counts everything not carried over, over all pages, and
-	// LossPageCount the pages written with losses; LossPages names up to
-	// 20 of them.
-	Losses        int        `json:"losses,omitempty"`
-	LossPageCount int        `json:"lossPageCount,omitempty"`
-	LossPages     []PageLoss `json:"lossPages,omitempty"`
+	// Losses counts the items lost and Approximations those kept in
+	// another form, over all pages, and LossPageCount the pages written
+	// with either; LossPages names up to 20 of them. Every entry is on
+	// the pages' rows and in the notebook's migration report.
+	Losses         int        `json:"losses,omitempty"`
+	Approximations int        `json:"approximations,omitempty"`
+	LossPageCount  int        `json:"lossPageCount,omitempty"`
+	LossPages      []PageLoss `json:"lossPages,omitempty"`
 	// Stopped says why the section stopped before its last page ("" if
 	// it did not), and StoppedType is the error type that stopped it:
 	// the pages not handled are left for a later run.
@@ -573,7 +584,7 @@ func (s *section) result() SectionResult {
 	t := s.st.Tally
 	return SectionResult{SectionID: s.in.Section.ID, Pages: t.Pages, Done: t.Done, Written: t.Written,
 		Skipped: t.Skipped + t.Gone, Failed: t.Failed, FailedPages: t.FailedPages, Linked: t.Linked,
-		Losses: t.Losses, LossPageCount: t.LossPageCount, LossPages: t.LossPages,
+		Losses: t.Losses, Approximations: t.Approximations, LossPageCount: t.LossPageCount, LossPages: t.LossPages,
 		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited,
 		Relisted: s.st.Relisted, Reruns: s.st.Reruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending,
 		LastError: s.lastErr}

@@ -27,6 +27,8 @@ import (
 	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/internal/stack"
+	"github.com/notebridge/notebridge/notion"
+	lossreport "github.com/notebridge/notebridge/report"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -37,7 +39,10 @@ type Result struct {
 	// come from the workflow's report.
 	Pages, Written, Skipped, Failed int
 	FailedSections                  int
-	Duration                        time.Duration
+	// Losses is the report's loss counts by kind ("" when nothing was
+	// lost or approximated).
+	Losses   string
+	Duration time.Duration
 	// GraphRequests, Graph429s and Violations come from the Graph
 	// emulator (zero with -real).
 	GraphRequests, Graph429s int64
@@ -121,6 +126,7 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 	}
 	res.Duration = time.Since(start)
 	res.Written, res.Skipped, res.Failed, res.FailedSections = report.Written, report.Skipped, report.FailedPages, report.FailedSections
+	res.Losses = lossLine(report)
 	if report.Pages > 0 {
 		res.Pages = report.Pages
 	}
@@ -541,6 +547,9 @@ func (d *demo) printSummary(r *Result) {
 	fmt.Fprintf(w, "\nSummary of %s\n", r.WorkflowID)
 	fmt.Fprintf(w, "  pages migrated:      %d of %d (%d already there)\n", r.Written+r.Skipped, r.Pages, r.Skipped)
 	fmt.Fprintf(w, "  pages failed:        %d (sections failed: %d)\n", r.Failed, r.FailedSections)
+	if r.Losses != "" {
+		fmt.Fprintf(w, "  losses:              %s\n", r.Losses)
+	}
 	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
 	if d.graphURL != "" {
 		fmt.Fprintf(w, "  Graph requests:      %d (429s: %d)\n", r.GraphRequests, r.Graph429s)
@@ -555,6 +564,15 @@ func (d *demo) printSummary(r *Result) {
 		fmt.Fprintf(w, "  Notion (emulator):   %s\n", r.ViewURL)
 	}
 	fmt.Fprintf(w, "  logs:                %s\n", d.logDir())
+}
+
+// lossLine is the report's loss counts by kind, and where to read them.
+func lossLine(rep workflows.NotebookReport) string {
+	s := lossreport.Summary(rep.LossKinds)
+	if s == "" {
+		return ""
+	}
+	return s + " (each listed on the \"" + notion.ReportTitle + "\" page in Notion)"
 }
 
 func getBytes(ctx context.Context, u string) ([]byte, error) {

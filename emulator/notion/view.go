@@ -175,11 +175,33 @@ func (s *Server) viewDatabase(db *node) *viewDatabase {
 		values, _ := r["properties"].(map[string]any)
 		vr := viewRow{ID: row.id, Archived: row.archived}
 		for _, p := range props {
+			if p.typ == "relation" {
+				vr.Cells = append(vr.Cells, s.relationText(values[p.name]))
+				continue
+			}
 			vr.Cells = append(vr.Cells, propertyText(values[p.name]))
 		}
 		vd.Rows = append(vd.Rows, vr)
 	}
 	return vd
+}
+
+// relationText renders a relation as the titles of its pages, as Notion
+// shows it.
+func (s *Server) relationText(v any) string {
+	m, _ := asObject(v)
+	arr, _ := asArray(m["relation"])
+	names := make([]string, 0, len(arr))
+	for _, it := range arr {
+		im, _ := asObject(it)
+		id, _ := asString(im["id"])
+		if nid, ok := normalizeID(id); ok && s.nodes[nid] != nil {
+			names = append(names, titleOr(s.plainTitle(s.nodes[nid])))
+		} else {
+			names = append(names, id)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // propertyText renders a property value as plain text.

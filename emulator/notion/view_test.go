@@ -118,3 +118,20 @@ func TestViewIndexAndDatabase(t *testing.T) {
 		t.Errorf("unknown page: %d", status)
 	}
 }
+
+// TestViewShowsRelationsByName: a row's parent item shows as the parent
+// row's title, as Notion shows a relation.
+func TestViewShowsRelationsByName(t *testing.T) {
+	e := newEnv(t, Config{})
+	db := newSectionDB(e)
+	e.ok("PATCH", "/v1/databases/"+db, map[string]any{"properties": map[string]any{
+		"Parent item": map[string]any{"relation": map[string]any{"database_id": db, "type": "single_property", "single_property": map[string]any{}}}}})
+	parent := addRow(e, db, rowProps("Parent page", "src-1", true, "page", 1))
+	child := rowProps("Child page", "src-2", true, "page", 2)
+	child["Parent item"] = map[string]any{"relation": []any{map[string]any{"id": parent}}}
+	addRow(e, db, child)
+	_, html := e.view("/_emulator/view/" + db)
+	if !strings.Contains(html, "<td>Parent page</td>") || strings.Contains(html, "<td>"+parent+"</td>") {
+		t.Errorf("the database view does not show the parent item by name:\n%s", html)
+	}
+}

@@ -1,0 +1,217 @@
+package notion_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	emu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/report"
+)
+
+// TestMigrationReport writes three pages (one that lost ink and a file
+// Notion refused, one with an approximation only, one whole), then the
+// report, twice: the notebook page holds one report page and one summary,
+// the report links every entry to its page, only the page that lost
+// something has a callout, the rows carry their order and loss kinds, and
+// the JSON report validates against docs/report.schema.json.
+func TestMigrationReport(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	ctx := context.Background()
+	l, err := c.EnsureLayout(ctx, e.srv.RootPageID(), notion.NotebookSpec{ID: "nb", Name: "Notebook",
+		Sections: []notion.SectionSpec{{ID: "s1", Name: "Section"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := l.SectionDatabaseIDs["s1"]
+	ink := report.Entry{Kind: "ink", Severity: report.Lost, What: "ink (drawing or handwriting) is not returned by Graph", Where: "near “Sketch”", Count: 2}
+	color := report.Entry{Kind: "color-approximated", Severity: report.Approximated, What: `text colour "#c00000" shown as Notion "red"`, Count: 3}
+	res := resources{"exe": []byte("MZ...")}
+	pages := []struct {
+		id     string
+		order  int
+		losses []report.Entry
+		blocks []blocks.Block
+	}{
+		// Written out of order: the report follows Order.
+		{"whole", 3, nil, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("all here")}}},
+		{"lossy", 1, []report.Entry{color, ink}, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Sketch")},
+			{Type: blocks.File, Media: &blocks.Media{Resource: &blocks.Resource{ID: "exe", Name: "setup.exe", MIME: "application/x-msdownload"}}}}},
+		{"tinted", 2, []report.Entry{color}, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("red text")}}},
+	}
+	notionIDs := map[string]string{}
+	for _, p := range pages {
+		in := pageInput(p.id, p.blocks, res)
+		in.Order, in.Losses = p.order, p.losses
+		w, err := c.WritePage(ctx, db, in)
+		if err != nil {
+			t.Fatalf("page %s: %v", p.id, err)
+		}
+		notionIDs[p.id] = w.PageID
+	}
+	sections := []notion.ReportSection{{Name: "Notebook / Section", DatabaseID: db}}
+	var rep report.Report
+	var firstIDs []string
+	for run := 1; run <= 2; run++ {
+		if rep, err = c.CollectReport(ctx, "Notebook", l.NotebookPageID, sections); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.WriteReport(ctx, &rep); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		// A run with nothing new leaves the report's blocks as they are.
+		var ids []string
+		if p := findTitled(e.srv.Export().Pages, notion.ReportTitle); p != nil {
+			for _, b := range p.Blocks {
+				ids = append(ids, b.ID)
+			}
+		}
+		if run == 2 && (len(ids) == 0 || !slices.Equal(ids, firstIDs)) {
+			t.Errorf("the second run rewrote the report: blocks %q, were %q", ids, firstIDs)
+		}
+		firstIDs = ids
+	}
+
+	if rep.Pages != 3 || rep.Lost != 3 || rep.Approximated != 6 {
+		t.Errorf("report counts %d pages, %d lost, %d approximated; want 3, 3 (ink ×2, the file), 6 (colour ×3 twice)", rep.Pages, rep.Lost, rep.Approximated)
+	}
+	wantKinds := []report.KindCount{{Kind: "ink", Severity: report.Lost, Count: 2, Pages: 1},
+		{Kind: "attachment", Severity: report.Lost, Count: 1, Pages: 1},
+		{Kind: "color-approximated", Severity: report.Approximated, Count: 6, Pages: 2}}
+	if !slices.Equal(rep.Kinds, wantKinds) {
+		t.Errorf("kinds %v, want %v", rep.Kinds, wantKinds)
+	}
+	if len(rep.LossPages) != 2 || rep.LossPages[0].Title != "Page lossy" || rep.LossPages[1].Title != "Page tinted" {
+		t.Errorf("loss pages %+v, want lossy then tinted (OneNote order)", rep.LossPages)
+	}
+
+	ws := e.srv.Export()
+	nb := findTitled(ws.Pages, "Notebook")
+	if nb == nil {
+		t.Fatal("no notebook page in the export")
+	}
+	var reports []emu.Page
+	for _, p := range nb.Pages {
+		if p.Title == notion.ReportTitle && !p.Archived {
+			reports = append(reports, p)
+		}
+	}
+	if len(reports) != 1 || reports[0].ID != rep.ReportPageID {
+		t.Fatalf("%d report pages under the notebook (want 1, %s)", len(reports), rep.ReportPageID)
+	}
+	// Every entry is a bullet that mentions its page, under its kind.
+	body := exportedBlocks(t, ws, reports[0])
+	mentions := map[string][]string{}
+	var walk func(bs []blocks.Block, under string)
+	walk = func(bs []blocks.Block, under string) {
+		for _, b := range bs {
+			switch b.Type {
+			case blocks.Heading3, blocks.Toggle:
+				under = blocks.PlainText(b.RichText)
+			case blocks.BulletedListItem:
+				if len(b.RichText) > 0 && b.RichText[0].Mention != "" {
+					mentions[b.RichText[0].Mention] = append(mentions[b.RichText[0].Mention], under+": "+blocks.PlainText(b.RichText))
+				}
+			}
+			walk(b.Children, under)
+		}
+	}
+	walk(body, "")
+	lossy, tinted := mentions[notionIDs["lossy"]], mentions[notionIDs["tinted"]]
+	if len(lossy) != 3 || !strings.HasPrefix(lossy[0], "ink lost") || !strings.Contains(lossy[0], "near “Sketch” (×2)") ||
+		!strings.HasPrefix(lossy[1], "attachment lost") || !strings.Contains(lossy[1], "setup.exe") ||
+		!strings.HasPrefix(lossy[2], "color-approximated") {
+		t.Errorf("the report's entries of the lossy page: %q", lossy)
+	}
+	if len(tinted) != 1 || len(mentions) != 2 {
+		t.Errorf("the report mentions %v, want the lossy page 3 times and the tinted page once", mentions)
+	}
+
+	// The notebook page says what it holds, once, linking the report.
+	var summaries []blocks.Block
+	for _, b := range exportedBlocks(t, ws, *nb) {
+		if b.Type == blocks.Callout {
+			summaries = append(summaries, b)
+		}
+	}
+	if len(summaries) != 1 || !strings.Contains(blocks.PlainText(summaries[0].RichText), "1 section, 3 pages: Notebook / Section (3 pages)") ||
+		!slices.ContainsFunc(summaries[0].RichText, func(r blocks.RichText) bool { return r.Mention == rep.ReportPageID }) {
+		t.Errorf("notebook page summaries %+v", summaries)
+	}
+
+	// Rows: the order, the kinds lost, a callout only where something
+	// is lost.
+	for _, p := range pages {
+		row := rowsOf(t, ws, db, p.id)[0]
+		ms, _ := row.Properties[notion.PropLosses].(map[string]any)["multi_select"].([]any)
+		var kinds []string
+		for _, m := range ms {
+			kinds = append(kinds, m.(map[string]any)["name"].(string))
+		}
+		if order := row.Properties[notion.PropOrder].(map[string]any)["number"]; order != float64(p.order) {
+			t.Errorf("page %s: order %v, want %d", p.id, order, p.order)
+		}
+		bs := exportedBlocks(t, ws, row)
+		hasCallout := len(bs) > 0 && bs[0].Type == blocks.Callout
+		lost := p.id == "lossy"
+		if hasCallout != lost || (lost && !slices.Equal(kinds, []string{"ink", "attachment"})) || (!lost && len(kinds) != 0) {
+			t.Errorf("page %s: callout %v, loss kinds %q", p.id, hasCallout, kinds)
+		}
+	}
+
+	validateReport(t, rep)
+}
+
+// validateReport checks a report's JSON against docs/report.schema.json.
+func validateReport(t *testing.T, rep report.Report) {
+	t.Helper()
+	f, err := os.Open("../docs/report.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := jsonschema.NewCompiler()
+	if err := comp.AddResource("report.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := comp.Compile("report.schema.json")
+	if err != nil {
+		t.Fatalf("the schema does not compile: %v", err)
+	}
+	raw, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("the report does not validate against docs/report.schema.json: %v\n%s", err, raw)
+	}
+}
+
+// findTitled finds a page by title anywhere in an export's tree.
+func findTitled(ps []emu.Page, title string) *emu.Page {
+	for i := range ps {
+		if ps[i].Title == title && !ps[i].Archived {
+			return &ps[i]
+		}
+		if p := findTitled(ps[i].Pages, title); p != nil {
+			return p
+		}
+	}
+	return nil
+}

@@ -361,7 +361,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 		for _, tc := range []struct{ args, want string }{
 			{"-section nope", "no section \"nope\" in this notebook: the sections that can be retried are"},
 			{"-section " + sections[0].ID, "is done, nothing to retry"},
-			{"", "give either -section S or -all"},
+			{"", "give either --section S or --all"},
 		} {
 			r := h.cmd(t, "retry", append([]string{"-w", id}, strings.Fields(tc.args)...)...)
 			if r.code == 0 || !strings.Contains(r.stderr, tc.want) {

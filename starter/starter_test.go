@@ -321,6 +321,28 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("status --follow leaves one line in an 80-column tmux pane", func(t *testing.T) {
+		// A section whose listing fails makes the migration wait, redrawn
+		// many times, until it is retried.
+		h.listing.Set(sections[1].ID, true)
+		defer h.listing.Set(sections[1].ID, false)
+		r := h.cmd(t, "migrate", "--user", "alice", "--notebook", h.notebook.ID, "--notion-parent", root,
+			"--limits", testProfile, "--detach")
+		if r.code != 0 {
+			t.Fatalf("migrate --detach:\n%v", r)
+		}
+		h.waitWaiting(t, id)
+		rows := h.followInTmux(t, id, 80, "waits for you", func() {
+			time.Sleep(time.Second) // redraws while it waits
+			h.listing.Set(sections[1].ID, false)
+			if r := h.cmd(t, "retry", "-w", id, "--all"); r.code != 0 {
+				t.Errorf("retry --all:\n%v", r)
+			}
+		})
+		// One progress row before the waiting message, one after it.
+		assertProgressRows(t, rows, 80, 2)
+	})
+
 	t.Run("status and list of a finished migration", func(t *testing.T) {
 		r := h.cmd(t, "status", "-user", "alice", "-notebook", h.notebook.DisplayName)
 		for _, want := range []string{"Migration " + id + ": completed", "6/6 pages done", "2 done, 0 running, 0 pending, 0 failed", sections[1].ID} {

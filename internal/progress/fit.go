@@ -29,31 +29,35 @@ const partSep = " · "
 // Fit shortens line to fewer than cols columns, so that a line redrawn
 // with "\r" never wraps (the last column is left free: a terminal that
 // wraps on writing it would push the line down). It keeps the leading
-// parts of the line that fit whole (Line puts the most telling first),
-// else cuts the first part and ends it with "…". cols <= 0 leaves the
-// line as it is.
+// parts of the line that fit whole (Line puts the most telling first)
+// and the last one (the phase) when it fits too, with "…" for the parts
+// left out; else it cuts the first part and ends it with "…". cols <= 0
+// leaves the line as it is.
 func Fit(line string, cols int) string {
 	limit := cols - 1
 	if cols <= 0 || Columns(line) <= limit {
 		return line
 	}
-	fitted := ""
-	for rest := line; ; {
-		part, next, more := strings.Cut(rest, partSep)
-		cand := fitted + part
-		if fitted != "" {
-			cand = fitted + partSep + part
+	parts := strings.Split(line, partSep)
+	last := parts[len(parts)-1]
+	for _, tail := range []string{partSep + "…" + partSep + last, partSep + "…"} {
+		kept, n := 0, Columns(tail)
+		for ; kept < len(parts)-1; kept++ {
+			w := Columns(parts[kept])
+			if kept > 0 {
+				w += Columns(partSep)
+			}
+			if n+w > limit {
+				break
+			}
+			n += w
 		}
-		if Columns(cand+partSep+"…") > limit {
-			break
-		}
-		fitted, rest = cand, next
-		if !more {
-			return fitted
+		if kept > 0 {
+			return strings.Join(parts[:kept], partSep) + tail
 		}
 	}
-	if fitted != "" {
-		return fitted + partSep + "…"
+	if limit < 1 {
+		return ""
 	}
 	var b strings.Builder
 	n := 0
@@ -64,9 +68,6 @@ func Fit(line string, cols int) string {
 		}
 		b.WriteRune(r)
 		n += w
-	}
-	if limit < 1 {
-		return ""
 	}
 	return b.String() + "…"
 }

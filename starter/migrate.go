@@ -131,7 +131,10 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 		ID: id, TaskQueue: tf.taskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            fmt.Sprintf("Migrate notebook %q of %s", nb.Name, in.User),
+		// Without it the SDK hands back the running migration as if it
+		// had started it, and the input given here is silently dropped.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            fmt.Sprintf("Migrate notebook %q of %s", nb.Name, in.User),
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrUser.ValueSet(in.User),
 			workflows.AttrNotebook.ValueSet(nb.ID)),
 	}, workflows.MigrateNotebookName, in)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -13,19 +15,21 @@ for the report, which lists what failed. The migration answers at once; it refus
 still run or wait to run (finish once they have ended). A migration that already ended just has its
 report printed. Migrating the notebook again later retries what failed.`
 
-func runFinish(ctx context.Context, c *cli, args []string) error {
+func newFinishCmd(c *cli, name, summary string) *cobra.Command {
 	var tf *temporalFlags
 	var target *targetFlags
-	fs := c.newFlagSet("finish", "(-w ID | --user U [--notebook N])", finishDescription, func() string {
+	cmd := c.newCommand(name, "(-w ID | --user U [--notebook N])", summary, finishDescription, func() string {
 		id := shellQuote(target.placeholder())
 		return fmt.Sprintf("temporal workflow update execute %[1]s --workflow-id %[2]s --name %[3]s\n"+
 			"temporal workflow result %[1]s --workflow-id %[2]s", tf.cliFlags(), id, workflows.UpdateFinish)
-	})
-	tf = c.temporalFlags(fs, false)
-	target = c.targetFlags(fs)
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
+	}, func(ctx context.Context, _ *cobra.Command) error { return c.finish(ctx, tf, target) })
+	tf = c.temporalFlags(cmd.Flags(), false)
+	target = c.targetFlags(cmd.Flags())
+	return cmd
+}
+
+// finish ends the target migration if it waits, and prints its outcome.
+func (c *cli) finish(ctx context.Context, tf *temporalFlags, target *targetFlags) error {
 	tc, err := tf.dial(ctx)
 	if err != nil {
 		return err
@@ -41,18 +45,27 @@ func runFinish(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	st := &statusCmd{cli: c, tc: tc, id: id}
+	var answer string
 	if snap.Running() {
-		answer, err := workflows.Finish(ctx, tc, id)
-		if err != nil {
+		if answer, err = workflows.Finish(ctx, tc, id); err != nil {
 			return refusal(err)
 		}
-		fmt.Fprintf(c.stdout, "%s: %s; waiting for its report...\n", id, answer)
+		if !c.json {
+			fmt.Fprintf(c.stdout, "%s: %s; waiting for its report...\n", id, answer)
+		}
 		var rep workflows.NotebookReport
 		if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil && ctx.Err() != nil {
 			return st.stopFollowing(false)
 		}
 		// The report, or how it failed, is read again below.
 		if snap, err = gather(ctx, g); err != nil {
+			return err
+		}
+	}
+	if c.json {
+		j := st.statusJSON(snap)
+		j.Answer = answer
+		if err := c.printJSON(j); err != nil {
 			return err
 		}
 	}

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -28,8 +28,8 @@ type temporalFlags struct {
 }
 
 // temporalFlags registers the connection flags; withQueue adds
-// -task-queue, for the commands that start workflows.
-func (c *cli) temporalFlags(fs *flag.FlagSet, withQueue bool) *temporalFlags {
+// --task-queue, for the commands that start workflows.
+func (c *cli) temporalFlags(fs *pflag.FlagSet, withQueue bool) *temporalFlags {
 	t := &temporalFlags{getenv: c.getenv}
 	fs.StringVar(&t.codecKeyFile, "codec-key-file", c.env("NOTEBRIDGE_CODEC_KEY_FILE", ""),
 		"the workers' payload encryption key file (env NOTEBRIDGE_CODEC_KEY_FILE; NOTEBRIDGE_CODEC_KEY wins)")
@@ -58,7 +58,7 @@ func (t *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	tc, err := client.DialContext(dctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %q): %w\n"+
-			"Start it (bin/temporal server start-dev, or docker compose up) or point -temporal-address (TEMPORAL_ADDRESS) at it", t.address, t.namespace, err)
+			"Start it (bin/temporal server start-dev, or docker compose up) or point --temporal-address (TEMPORAL_ADDRESS) at it", t.address, t.namespace, err)
 	}
 	return tc, nil
 }
@@ -79,12 +79,11 @@ type targetFlags struct {
 	workflowID, user, notebook string
 }
 
-func (c *cli) targetFlags(fs *flag.FlagSet) *targetFlags {
+func (c *cli) targetFlags(fs *pflag.FlagSet) *targetFlags {
 	t := &targetFlags{}
-	fs.StringVar(&t.workflowID, "workflow-id", "", "the migration's workflow ID, migrate/<user>/<notebookID> (instead of -user and -notebook)")
-	fs.StringVar(&t.workflowID, "w", "", "short for -workflow-id")
+	fs.StringVarP(&t.workflowID, "workflow-id", "w", "", "the migration's workflow ID, migrate/<user>/<notebookID> (instead of --user and --notebook)")
 	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running (or latest) migration")
-	fs.StringVar(&t.notebook, "notebook", "", "with -user: the notebook's ID or name")
+	fs.StringVar(&t.notebook, "notebook", "", "with --user: the notebook's ID or name")
 	return t
 }
 
@@ -110,7 +109,7 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 		return t.workflowID, nil
 	}
 	if t.user == "" {
-		return "", usagef("name the migration with -w <workflow ID>, or -user (and -notebook); \"starter list\" lists them")
+		return "", usagef("name the migration with -w <workflow ID>, or --user (and --notebook); \"starter list\" lists them")
 	}
 	if t.notebook != "" {
 		id := workflows.NotebookWorkflowID(t.user, t.notebook)
@@ -152,7 +151,7 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 		for i, r := range running {
 			ids[i] = r.id
 		}
-		return "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or -notebook",
+		return "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or --notebook",
 			t.user, len(running), strings.Join(ids, ", "))
 	case len(rows) > 0:
 		return rows[0].id, nil // the latest

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -17,8 +19,8 @@ import (
 )
 
 const listDescription = `Lists migrations (MigrateNotebook workflows), newest first, from the search attributes the
-workflows keep: NoteBridgeUser, NoteBridgeNotebook and NoteBridgeStatus (reading, migrating,
-waiting, linking, done, done-with-failures, failed).`
+workflows keep: NoteBridgeUser, NoteBridgeNotebook and NoteBridgeStatus (--status takes one of
+its values: reading, migrating, waiting, linking, done, done-with-failures, failed, stopped).`
 
 // listFilter selects migrations.
 type listFilter struct {
@@ -85,23 +87,39 @@ func listMigrations(ctx context.Context, tc client.Client, f listFilter, limit i
 	return rows, nil
 }
 
-func runList(ctx context.Context, c *cli, args []string) error {
+// migrationJSON is one migration as list --json prints it.
+type migrationJSON struct {
+	WorkflowID string    `json:"workflowId"`
+	NotebookID string    `json:"notebookId"`
+	State      string    `json:"state"`
+	Status     string    `json:"status"`
+	StartTime  time.Time `json:"startTime"`
+	CloseTime  time.Time `json:"closeTime,omitzero"`
+}
+
+func newListCmd(c *cli, name, summary string) *cobra.Command {
 	var f listFilter
 	var limit int
 	var tf *temporalFlags
-	fs := c.newFlagSet("list", "[--user U] [--status S] [--open]", listDescription, func() string {
+	cmd := c.newCommand(name, "[--user U] [--status S] [--open]", summary, listDescription, func() string {
 		return fmt.Sprintf("temporal workflow list %s --query %s", tf.cliFlags(), shellQuote(f.query()))
-	})
+	}, func(ctx context.Context, _ *cobra.Command) error { return c.list(ctx, tf, f, limit) })
+	fs := cmd.Flags()
 	tf = c.temporalFlags(fs, false)
 	fs.StringVar(&f.user, "user", "", "only this user's migrations (NoteBridgeUser)")
-	fs.StringVar(&f.status, "status", "", "only migrations in this state (NoteBridgeStatus), e.g. waiting")
+	fs.StringVar(&f.status, "status", "", "only migrations in this state (NoteBridgeStatus): "+strings.Join(workflows.NotebookStatuses, ", "))
 	fs.BoolVar(&f.open, "open", false, "only running migrations")
 	fs.IntVar(&limit, "limit", 50, "at most this many")
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
+	return cmd
+}
+
+// list prints the migrations f selects, at most limit.
+func (c *cli) list(ctx context.Context, tf *temporalFlags, f listFilter, limit int) error {
 	if limit <= 0 {
-		return usagef("-limit must be positive")
+		return usagef("--limit must be positive")
+	}
+	if f.status != "" && !slices.Contains(workflows.NotebookStatuses, f.status) {
+		return usagef("--status %q: use one of %s", f.status, strings.Join(workflows.NotebookStatuses, ", "))
 	}
 	tc, err := tf.dial(ctx)
 	if err != nil {
@@ -111,6 +129,14 @@ func runList(ctx context.Context, c *cli, args []string) error {
 	rows, err := listMigrations(ctx, tc, f, limit)
 	if err != nil {
 		return err
+	}
+	if c.json {
+		out := make([]migrationJSON, len(rows))
+		for i, r := range rows {
+			out[i] = migrationJSON{WorkflowID: r.id, NotebookID: r.notebook, State: progress.StatusName(r.state), Status: r.status,
+				StartTime: r.started, CloseTime: r.closed}
+		}
+		return c.printJSON(out)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(c.stdout, "No migrations match %s. Start one with \"starter migrate\".\n", f.query())

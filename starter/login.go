@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/notebridge/notebridge/auth"
 )
 
@@ -18,46 +20,73 @@ in a 0700 directory. The worker reads that store, refreshing the tokens as they 
 it the same -token-dir and key (-token-key-file or NOTEBRIDGE_TOKEN_KEY). The app registration
 must allow public client flows. Against the Graph emulator, set -authority to its root URL.`
 
-func runLogin(ctx context.Context, c *cli, args []string) error {
-	var user, appID, tenant, authority, dir, keyFile, scope string
-	var createKey bool
-	var poll time.Duration
+// loginJSON is what login --json prints.
+type loginJSON struct {
+	User           string `json:"user"`
+	TokenDir       string `json:"tokenDir"`
+	KeyFile        string `json:"keyFile"`
+	CreatedKeyFile bool   `json:"createdKeyFile"`
+}
+
+func newLoginCmd(c *cli, name, summary string) *cobra.Command {
+	var o loginOptions
 	defDir, _ := auth.DefaultDir()
 	defKey, _ := auth.DefaultKeyFile()
-	flags := c.newFlagSet("login", "--user U [flags]", loginDescription, func() string {
+	cmd := c.newCommand(name, "--user U [flags]", summary, loginDescription, func() string {
 		return "None: signing in talks to Microsoft, not to Temporal, and tokens never enter Temporal.\n" +
 			"Workflows carry only the user ID; the worker reads the token store."
+	}, func(ctx context.Context, _ *cobra.Command) error {
+		return c.login(ctx, o)
 	})
-	flags.StringVar(&user, "user", "", "the user ID to store the sign-in under, as migrations name it (letters, digits, . _ @ + -)")
-	flags.StringVar(&appID, "app-id", c.env("NOTEBRIDGE_APP_ID", ""), "the app registration's application (client) ID (env NOTEBRIDGE_APP_ID)")
-	flags.StringVar(&tenant, "tenant", c.env("NOTEBRIDGE_TENANT", auth.TenantCommon), "tenant: common, organizations, consumers, a tenant ID or domain (env NOTEBRIDGE_TENANT)")
-	flags.StringVar(&authority, "authority", c.env("NOTEBRIDGE_AUTHORITY", auth.DefaultAuthority), "identity platform base URL; the Graph emulator's root URL to sign in there (env NOTEBRIDGE_AUTHORITY)")
-	flags.StringVar(&dir, "token-dir", c.env("NOTEBRIDGE_TOKEN_DIR", defDir), "token store directory (env NOTEBRIDGE_TOKEN_DIR)")
-	flags.StringVar(&keyFile, "token-key-file", c.env("NOTEBRIDGE_TOKEN_KEY_FILE", defKey), "file holding the token store's key, mode 0600; "+auth.EnvTokenKey+" overrides it (env NOTEBRIDGE_TOKEN_KEY_FILE)")
-	flags.BoolVar(&createKey, "create-key", false, "create the key file if it does not exist (the first sign-in on a host)")
-	flags.StringVar(&scope, "scope", auth.ScopeNotesRead, "delegated scope: Notes.Read (your notebooks) or Notes.Read.All (notebooks shared in your organisation)")
-	flags.DurationVar(&poll, "poll-interval", 0, "poll the identity platform this often instead of as it asks (for the emulator; whole seconds)")
-	if err := c.parse(flags, args); err != nil {
-		return err
-	}
+	flags := cmd.Flags()
+	flags.StringVar(&o.user, "user", "", "the user ID to store the sign-in under, as migrations name it (letters, digits, . _ @ + -)")
+	flags.StringVar(&o.appID, "app-id", c.env("NOTEBRIDGE_APP_ID", ""), "the app registration's application (client) ID (env NOTEBRIDGE_APP_ID)")
+	flags.StringVar(&o.tenant, "tenant", c.env("NOTEBRIDGE_TENANT", auth.TenantCommon), "tenant: common, organizations, consumers, a tenant ID or domain (env NOTEBRIDGE_TENANT)")
+	flags.StringVar(&o.authority, "authority", c.env("NOTEBRIDGE_AUTHORITY", auth.DefaultAuthority), "identity platform base URL; the Graph emulator's root URL to sign in there (env NOTEBRIDGE_AUTHORITY)")
+	flags.StringVar(&o.dir, "token-dir", c.env("NOTEBRIDGE_TOKEN_DIR", defDir), "token store directory (env NOTEBRIDGE_TOKEN_DIR)")
+	flags.StringVar(&o.keyFile, "token-key-file", c.env("NOTEBRIDGE_TOKEN_KEY_FILE", defKey), "file holding the token store's key, mode 0600; "+auth.EnvTokenKey+" overrides it (env NOTEBRIDGE_TOKEN_KEY_FILE)")
+	flags.BoolVar(&o.createKey, "create-key", false, "create the key file if it does not exist (the first sign-in on a host)")
+	flags.StringVar(&o.scope, "scope", auth.ScopeNotesRead, "delegated scope: Notes.Read (your notebooks) or Notes.Read.All (notebooks shared in your organisation)")
+	flags.DurationVar(&o.poll, "poll-interval", 0, "poll the identity platform this often instead of as it asks (for the emulator; whole seconds)")
+	return cmd
+}
+
+// loginOptions are login's flags.
+type loginOptions struct {
+	user, appID, tenant, authority, dir, keyFile, scope string
+	createKey                                           bool
+	poll                                                time.Duration
+}
+
+// login signs the user in and stores the tokens.
+func (c *cli) login(ctx context.Context, o loginOptions) error {
+	user, appID, tenant, authority, dir, keyFile, scope := o.user, o.appID, o.tenant, o.authority, o.dir, o.keyFile, o.scope
+	createKey, poll := o.createKey, o.poll
 	if user == "" {
-		return usagef("-user is required")
+		return usagef("--user is required")
 	}
 	if err := auth.ValidateUser(user); err != nil {
-		return usagef("-user: %v", err)
+		return usagef("--user: %v", err)
 	}
 	if appID == "" {
-		return usagef("-app-id (or NOTEBRIDGE_APP_ID) is required: the application (client) ID of the app registration")
+		return usagef("--app-id (or NOTEBRIDGE_APP_ID) is required: the application (client) ID of the app registration")
 	}
 	if scope != auth.ScopeNotesRead && scope != auth.ScopeNotesReadAll {
-		return usagef("-scope %q: use %s or %s", scope, auth.ScopeNotesRead, auth.ScopeNotesReadAll)
+		return usagef("--scope %q: use %s or %s", scope, auth.ScopeNotesRead, auth.ScopeNotesReadAll)
 	}
 	if dir == "" {
-		return usagef("-token-dir is required: the user configuration directory is unknown")
+		return usagef("--token-dir is required: the user configuration directory is unknown")
 	}
+	_, statErr := os.Stat(keyFile)
 	key, err := c.loadKey(user, keyFile, createKey)
 	if err != nil {
 		return err
+	}
+	created := keyFile != "" && errors.Is(statErr, fs.ErrNotExist)
+	// The device code is for the person: with --json it goes to stderr.
+	talk := c.stdout
+	if c.json {
+		talk = c.stderr
 	}
 	store, err := auth.Open(auth.Config{Dir: dir, Key: key, PollInterval: poll,
 		Microsoft: auth.Microsoft{ClientID: appID, Tenant: tenant, Authority: authority, Scopes: []string{scope}}})
@@ -65,8 +94,8 @@ func runLogin(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	err = store.Login(ctx, user, func(dc auth.DeviceCode) {
-		fmt.Fprintln(c.stdout, dc.Message)
-		fmt.Fprintf(c.stdout, "Waiting for %s to sign in (the code expires at %s)...\n", user, dc.ExpiresAt.Local().Format(time.TimeOnly))
+		fmt.Fprintln(talk, dc.Message)
+		fmt.Fprintf(talk, "Waiting for %s to sign in (the code expires at %s)...\n", user, dc.ExpiresAt.Local().Format(time.TimeOnly))
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -74,6 +103,9 @@ func runLogin(ctx context.Context, c *cli, args []string) error {
 			return errInterrupted
 		}
 		return err
+	}
+	if c.json {
+		return c.printJSON(loginJSON{User: user, TokenDir: dir, KeyFile: keyFile, CreatedKeyFile: created})
 	}
 	fmt.Fprintf(c.stdout, "Signed in %s: the tokens are stored encrypted in %s.\n"+
 		"The worker needs the same store: -token-dir %s and -token-key-file %s (or %s).\n",
@@ -98,6 +130,10 @@ func (c *cli) loadKey(user, keyFile string, create bool) (auth.Key, error) {
 	if err := auth.GenerateKeyFile(keyFile); err != nil {
 		return auth.Key{}, err
 	}
-	fmt.Fprintf(c.stdout, "Created the token key file %s (mode 0600). Keep it safe and give the worker the same file.\n", keyFile)
+	out := c.stdout
+	if c.json {
+		out = c.stderr
+	}
+	fmt.Fprintf(out, "Created the token key file %s (mode 0600). Keep it safe and give the worker the same file.\n", keyFile)
 	return auth.LoadKey(c.getenv, keyFile)
 }

@@ -12,8 +12,10 @@
 //
 // Every command is also a temporal CLI command; each --help shows it. The
 // Temporal address, namespace and task queue flags and variables are the
-// worker's: -temporal-address (TEMPORAL_ADDRESS), -namespace
-// (TEMPORAL_NAMESPACE), -task-queue (NOTEBRIDGE_TASK_QUEUE).
+// worker's: --temporal-address (TEMPORAL_ADDRESS), --namespace
+// (TEMPORAL_NAMESPACE), --task-queue (NOTEBRIDGE_TASK_QUEUE). Single-dash long
+// flags (-user) are taken as well, as before; --json prints any result as
+// JSON, and --version the version.
 package main
 
 import (

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -20,9 +21,9 @@ import (
 )
 
 const migrateDescription = `Starts the MigrateNotebook workflow for one notebook and follows it with the status display
-until it ends (-detach returns at once; Ctrl-C stops following, never the migration).
+until it ends (--detach returns at once; Ctrl-C stops following, never the migration).
 
-The input has the fields of the workflow's JSON input, as flags or as -input JSON (flags win):
+The input has the fields of the workflow's JSON input, as flags or as --input JSON (flags win):
 user, notebook (ID or name), notionParent (a Notion page shared with the integration), include
 and exclude (sections by ID, name or "Group/Section"), dryRun, limits, sectionParallelism,
 pageParallelism, pagesPerRun. It is validated before anything starts. The workflow ID is
@@ -30,31 +31,25 @@ migrate/<user>/<notebookID>: a name is looked up in the user's last scan (a new 
 the name is not in it). Running it again for a finished notebook skips the pages already in
 Notion and rewrites those changed in OneNote since.`
 
-// stringList is a repeatable flag.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-
-func (l *stringList) Set(v string) error {
-	*l = append(*l, v)
-	return nil
-}
-
 // flagOfField names the flag of each input field, for errors.
 var flagOfField = map[string]string{
-	"user": "-user", "notebook": "-notebook", "notionParent": "-notion-parent", "include": "-include",
-	"exclude": "-exclude", "limits": "-limits", "sectionParallelism": "-section-parallelism",
-	"pageParallelism": "-page-parallelism", "pagesPerRun": "-pages-per-run", "input": "-input",
+	"user": "--user", "notebook": "--notebook", "notionParent": "--notion-parent", "include": "--include",
+	"exclude": "--exclude", "limits": "--limits", "sectionParallelism": "--section-parallelism",
+	"pageParallelism": "--page-parallelism", "pagesPerRun": "--pages-per-run", "input": "--input",
 }
 
-func runMigrate(ctx context.Context, c *cli, args []string) error {
+// migrateOptions are migrate's flags but for the input's fields.
+type migrateOptions struct {
+	inputJSON, inputFile string
+	detach               bool
+	interval             time.Duration
+}
+
+func newMigrateCmd(c *cli, name, summary string) *cobra.Command {
 	var in workflows.MigrateInput
-	var include, exclude stringList
-	var inputJSON, inputFile string
-	var detach bool
-	var interval time.Duration
+	var o migrateOptions
 	var tf *temporalFlags
-	fs := c.newFlagSet("migrate", "--user U --notebook N --notion-parent P [flags]", migrateDescription, func() string {
+	cmd := c.newCommand(name, "--user U --notebook N --notion-parent P [flags]", summary, migrateDescription, func() string {
 		ex := in
 		if ex.User == "" {
 			ex.User = "<user>"
@@ -72,35 +67,52 @@ func runMigrate(ctx context.Context, c *cli, args []string) error {
 			"temporal workflow result %s --workflow-id %s",
 			tf.cliFlags(), shellQuote(tf.taskQueue), workflows.MigrateNotebookName, shellQuote(id), shellQuote(raw),
 			tf.cliFlags(), shellQuote(id), workflows.QueryProgress, tf.cliFlags(), shellQuote(id))
+	}, func(ctx context.Context, cmd *cobra.Command) error {
+		return c.migrate(ctx, tf, in, given(cmd.Flags()), o)
 	})
+	fs := cmd.Flags()
 	tf = c.temporalFlags(fs, true)
 	fs.StringVar(&in.User, "user", "", "whose notebook: the token store's user ID (\"user\")")
 	fs.StringVar(&in.Notebook, "notebook", "", "the notebook's ID or display name (\"notebook\")")
 	fs.StringVar(&in.NotionParent, "notion-parent", "", "ID of the Notion page, shared with the integration, the notebook goes under (\"notionParent\")")
-	fs.Var(&include, "include", "migrate only this `section` (ID, name or Group/Section); repeat for more (\"include\")")
-	fs.Var(&exclude, "exclude", "skip this `section`; repeat for more (\"exclude\")")
+	fs.StringArrayVar(&in.Include, "include", nil, "migrate only this `section` (ID, name or Group/Section); repeat for more (\"include\")")
+	fs.StringArrayVar(&in.Exclude, "exclude", nil, "skip this `section`; repeat for more (\"exclude\")")
 	fs.BoolVar(&in.DryRun, "dry-run", false, "read the notebook and list its pages, write nothing (\"dryRun\")")
 	fs.StringVar(&in.Limits, "limits", "", "Graph limits profile: onenote or onenote-x<factor>; default: the worker's (\"limits\")")
 	fs.IntVar(&in.SectionParallelism, "section-parallelism", 0, "sections migrated at once (default 3) (\"sectionParallelism\")")
 	fs.IntVar(&in.PageParallelism, "page-parallelism", 0, "pages of a section in the pipeline at once (default 3) (\"pageParallelism\")")
 	fs.IntVar(&in.PagesPerRun, "pages-per-run", 0, "pages a section handles before it continues as new (default 200) (\"pagesPerRun\")")
-	fs.StringVar(&inputJSON, "input", "", "the whole input as JSON, as temporal workflow start --input takes it")
-	fs.StringVar(&inputFile, "input-file", "", "a file holding the input JSON")
-	fs.BoolVar(&detach, "detach", false, "start it and return, without following")
-	fs.DurationVar(&interval, "interval", time.Second, "how often the status display refreshes")
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
-	in.Include, in.Exclude = include, exclude
-	in, err := mergeInput(in, set(fs), inputJSON, inputFile)
+	fs.StringVar(&o.inputJSON, "input", "", "the whole input as JSON, as temporal workflow start --input takes it")
+	fs.StringVar(&o.inputFile, "input-file", "", "a file holding the input JSON")
+	fs.BoolVar(&o.detach, "detach", false, "start it and return, without following")
+	fs.DurationVar(&o.interval, "interval", time.Second, "how often the status display refreshes")
+	return cmd
+}
+
+// startedJSON is what migrate --json prints once the migration started.
+type startedJSON struct {
+	Type       string `json:"type"` // "started"
+	WorkflowID string `json:"workflowId"`
+	RunID      string `json:"runId"`
+	User       string `json:"user"`
+	NotebookID string `json:"notebookId"`
+	Notebook   string `json:"notebook"`
+	Sections   int    `json:"sections"`
+	Pages      int    `json:"pages"`
+}
+
+// migrate starts the migration of in (the flags the command line set in
+// flagsGiven win over the JSON input) and follows it unless detached.
+func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.MigrateInput, flagsGiven map[string]bool, o migrateOptions) error {
+	in, err := mergeInput(in, flagsGiven, o.inputJSON, o.inputFile)
 	if err != nil {
 		return err
 	}
 	if err := validate(&in); err != nil {
 		return err
 	}
-	if interval <= 0 {
-		return usagef("-interval must be positive")
+	if o.interval <= 0 {
+		return usagef("--interval must be positive")
 	}
 
 	tc, err := tf.dial(ctx)
@@ -119,39 +131,53 @@ func runMigrate(ctx context.Context, c *cli, args []string) error {
 		ID: id, TaskQueue: tf.taskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            fmt.Sprintf("Migrate notebook %q of %s", nb.Name, in.User),
+		// Without it the SDK hands back the running migration as if it
+		// had started it, and the input given here is silently dropped.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:                            fmt.Sprintf("Migrate notebook %q of %s", nb.Name, in.User),
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrUser.ValueSet(in.User),
 			workflows.AttrNotebook.ValueSet(nb.ID)),
 	}, workflows.MigrateNotebookName, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
-		return fmt.Errorf("a migration of notebook %q for %s is already running (%s): follow it with \"starter status -w %s --follow\"",
-			nb.Name, in.User, id, shellQuote(id))
+		return fmt.Errorf("a migration of notebook %q for %s is already running (%s), so nothing was started and none of "+
+			"these settings were applied: follow it with \"starter status -w %s --follow\", or end it (\"starter finish -w %s\") and migrate again",
+			nb.Name, in.User, id, shellQuote(id), shellQuote(id))
 	}
 	if err != nil {
 		return fmt.Errorf("start %s: %w", workflows.MigrateNotebookName, err)
 	}
-	fmt.Fprintf(c.stdout, "Started %s (run %s): notebook %q of %s, %d sections, %d pages.\n",
-		id, run.GetRunID(), nb.Name, in.User, len(nb.Sections), nb.Pages)
-	if detach {
+	if c.json {
+		if err := c.printJSON(startedJSON{Type: "started", WorkflowID: id, RunID: run.GetRunID(), User: in.User,
+			NotebookID: nb.ID, Notebook: nb.Name, Sections: len(nb.Sections), Pages: nb.Pages}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.stdout, "Started %s (run %s): notebook %q of %s, %d sections, %d pages.\n",
+			id, run.GetRunID(), nb.Name, in.User, len(nb.Sections), nb.Pages)
+	}
+	if o.detach && c.json {
+		return nil
+	}
+	if o.detach {
 		fmt.Fprintf(c.stdout, "Follow it with:\n  starter status -w %s --follow\n  temporal workflow query %s --workflow-id %s --name %s\n",
 			shellQuote(id), tf.cliFlags(), shellQuote(id), workflows.QueryProgress)
 		return nil
 	}
-	st := &statusCmd{cli: c, tc: tc, id: id, scan: progress.ScanPages(nb), interval: interval}
+	st := &statusCmd{cli: c, tc: tc, id: id, scan: progress.ScanPages(nb), interval: o.interval}
 	return st.follow(ctx)
 }
 
 // mergeInput lays the flags the command line set over the JSON input.
 func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, inputFile string) (workflows.MigrateInput, error) {
 	if inputJSON != "" && inputFile != "" {
-		return flags, usagef("-input and -input-file: use one")
+		return flags, usagef("--input and --input-file: use one")
 	}
 	raw := []byte(inputJSON)
 	if inputFile != "" {
 		b, err := os.ReadFile(inputFile)
 		if err != nil {
-			return flags, usagef("-input-file: %v", err)
+			return flags, usagef("--input-file: %v", err)
 		}
 		raw = b
 	}
@@ -162,7 +188,7 @@ func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, 
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return flags, usagef("-input is not a MigrateNotebook input: %v", err)
+		return flags, usagef("--input is not a MigrateNotebook input: %v", err)
 	}
 	for name, apply := range map[string]func(){
 		"user": func() { in.User = flags.User }, "notebook": func() { in.Notebook = flags.Notebook },
@@ -222,6 +248,6 @@ func (c *cli) resolveNotebook(ctx context.Context, tc client.Client, tf *tempora
 	if len(names) > 0 {
 		avail = strings.Join(names, ", ")
 	}
-	return nil, fmt.Errorf("user %q has no notebook %q; the notebooks are: %s. Use one of these names or IDs in -notebook",
+	return nil, fmt.Errorf("user %q has no notebook %q; the notebooks are: %s. Use one of these names or IDs in --notebook",
 		in.User, in.Notebook, avail)
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes.
@@ -23,25 +26,28 @@ const (
 type cli struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// json is --json: print the result as JSON instead of text.
+	json bool
 }
 
-// command is one subcommand.
+// command is one subcommand: its name, its line in the usage and how to
+// build it.
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, c *cli, args []string) error
+	build   func(c *cli, name, summary string) *cobra.Command
 }
 
 // commands lists the subcommands in the order the usage shows them.
 func commands() []command {
 	return []command{
-		{"login", "sign a user in to Microsoft (device code) and store the token, encrypted", runLogin},
-		{"scan", "list a user's notebooks, sections and page counts, with the migration estimate", runScan},
-		{"migrate", "start migrating a notebook into Notion, and follow it", runMigrate},
-		{"status", "show a migration's progress: pages, ETA, throttle waits, budget use", runStatus},
-		{"retry", "run a migration's failed sections again (--section S or --all)", runRetry},
-		{"finish", "end a migration that waits with failed sections, and print its report", runFinish},
-		{"list", "list migrations, by user and status (search attributes)", runList},
+		{"login", "sign a user in to Microsoft (device code) and store the token, encrypted", newLoginCmd},
+		{"scan", "list a user's notebooks, sections and page counts, with the migration estimate", newScanCmd},
+		{"migrate", "start migrating a notebook into Notion, and follow it", newMigrateCmd},
+		{"status", "show a migration's progress: pages, ETA, throttle waits, budget use", newStatusCmd},
+		{"retry", "run a migration's failed sections again (--section S or --all)", newRetryCmd},
+		{"finish", "end a migration that waits with failed sections, and print its report", newFinishCmd},
+		{"list", "list migrations, by user and status (search attributes)", newListCmd},
 	}
 }
 
@@ -60,40 +66,148 @@ var errInterrupted = errors.New("interrupted")
 // the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := &cli{stdout: stdout, stderr: stderr, getenv: os.Getenv}
-	if len(args) == 0 {
+	root := c.rootCmd()
+	args, name := normalize(root, args)
+	if name == "" && !anyFlag(args, "--help", "-h", "--version") {
 		c.usage(stderr)
 		return exitUsage
 	}
-	name := args[0]
-	switch name {
-	case "-h", "-help", "--help", "help":
-		c.usage(stdout)
-		return exitOK
+	if name != "" && !isCommand(root, name) {
+		fmt.Fprintf(stderr, "starter: unknown command %q\n\n", name)
+		c.usage(stderr)
+		return exitUsage
 	}
+	root.SetArgs(args)
+	_, err := root.ExecuteContextC(ctx)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errInterrupted):
+		return exitInterrupted
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "starter %s: %v\nRun \"starter %s --help\" for its flags.\n", name, err, name)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "starter %s: %v\n", name, err)
+		return exitFailed
+	}
+}
+
+// rootCmd is the starter command with its subcommands.
+func (c *cli) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use: "starter", Short: "Note Bridge's operator CLI", Version: version(),
+		SilenceErrors: true, SilenceUsage: true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: true},
+	}
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetVersionTemplate("starter {{.Version}}\n")
+	root.SetHelpFunc(func(*cobra.Command, []string) { c.usage(c.stdout) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
+	root.PersistentFlags().BoolVar(&c.json, "json", false, "print the result as JSON (durations in seconds, in keys ending in Seconds)")
 	for _, cmd := range commands() {
-		if cmd.name != name {
+		root.AddCommand(cmd.build(c, cmd.name, cmd.summary))
+	}
+	return root
+}
+
+// version is the module's version and VCS revision the binary was built
+// from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " (" + s.Value[:12] + ")"
+		}
+	}
+	return v + " " + info.GoVersion
+}
+
+func isCommand(root *cobra.Command, name string) bool {
+	for _, cmd := range root.Commands() {
+		if cmd.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+func anyFlag(args []string, names ...string) bool {
+	for _, a := range args {
+		for _, n := range names {
+			if a == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// normalize finds the subcommand's name and rewrites the single-dash long
+// flags that starter took before it used pflag (-user alice, -help) as
+// --user alice: scripts written for those keep working. One-letter
+// shorthands (-w, -f, -h) stay as they are.
+func normalize(root *cobra.Command, args []string) ([]string, string) {
+	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
+	root.InitDefaultHelpCmd()
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		i++
+	}
+	out := dashed(root.Flags(), args[:i])
+	if i == len(args) || args[i] == "--" {
+		return append(out, args[i:]...), ""
+	}
+	name := args[i]
+	out = append(out, name)
+	for _, cmd := range root.Commands() {
+		if cmd.Name() != name {
 			continue
 		}
-		err := cmd.run(ctx, c, args[1:])
-		var ue *usageError
+		cmd.InitDefaultHelpFlag()
+		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+		fs.AddFlagSet(cmd.Flags())
+		fs.AddFlagSet(root.PersistentFlags())
+		return append(out, dashed(fs, args[i+1:])...), name
+	}
+	return append(out, args[i+1:]...), name
+}
+
+// dashed rewrites -name and -name=value as --name and --name=value for
+// every flag name longer than a letter, and leaves the value of a flag
+// that takes one as it is (-notion-parent -x keeps -x).
+func dashed(fs *pflag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		var f *pflag.Flag
+		inline := strings.Contains(a, "=")
 		switch {
-		case err == nil:
-			return exitOK
-		case errors.Is(err, flag.ErrHelp):
-			return exitOK
-		case errors.Is(err, errInterrupted):
-			return exitInterrupted
-		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "starter %s: %v\nRun \"starter %s --help\" for its flags.\n", name, err, name)
-			return exitUsage
-		default:
-			fmt.Fprintf(stderr, "starter %s: %v\n", name, err)
-			return exitFailed
+		case strings.HasPrefix(a, "--"):
+			f = fs.Lookup(strings.SplitN(a[2:], "=", 2)[0])
+		case len(a) == 2 && a[0] == '-':
+			f = fs.ShorthandLookup(a[1:])
+		case len(a) > 2 && a[0] == '-' && !strings.HasPrefix(a[1:], "=") && a[2] != '=':
+			a = "-" + a
+			f = fs.Lookup(strings.SplitN(a[2:], "=", 2)[0])
+		}
+		out = append(out, a)
+		if f != nil && !inline && f.NoOptDefVal == "" && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
 		}
 	}
-	fmt.Fprintf(stderr, "starter: unknown command %q\n\n", name)
-	c.usage(stderr)
-	return exitUsage
+	return out
 }
 
 func (c *cli) usage(w io.Writer) {
@@ -102,51 +216,44 @@ func (c *cli) usage(w io.Writer) {
 	for _, cmd := range commands() {
 		fmt.Fprintf(&b, "  %-8s %s\n", cmd.name, cmd.summary)
 	}
-	b.WriteString("\nRun \"starter <command> --help\" for a command's flags and the temporal CLI command it stands for.\n" +
-		"Temporal: -temporal-address (TEMPORAL_ADDRESS), -namespace (TEMPORAL_NAMESPACE), -task-queue (NOTEBRIDGE_TASK_QUEUE).\n")
+	b.WriteString("\nRun \"starter help <command>\" or \"starter <command> --help\" for a command's flags and the temporal CLI command it stands for.\n" +
+		"Every command takes --json (machine-readable output); \"starter --version\" prints the version.\n" +
+		"Temporal: --temporal-address (TEMPORAL_ADDRESS), --namespace (TEMPORAL_NAMESPACE), --task-queue (NOTEBRIDGE_TASK_QUEUE).\n" +
+		"Exit codes: 0 done, 1 failed, 2 bad command line, 130 interrupted (Ctrl-C while following; the migration goes on).\n")
 	fmt.Fprint(w, b.String())
 }
 
-// newFlagSet returns a command's flag set whose -help prints the
-// description, the equivalent temporal CLI commands (temporal is called
-// after the flags before -help are parsed, so it can show their values)
-// and the flags.
-func (c *cli) newFlagSet(name, synopsis, description string, temporal func() string) *flag.FlagSet {
-	fs := flag.NewFlagSet("starter "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // parse prints what it must
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "Usage: starter %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(description))
+// newCommand returns a subcommand whose help prints the description, the
+// equivalent temporal CLI commands (temporal is called after the flags
+// are parsed, so it can show their values) and the flags. run runs it;
+// a stray argument is a usage error.
+func (c *cli) newCommand(name, synopsis, summary, description string, temporal func() string, run func(ctx context.Context, cmd *cobra.Command) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: name, Short: summary, Long: strings.TrimSpace(description),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected arguments %q: every setting is a flag", args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), cmd) },
+	}
+	cmd.SetHelpFunc(func(cmd *cobra.Command, _ []string) {
+		w := c.stdout
+		fmt.Fprintf(w, "Usage: starter %s %s\n\n%s\n", name, synopsis, cmd.Long)
 		if temporal != nil {
 			fmt.Fprintf(w, "\nThe same with the temporal CLI:\n%s\n", indent(strings.TrimSpace(temporal()), "  "))
 		}
-		fmt.Fprintf(w, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	return fs
+		fmt.Fprintf(w, "\nFlags:\n%s", cmd.LocalFlags().FlagUsages())
+		fmt.Fprintf(w, "\nGlobal flags:\n%s", cmd.InheritedFlags().FlagUsages())
+	})
+	return cmd
 }
 
-// parse parses args: -help prints the usage to stdout; a bad flag or a
-// stray argument is a usage error.
-func (c *cli) parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(c.stdout)
-			fs.Usage()
-			return err
-		}
-		return &usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q: every setting is a flag", fs.Args())
-	}
-	return nil
-}
-
-// set reports which flags the command line set.
-func set(fs *flag.FlagSet) map[string]bool {
+// given reports which flags the command line set.
+func given(fs *pflag.FlagSet) map[string]bool {
 	m := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	fs.Visit(func(f *pflag.Flag) { m[f.Name] = true })
 	return m
 }
 
@@ -168,6 +275,14 @@ func jsonText(v any) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return strings.TrimSpace(b.String())
+}
+
+// printJSON writes v to stdout as indented JSON.
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // env returns the variable's value, or def when it is unset or empty.

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -26,12 +26,12 @@ limiter's foreground lane: about one Graph request per 100 pages) and waits for 
 already running for the user is joined, not repeated. -last prints the last scan's result
 without asking Graph again.`
 
-func runScan(ctx context.Context, c *cli, args []string) error {
+func newScanCmd(c *cli, name, summary string) *cobra.Command {
 	var user, limits string
 	var perPage float64
-	var last, asJSON bool
+	var last bool
 	var tf *temporalFlags
-	fs := c.newFlagSet("scan", "--user U [flags]", scanDescription, func() string {
+	cmd := c.newCommand(name, "--user U [flags]", summary, scanDescription, func() string {
 		u := user
 		if u == "" {
 			u = "<user>"
@@ -39,18 +39,23 @@ func runScan(ctx context.Context, c *cli, args []string) error {
 		in := jsonText(workflows.ScanInput{User: u, Limits: limits, ResourcesPerPage: perPage})
 		return fmt.Sprintf("temporal workflow execute %s --task-queue %s --type %s --workflow-id %s --input %s",
 			tf.cliFlags(), shellQuote(tf.taskQueue), workflows.ScanNotebooksName, shellQuote(scanWorkflowID(u)), shellQuote(in))
+	}, func(ctx context.Context, _ *cobra.Command) error {
+		return c.runScan(ctx, tf, workflows.ScanInput{User: user, Limits: limits, ResourcesPerPage: perPage}, last)
 	})
+	fs := cmd.Flags()
 	tf = c.temporalFlags(fs, true)
 	fs.StringVar(&user, "user", "", "whose notebooks (the token store's user ID, as in \"starter login --user\")")
 	fs.StringVar(&limits, "limits", "", "limits profile the estimate assumes: onenote (default: the worker's) or onenote-x<factor>")
 	fs.Float64Var(&perPage, "resources-per-page", 0, "images and attachments assumed per page for the estimate (default 1)")
 	fs.BoolVar(&last, "last", false, "print the last scan's result instead of scanning again")
-	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
+	return cmd
+}
+
+// runScan scans (or, with last, reads the last scan) and prints it.
+func (c *cli) runScan(ctx context.Context, tf *temporalFlags, in workflows.ScanInput, last bool) error {
+	user := in.User
 	if user == "" {
-		return usagef("-user is required")
+		return usagef("--user is required")
 	}
 	tc, err := tf.dial(ctx)
 	if err != nil {
@@ -66,14 +71,12 @@ func runScan(ctx context.Context, c *cli, args []string) error {
 			return fmt.Errorf("no finished scan of user %q: run \"starter scan --user %s\"", user, user)
 		}
 	} else {
-		if res, err = c.scan(ctx, tc, tf, workflows.ScanInput{User: user, Limits: limits, ResourcesPerPage: perPage}); err != nil {
+		if res, err = c.scan(ctx, tc, tf, in); err != nil {
 			return err
 		}
 	}
-	if asJSON {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+	if c.json {
+		return c.printJSON(scanJSONOf(res))
 	}
 	printScan(c, res)
 	return nil
@@ -163,4 +166,32 @@ func estimateText(nb workflows.NotebookScan) string {
 		return nb.ETAText
 	}
 	return fmt.Sprintf("about %s for %d Graph requests", nb.ETA.Round(time.Second), nb.Requests)
+}
+
+// scanJSON is what scan --json prints: the scan's result with the
+// estimate in seconds.
+type scanJSON struct {
+	User      string             `json:"user"`
+	Requests  int                `json:"requests"`
+	Limits    string             `json:"limits"`
+	Notebooks []notebookScanJSON `json:"notebooks"`
+}
+
+type notebookScanJSON struct {
+	ID         string                  `json:"id"`
+	Name       string                  `json:"name"`
+	Pages      int                     `json:"pages"`
+	Requests   int                     `json:"requests"`
+	ETASeconds float64                 `json:"etaSeconds"`
+	ETAText    string                  `json:"etaText"`
+	Sections   []workflows.SectionScan `json:"sections"`
+}
+
+func scanJSONOf(res *workflows.ScanResult) scanJSON {
+	out := scanJSON{User: res.User, Requests: res.Requests, Limits: res.Limits, Notebooks: []notebookScanJSON{}}
+	for _, nb := range res.Notebooks {
+		out.Notebooks = append(out.Notebooks, notebookScanJSON{ID: nb.ID, Name: nb.Name, Pages: nb.Pages, Requests: nb.Requests,
+			ETASeconds: nb.ETA.Seconds(), ETAText: estimateText(nb), Sections: nb.Sections})
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -321,6 +322,28 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("status --follow leaves one line in an 80-column tmux pane", func(t *testing.T) {
+		// A section whose listing fails makes the migration wait, redrawn
+		// many times, until it is retried.
+		h.listing.Set(sections[1].ID, true)
+		defer h.listing.Set(sections[1].ID, false)
+		r := h.cmd(t, "migrate", "--user", "alice", "--notebook", h.notebook.ID, "--notion-parent", root,
+			"--limits", testProfile, "--detach")
+		if r.code != 0 {
+			t.Fatalf("migrate --detach:\n%v", r)
+		}
+		h.waitWaiting(t, id)
+		rows := h.followInTmux(t, id, 80, "waits for you", func() {
+			time.Sleep(time.Second) // redraws while it waits
+			h.listing.Set(sections[1].ID, false)
+			if r := h.cmd(t, "retry", "-w", id, "--all"); r.code != 0 {
+				t.Errorf("retry --all:\n%v", r)
+			}
+		})
+		// One progress row before the waiting message, one after it.
+		assertProgressRows(t, rows, 80, 2)
+	})
+
 	t.Run("status and list of a finished migration", func(t *testing.T) {
 		r := h.cmd(t, "status", "-user", "alice", "-notebook", h.notebook.DisplayName)
 		for _, want := range []string{"Migration " + id + ": completed", "6/6 pages done", "2 done, 0 running, 0 pending, 0 failed", sections[1].ID} {
@@ -344,6 +367,34 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("json", func(t *testing.T) {
+		var st statusJSON
+		decodeJSON(t, h.cmd(t, "status", "--user", "alice", "--notebook", h.notebook.DisplayName, "--json"), &st)
+		if st.Type != "status" || st.WorkflowID != id || st.State != "completed" || st.Pages.Done != 6 || st.Pages.Total != 6 ||
+			st.SectionCounts.Done != 2 || len(st.Sections) != 2 || st.Report == nil || st.ETASeconds != nil || st.ElapsedSeconds <= 0 {
+			t.Errorf("status --json: %+v", st)
+		}
+		var rows []migrationJSON
+		decodeJSON(t, h.cmd(t, "list", "--user", "alice", "--json"), &rows)
+		if len(rows) == 0 || rows[0].WorkflowID != id || rows[0].State != "completed" || rows[0].StartTime.IsZero() {
+			t.Errorf("list --json: %+v", rows)
+		}
+		var none []migrationJSON
+		if decodeJSON(t, h.cmd(t, "list", "--user", "nobody", "--json"), &none); len(none) != 0 {
+			t.Errorf("list --json of nobody: %+v", none)
+		}
+		var scan scanJSON
+		decodeJSON(t, h.cmd(t, "scan", "--user", "alice", "--last", "--json"), &scan)
+		if len(scan.Notebooks) != 1 || scan.Notebooks[0].ID != h.notebook.ID || scan.Notebooks[0].ETASeconds < 0 || len(scan.Notebooks[0].Sections) != 2 {
+			t.Errorf("scan --json: %+v", scan)
+		}
+		// Durations are seconds, in keys that say so: no nanoseconds.
+		raw := h.cmd(t, "scan", "--user", "alice", "--last", "--json").stdout
+		if strings.Contains(raw, `"eta":`) || !strings.Contains(raw, `"etaSeconds":`) {
+			t.Errorf("scan --json keys:\n%s", raw)
+		}
+	})
+
 	t.Run("retry a failed section by name, then all", func(t *testing.T) {
 		h.listing.Set(sections[1].ID, true)
 		defer h.listing.Set(sections[1].ID, false)
@@ -352,6 +403,11 @@ func TestCommandsEndToEnd(t *testing.T) {
 			t.Fatalf("migrate -detach:\n%v", r)
 		}
 		h.waitWaiting(t, id)
+		// Migrating it again while it waits starts nothing, and says so.
+		r = h.cmd(t, "migrate", "--user", "alice", "--notebook", h.notebook.ID, "--notion-parent", root, "--page-parallelism", "1", "--detach")
+		if r.code != 1 || !strings.Contains(r.stderr, "is already running") || !strings.Contains(r.stderr, "none of these settings were applied") {
+			t.Errorf("migrate of a running migration:\n%v", r)
+		}
 		r = h.cmd(t, "status", "-w", id)
 		for _, want := range []string{"waits for you", "starter retry -w " + shellQuote(id), "failed: " + h.notebook.DisplayName + " / " + sections[1].DisplayName} {
 			if !strings.Contains(r.stdout, want) {
@@ -361,7 +417,7 @@ func TestCommandsEndToEnd(t *testing.T) {
 		for _, tc := range []struct{ args, want string }{
 			{"-section nope", "no section \"nope\" in this notebook: the sections that can be retried are"},
 			{"-section " + sections[0].ID, "is done, nothing to retry"},
-			{"", "give either -section S or -all"},
+			{"", "give either --section S or --all"},
 		} {
 			r := h.cmd(t, "retry", append([]string{"-w", id}, strings.Fields(tc.args)...)...)
 			if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
@@ -374,8 +430,10 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 		h.waitWaiting(t, id)
 		h.listing.Set(sections[1].ID, false)
-		if r := h.cmd(t, "retry", "-w", id, "-section", sections[1].DisplayName); r.code != 0 || !strings.Contains(r.stdout, "runs again") {
-			t.Fatalf("retry -section:\n%v", r)
+		var answer answerJSON
+		decodeJSON(t, h.cmd(t, "retry", "-w", id, "-section", sections[1].DisplayName, "--json"), &answer)
+		if answer.WorkflowID != id || answer.Section != sections[1].ID || !strings.Contains(answer.Answer, "runs again") {
+			t.Fatalf("retry -section --json: %+v", answer)
 		}
 		r = h.cmd(t, "status", "-w", id, "-follow", "-interval", "200ms")
 		if r.code != 0 || !strings.Contains(r.stdout, "completed: Notebook") || !strings.Contains(r.stdout, "0 failed") {
@@ -436,6 +494,19 @@ func TestCommandsEndToEnd(t *testing.T) {
 			}
 		}
 	})
+}
+
+// decodeJSON decodes a command's stdout, which must be all JSON, into v.
+func decodeJSON(t *testing.T, r result, v any) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("want exit 0:\n%v", r)
+	}
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil || dec.More() {
+		t.Fatalf("stdout is not one JSON value of %T (%v):\n%s", v, err, r.stdout)
+	}
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
 	"github.com/notebridge/notebridge/internal/progress"
@@ -20,9 +21,11 @@ const statusDescription = `Shows a migration's progress: pages done, failed and 
 error with its time, the limiter breaker holding Graph requests (its cause and when it lets a probe
 through), a stall (no page done for longer than the Graph budget explains) with its likely cause,
 the next command to run, the time spent waiting for Graph permits (throttle waits), and the user's
-use of the Graph budget from the limiter's state query, with every section. --follow redraws a progress line until the migration ends
-(on a terminal one line with a bar; otherwise a plain line whenever something changed).
-The migration is named by -w, or by -user (and -notebook).`
+use of the Graph budget from the limiter's state query, with every section. --follow redraws a
+progress line until the migration ends (on a terminal one line with a bar, cut to the terminal's
+width so it never wraps; otherwise a plain line whenever something changed). The migration is
+named by -w, or by --user (and --notebook). With --json it prints the status as a JSON object
+(with --follow, one a line).`
 
 // statusCmd shows one migration.
 type statusCmd struct {
@@ -34,13 +37,13 @@ type statusCmd struct {
 	interval time.Duration
 }
 
-func runStatus(ctx context.Context, c *cli, args []string) error {
+func newStatusCmd(c *cli, name, summary string) *cobra.Command {
 	var follow bool
 	var interval time.Duration
 	var appID string
 	var tf *temporalFlags
 	var target *targetFlags
-	fs := c.newFlagSet("status", "(-w ID | --user U [--notebook N]) [--follow]", statusDescription, func() string {
+	cmd := c.newCommand(name, "(-w ID | --user U [--notebook N]) [--follow]", summary, statusDescription, func() string {
 		id := target.placeholder()
 		lim := entity.WorkflowID(workflows.LimiterResource, "<app id>")
 		if appID != "" {
@@ -51,18 +54,22 @@ func runStatus(ctx context.Context, c *cli, args []string) error {
 			"temporal workflow query %[1]s --workflow-id %[4]s --name %[3]s\n"+
 			"temporal workflow query %[1]s --workflow-id %[5]s --name %[6]s",
 			tf.cliFlags(), shellQuote(id), workflows.QueryProgress, shellQuote(id+"/section/<sectionID>"), shellQuote(lim), entity.QueryState)
+	}, func(ctx context.Context, _ *cobra.Command) error {
+		return c.status(ctx, tf, target, appID, follow, interval)
 	})
+	fs := cmd.Flags()
 	tf = c.temporalFlags(fs, false)
 	target = c.targetFlags(fs)
-	fs.BoolVar(&follow, "follow", false, "redraw the progress until the migration ends")
-	fs.BoolVar(&follow, "f", false, "short for -follow")
-	fs.DurationVar(&interval, "interval", time.Second, "how often -follow refreshes")
+	fs.BoolVarP(&follow, "follow", "f", false, "redraw the progress until the migration ends (with --json: a JSON object per change, one a line)")
+	fs.DurationVar(&interval, "interval", time.Second, "how often --follow refreshes")
 	fs.StringVar(&appID, "app-id", c.env("NOTEBRIDGE_APP_ID", ""), "the Microsoft app ID, which names the limiter whose budget is shown; default: the only limiter running (env NOTEBRIDGE_APP_ID)")
-	if err := c.parse(fs, args); err != nil {
-		return err
-	}
+	return cmd
+}
+
+// status shows the migration target names, once or following it.
+func (c *cli) status(ctx context.Context, tf *temporalFlags, target *targetFlags, appID string, follow bool, interval time.Duration) error {
 	if interval <= 0 {
-		return usagef("-interval must be positive")
+		return usagef("--interval must be positive")
 	}
 	tc, err := tf.dial(ctx)
 	if err != nil {
@@ -105,6 +112,9 @@ func (s *statusCmd) once(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.json {
+		return s.printJSON(s.statusJSON(snap))
+	}
 	s.printStatus(snap)
 	return nil
 }
@@ -113,7 +123,7 @@ func (s *statusCmd) once(ctx context.Context) error {
 // outcome; the error says how it ended.
 func (s *statusCmd) follow(ctx context.Context) error {
 	g := &progress.Gatherer{Client: s.tc, ID: s.id, App: s.appID}
-	tty := progress.IsTerminal(s.stdout)
+	tty := progress.IsTerminal(s.stdout) && !s.json
 	var lastKey string
 	var lastPrint time.Time
 	toldWaiting := false
@@ -128,8 +138,17 @@ func (s *statusCmd) follow(ctx context.Context) error {
 		t := progress.TotalsOf(snap, s.scan)
 		key := progress.Key(snap, t)
 		switch {
+		case s.json:
+			if key != lastKey || !snap.Running() {
+				if err := s.jsonLine(s.statusJSON(snap)); err != nil {
+					return err
+				}
+			}
 		case tty:
-			fmt.Fprintf(s.stdout, "\r\033[K%s %s", progress.Bar(t, 20), progress.Line(snap, t))
+			// One line, redrawn: cut to the terminal's width (read
+			// again each time, for a resized window), so it never wraps.
+			line := progress.Bar(t, 20) + " " + progress.Line(snap, t)
+			fmt.Fprintf(s.stdout, "\r\033[K%s", progress.Fit(line, progress.Width(s.stdout)))
 		case key != lastKey || !snap.Running() || time.Since(lastPrint) >= 30*time.Second:
 			fmt.Fprintln(s.stdout, progress.Line(snap, t))
 			lastPrint = time.Now()
@@ -141,7 +160,7 @@ func (s *statusCmd) follow(ctx context.Context) error {
 			}
 			return s.printOutcome(snap)
 		}
-		if snap.Waiting() && !toldWaiting {
+		if snap.Waiting() && !toldWaiting && !s.json {
 			if tty {
 				fmt.Fprintln(s.stdout)
 			}
@@ -192,6 +211,9 @@ func (s *statusCmd) printOutcome(snap *progress.Snapshot) error {
 		return err
 	}
 	rep := snap.Report
+	if s.json {
+		return outcomeErr(rep)
+	}
 	fmt.Fprintf(s.stdout, "%s completed: %s\n", snap.ID, summaryOf(rep))
 	if rep.LinkPages > 0 {
 		fmt.Fprintf(s.stdout, "Internal links rewritten on %d pages (%d blocks).\n", rep.LinkPages, rep.LinkBlocks)
@@ -205,6 +227,14 @@ func (s *statusCmd) printOutcome(snap *progress.Snapshot) error {
 				fmt.Fprintf(s.stdout, "    page %q (%s): %s\n", p.Title, p.ID, tidy(p.Error))
 			}
 		}
+	}
+	return outcomeErr(rep)
+}
+
+// outcomeErr is nil for a report with nothing failed, else the error
+// that says so.
+func outcomeErr(rep *workflows.NotebookReport) error {
+	if rep.FailedSections > 0 || rep.FailedPages > 0 {
 		return fmt.Errorf("%d sections and %d pages failed; migrate the notebook again to retry them (done pages are skipped)",
 			rep.FailedSections, rep.FailedPages)
 	}

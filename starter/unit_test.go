@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +51,11 @@ func TestHelpShowsTheTemporalCommand(t *testing.T) {
 			"temporal workflow result --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1"}},
 		{[]string{"list", "-user", "alice", "-status", "waiting", "-help"}, []string{
 			`temporal workflow list --address temporal.example:7233 --namespace default --query 'WorkflowType = "MigrateNotebook" AND NoteBridgeUser = "alice" AND NoteBridgeStatus = "waiting"'`}},
+		// The same in pflag's spelling, and through help CMD.
+		{[]string{"list", "--user=alice", "--status", "waiting", "--help"}, []string{`NoteBridgeUser = "alice" AND NoteBridgeStatus = "waiting"`}},
+		{[]string{"status", "--workflow-id", "migrate/alice/nb1", "-h"}, []string{"--workflow-id migrate/alice/nb1 --name progress"}},
+		{[]string{"help", "status"}, []string{"--workflow-id 'migrate/<user>/<notebookID>' --name progress", "-f, --follow", "--json"}},
+		{[]string{"help", "retry"}, []string{"--name retry-section --input '\"<sectionID>\"'"}},
 	} {
 		r := runOffline(t, tc.args...)
 		if r.code != 0 {
@@ -71,22 +78,42 @@ func TestUsageErrors(t *testing.T) {
 		{nil, exitUsage, "Usage: starter <command>"},
 		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{[]string{"help"}, exitOK, "Commands:"},
-		{[]string{"scan"}, exitUsage, "-user is required"},
+		{[]string{"scan"}, exitUsage, "--user is required"},
 		{[]string{"scan", "-user", "alice", "extra"}, exitUsage, "unexpected arguments"},
-		{[]string{"scan", "-nope"}, exitUsage, "flag provided but not defined: -nope"},
-		{[]string{"login", "-user", "alice"}, exitUsage, "-app-id (or NOTEBRIDGE_APP_ID) is required"},
+		{[]string{"scan", "-nope"}, exitUsage, "unknown flag: --nope"},
+		{[]string{"login", "-user", "alice"}, exitUsage, "--app-id (or NOTEBRIDGE_APP_ID) is required"},
 		{[]string{"login", "-user", "../etc", "-app-id", "a"}, exitUsage, "invalid user ID"},
 		{[]string{"login", "-user", "alice", "-app-id", "a", "-scope", "Notes.ReadWrite"}, exitUsage, "Notes.Read.All"},
 		{[]string{"migrate", "-notebook", "n", "-notion-parent", "p"}, exitUsage, `field "user": is required`},
-		{[]string{"migrate", "-user", "alice", "-notion-parent", "p"}, exitUsage, "(flag -notebook)"},
-		{[]string{"migrate", "-user", "alice", "-notebook", "n"}, exitUsage, "(flag -notion-parent)"},
-		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "-section-parallelism", "99"}, exitUsage, "(flag -section-parallelism)"},
-		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "-limits", "fast"}, exitUsage, "(flag -limits)"},
+		{[]string{"migrate", "-user", "alice", "-notion-parent", "p"}, exitUsage, "(flag --notebook)"},
+		{[]string{"migrate", "-user", "alice", "-notebook", "n"}, exitUsage, "(flag --notion-parent)"},
+		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "-section-parallelism", "99"}, exitUsage, "(flag --section-parallelism)"},
+		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "-limits", "fast"}, exitUsage, "(flag --limits)"},
 		{[]string{"migrate", "-input", `{"user":"alice","notebok":"n"}`}, exitUsage, `"notebok"`},
-		{[]string{"migrate", "-user", "a", "-include", "S", "-exclude", "S", "-notebook", "n", "-notion-parent", "p"}, exitUsage, "(flag -exclude)"},
-		{[]string{"retry", "-w", "x"}, exitUsage, "give either -section S or -all"},
-		{[]string{"retry", "-w", "x", "-all", "-section", "s"}, exitUsage, "give either -section S or -all"},
-		{[]string{"list", "-limit", "0"}, exitUsage, "-limit must be positive"},
+		{[]string{"migrate", "-user", "a", "-include", "S", "-exclude", "S", "-notebook", "n", "-notion-parent", "p"}, exitUsage, "(flag --exclude)"},
+		{[]string{"retry", "-w", "x"}, exitUsage, "give either --section S or --all"},
+		{[]string{"retry", "-w", "x", "-all", "-section", "s"}, exitUsage, "give either --section S or --all"},
+		{[]string{"list", "-limit", "0"}, exitUsage, "--limit must be positive"},
+		{[]string{"list", "--limit=0"}, exitUsage, "--limit must be positive"},
+		{[]string{"list", "--status", "bogus"}, exitUsage, `--status "bogus": use one of reading, migrating, waiting, linking, done, done-with-failures, failed, stopped`},
+		{[]string{"list", "--json", "-status=bogus"}, exitUsage, "use one of reading"},
+		{[]string{"list", "--limit", "many"}, exitUsage, `invalid argument "many" for "--limit"`},
+		{[]string{"scan", "--bogus"}, exitUsage, "unknown flag: --bogus"},
+		{[]string{"scan", "-x"}, exitUsage, "unknown shorthand flag: 'x'"},
+		{[]string{"scan", "--json"}, exitUsage, "--user is required"},
+		{[]string{"status", "-w", "x", "extra"}, exitUsage, "unexpected arguments"},
+		{[]string{"status", "-w", "x", "--interval", "0s"}, exitUsage, "--interval must be positive"},
+		{[]string{"status", "-w", "x", "-interval", "soon"}, exitUsage, `invalid argument "soon" for "--interval"`},
+		{[]string{"migrate", "--user", "a", "--notebook", "n", "--notion-parent", "p", "--interval", "-1s"}, exitUsage, "--interval must be positive"},
+		{[]string{"migrate", "--input", "{}", "--input-file", "f.json"}, exitUsage, "--input and --input-file: use one"},
+		{[]string{"migrate", "--json", "--user", "alice", "--notion-parent", "p"}, exitUsage, "(flag --notebook)"},
+		{[]string{"retry", "--workflow-id", "x", "--all", "--section", "s"}, exitUsage, "give either --section S or --all"},
+		{[]string{"finish", "--user"}, exitUsage, "flag needs an argument: --user"},
+		{[]string{"login", "--user", "alice", "--app-id", "a", "--scope", "Notes.ReadWrite"}, exitUsage, "Notes.Read.All"},
+		{[]string{"--json"}, exitUsage, "Usage: starter <command>"},
+		{[]string{"--version"}, exitOK, "starter "},
+		{[]string{"-version"}, exitOK, "starter "},
+		{[]string{"--help"}, exitOK, "Exit codes: 0 done, 1 failed, 2 bad command line, 130 interrupted"},
 	} {
 		r := runOffline(t, tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stdout+r.stderr, tc.want) {
@@ -172,6 +199,59 @@ func TestNotSignedInIsRecognised(t *testing.T) {
 		got := explain(conv.FailureToError(conv.ErrorToFailure(tc.err)), "bob", "scan of bob")
 		if !strings.Contains(got.Error(), tc.want) {
 			t.Errorf("%s: explain = %v, want %q in it", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDashed(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"status -user alice -notebook n -follow", "status --user alice --notebook n --follow"},
+		{"status -w id -f", "status -w id -f"},
+		{"status -w=id --follow=true", "status -w=id --follow=true"},
+		{"migrate -notion-parent -x -limits=onenote", "migrate --notion-parent -x --limits=onenote"},
+		{"migrate -include -a -include -b", "migrate --include -a --include -b"},
+		{"scan -nope", "scan --nope"},
+		{"-json list -user u", "--json list --user u"},
+		{"-version", "--version"},
+		{"list -- -user", "list -- -user"},
+		{"help status", "help status"},
+	} {
+		c := &cli{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+		got, _ := normalize(c.rootCmd(), strings.Fields(tc.args))
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("normalize(%s) = %s, want %s", tc.args, strings.Join(got, " "), tc.want)
+		}
+	}
+}
+
+func TestSectionID(t *testing.T) {
+	sec := func(id, name, path, status string) workflows.SectionSummary {
+		s := workflows.SectionSummary{Status: status}
+		s.ID, s.Name, s.Path = id, name, path
+		return s
+	}
+	sections := []workflows.SectionSummary{
+		sec("s1", "Notes", "Work / 2023 / Notes", workflows.SectionFailed),
+		sec("s2", "Notes", "Work / 2024 / Notes", workflows.SectionDone),
+		sec("s3", "Ideas", "Work / Ideas", workflows.SectionFailed),
+	}
+	for _, tc := range []struct {
+		name, want, err string
+	}{
+		{"s2", "s2", ""},
+		{"Ideas", "s3", ""},
+		{"ideas", "s3", ""},
+		{"Work / 2023 / Notes", "s1", ""},
+		{"Notes", "", `--section "Notes" names 2 sections: "Work / 2023 / Notes" (ID s1, failed), "Work / 2024 / Notes" (ID s2, done). Name one by its path or ID`},
+		{"nope", "nope", ""}, // the migration lists what it can retry
+	} {
+		got, err := sectionID(sections, tc.name)
+		var ue *usageError
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("sectionID(%q) = %q, %v; want %q", tc.name, got, err, tc.want)
+		case tc.err != "" && (!errors.As(err, &ue) || err.Error() != tc.err):
+			t.Errorf("sectionID(%q): error %v, want the usage error %q", tc.name, err, tc.err)
 		}
 	}
 }

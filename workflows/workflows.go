@@ -44,6 +44,9 @@ var (
 	AttrStatus   = temporal.NewSearchAttributeKeyKeyword("NoteBridgeStatus")
 )
 
+// NotebookStatuses are the values a notebook keeps in AttrStatus.
+var NotebookStatuses = []string{"reading", "migrating", "waiting", "linking", "done", "done-with-failures", "failed", "stopped"}
+
 // SearchAttributes returns the custom search attributes the workflows
 // use, for registering them (e.g. devserver.Options.SearchAttributes).
 func SearchAttributes() temporal.SearchAttributes {

@@ -461,7 +461,7 @@ func (d *demo) follow(ctx context.Context, id string, nb workflows.NotebookScan)
 		line, key := progress.Bar(t, 30)+" "+progress.Line(snap, t)+d.graphCounts(ctx), progress.Key(snap, t)
 		switch {
 		case tty:
-			fmt.Fprintf(d.out, "\r\033[K%s", line)
+			fmt.Fprintf(d.out, "\r\033[K%s", progress.Fit(line, progress.Width(d.out)))
 		case key != last:
 			fmt.Fprintln(d.out, line)
 		}

@@ -26,6 +26,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// `make demo | tee demo.log` and Ctrl-C: tee dies first, and a write
+	// to its pipe would kill the demo with SIGPIPE before it stopped its
+	// children. Taking the signal makes such a write fail (EPIPE)
+	// instead, and the cleanup goes on. The children, exec'd, get the
+	// default action back.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	_, err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

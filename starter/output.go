@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/notebridge/notebridge/internal/progress"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// statusJSON is a migration's status as --json prints it: what the text
+// status shows, durations in seconds (keys ending in Seconds).
+type statusJSON struct {
+	Type       string `json:"type"` // "status"
+	WorkflowID string `json:"workflowId"`
+	User       string `json:"user"`
+	NotebookID string `json:"notebookId"`
+	// State is the workflow's execution status: running, completed,
+	// failed, ...; Phase the notebook's own while it runs.
+	State          string    `json:"state"`
+	Phase          string    `json:"phase,omitempty"`
+	Waiting        bool      `json:"waiting"`
+	StartTime      time.Time `json:"startTime"`
+	CloseTime      time.Time `json:"closeTime,omitzero"`
+	ElapsedSeconds float64   `json:"elapsedSeconds"`
+	Pages          struct {
+		Total     int  `json:"total"`
+		MoreKnown bool `json:"totalIsPartial"` // some sections are not counted yet
+		Done      int  `json:"done"`
+		Unchanged int  `json:"unchanged"`
+		Failed    int  `json:"failed"`
+		Left      int  `json:"left"`
+	} `json:"pages"`
+	SectionCounts struct {
+		Done    int `json:"done"`
+		Running int `json:"running"`
+		Pending int `json:"pending"`
+		Failed  int `json:"failed"`
+	} `json:"sectionCounts"`
+	// ETASeconds is absent when there is no estimate.
+	ETASeconds        *float64                   `json:"etaSeconds,omitempty"`
+	PermitWaitSeconds float64                    `json:"permitWaitSeconds"`
+	Permits           int                        `json:"permits"`
+	Budget            string                     `json:"budget,omitempty"`
+	Sections          []workflows.SectionSummary `json:"sections"`
+	Report            *workflows.NotebookReport  `json:"report,omitempty"`
+	Failure           string                     `json:"failure,omitempty"`
+	// Answer is the migration's answer to finish.
+	Answer              string `json:"answer,omitempty"`
+	ProgressQueryFailed bool   `json:"progressQueryFailed,omitempty"`
+}
+
+func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
+	t := progress.TotalsOf(snap, s.scan)
+	j := statusJSON{Type: "status", WorkflowID: snap.ID, User: snap.User, NotebookID: snap.NotebookID,
+		State: progress.StatusName(snap.Status), Waiting: snap.Waiting(), StartTime: snap.Started, CloseTime: snap.Closed,
+		ElapsedSeconds:    snap.Now.Sub(snap.Started).Round(time.Second).Seconds(),
+		PermitWaitSeconds: t.Waited.Seconds(), Permits: t.Permits, Budget: progress.BudgetText(snap.Limiter, snap.User),
+		Sections: snap.SectionList(), Report: snap.Report}
+	if !snap.Closed.IsZero() {
+		j.ElapsedSeconds = snap.Closed.Sub(snap.Started).Round(time.Second).Seconds()
+	}
+	if snap.Running() {
+		j.Phase = snap.Progress.Phase
+		j.ProgressQueryFailed = !snap.ProgressOK
+	}
+	j.Pages.Total, j.Pages.MoreKnown, j.Pages.Done, j.Pages.Unchanged = t.Pages, t.Unknown > 0, t.Done, t.Unchanged
+	j.Pages.Failed, j.Pages.Left = t.Failed, t.Remaining
+	j.SectionCounts.Done, j.SectionCounts.Running, j.SectionCounts.Pending, j.SectionCounts.Failed = t.SecDone, t.SecRunning, t.SecPending, t.SecFailed
+	if snap.Running() && t.ETA > 0 {
+		eta := t.ETA.Seconds()
+		j.ETASeconds = &eta
+	}
+	if snap.Failure != nil {
+		j.Failure = explain(snap.Failure, snap.User, "the migration").Error()
+	}
+	if j.Sections == nil {
+		j.Sections = []workflows.SectionSummary{}
+	}
+	return j
+}
+
+// jsonLine writes v as one line of JSON, for a stream of objects.
+func (c *cli) jsonLine(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // Policies are the policies every scenario compares.
-var Policies = []string{"ours", "backoff", "queue-retry"}
+var Policies = []string{"ours", "backoff", "queue-retry", "water-fill"}
 
 // Scenario is a named configuration with a one-line description.
 type Scenario struct {
@@ -73,6 +73,39 @@ func FiveUsers() Scenario {
 	}
 }
 
+// Unequal is seven users with notebooks of four sizes, arriving in three
+// waves, sharing the app budget: users of one size start together and
+// have identical notebooks, so their shares should be equal, while the
+// largest, capped by its own 400/h, decides the finish unless it starts
+// early.
+func Unequal() Scenario {
+	w := Workload{Workers: 5}
+	for _, g := range []struct {
+		name  string
+		n     int
+		pages int
+		start time.Duration
+		seed  uint64
+	}{
+		{"large", 1, 700, 0, 21},
+		{"mid", 2, 300, 0, 22},
+		{"small", 2, 150, 20 * time.Minute, 23},
+		{"tiny", 2, 60, 40 * time.Minute, 24},
+	} {
+		for i := range g.n {
+			w.Users = append(w.Users, UserWork{User: fmt.Sprintf("%s%d", g.name, i+1), Pages: Pages(g.pages, 2, g.seed), Start: g.start})
+		}
+	}
+	return Scenario{
+		Name:        "unequal",
+		Description: "7 users: 1 x 700 pages and 2 x 300 at 0, 2 x 150 at 20 min, 2 x 60 at 40 min, sharing the app budget",
+		Config: Config{
+			Scenario: "unequal", Workload: w, Upstream: baseUpstream(),
+			Spec: limiter.OneNote(), Horizon: 12 * time.Hour, Seed: 6,
+		},
+	}
+}
+
 // Saturate is a background migration larger than the run, measuring
 // budget use from the second hour on.
 func Saturate() Scenario {
@@ -128,5 +161,5 @@ func Hidden() Scenario {
 
 // Scenarios returns every scenario in report order.
 func Scenarios() []Scenario {
-	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Saturate(), Foreground(), OutageScenario(), Hidden()}
+	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Unequal(), Saturate(), Foreground(), OutageScenario(), Hidden()}
 }

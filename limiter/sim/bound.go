@@ -56,15 +56,16 @@ func LowerBound(limits limiter.Spec, w Workload, minLatency time.Duration) time.
 }
 
 // BestFeasible is the finish of a schedule that keeps every window of
-// limits (user and app) with zero latency, plus the minimum latency of the
-// last request: each request leaves at the earliest instant some started
+// up's limits (user and app, changed at up.Change if set) with zero
+// latency, plus up's minimum latency for the last request: each request leaves at the earliest instant some started
 // user with work left has room in its own windows and the app's, and of
 // the users with room at that instant, the one with the most work left
 // sends (largest remaining first, the water-filling the limiter does when
 // told each user's remaining work). It is a schedule, so no policy can
 // claim to beat the optimum by more than the gap between LowerBound, which
 // no schedule beats, and this; for one user the two are equal.
-func BestFeasible(limits limiter.Spec, w Workload, minLatency time.Duration) time.Duration {
+func BestFeasible(up UpstreamConfig, w Workload) time.Duration {
+	limits := up.Limits
 	newWindows := func(spec []limiter.Window) []*window {
 		ws := make([]*window, len(spec))
 		for i, x := range spec {
@@ -94,7 +95,20 @@ func BestFeasible(limits limiter.Spec, w Workload, minLatency time.Duration) tim
 		return 0
 	}
 	now := Epoch
+	change := func(ws []*window, spec []limiter.Window) {
+		for i, x := range spec {
+			ws[i].limit = x.Limit
+		}
+	}
+	changed := up.Change == nil
 	for ; total > 0; total-- {
+		if !changed && !now.Before(Epoch.Add(up.Change.At)) {
+			changed = true
+			change(app, up.Change.Limits.App.Windows)
+			for _, u := range users {
+				change(u, up.Change.Limits.User.Windows)
+			}
+		}
 		appAt := freeAt(app, now)
 		pick, pickAt := -1, time.Time{}
 		for i, u := range w.Users {
@@ -112,6 +126,11 @@ func BestFeasible(limits limiter.Spec, w Workload, minLatency time.Duration) tim
 				pick, pickAt = i, at
 			}
 		}
+		if !changed && !pickAt.Before(Epoch.Add(up.Change.At)) {
+			// The limits change before the pick: decide again under them.
+			now, total = Epoch.Add(up.Change.At), total+1
+			continue
+		}
 		now = pickAt
 		for _, x := range app {
 			x.add(now)
@@ -121,5 +140,5 @@ func BestFeasible(limits limiter.Spec, w Workload, minLatency time.Duration) tim
 		}
 		left[pick]--
 	}
-	return now.Sub(Epoch) + minLatency
+	return now.Sub(Epoch) + up.LatencyMin
 }

@@ -129,14 +129,14 @@ func (r *run) finish(end time.Time) {
 		res.Completion = cfg.Horizon
 		res.LongestNoPage = max(res.LongestNoPage, end.Sub(res.lastPage))
 	}
-	res.LowerBound = LowerBound(r.up.cfg.Limits, cfg.Workload, cfg.Upstream.LatencyMin)
+	res.LowerBound = LowerBound(cfg.Upstream.Limits, cfg.Workload, cfg.Upstream.LatencyMin)
 	res.PeakUsage = r.up.PeakUsage()
 	if res.sentAfter > 0 {
 		res.ThrottledAfterAdapt = float64(res.thrAfter) / float64(res.sentAfter)
 	}
 	res.Budget = float64(res.measured) / float64(allowed(r.up.cfg.Limits, len(cfg.Workload.Users), cfg.MeasureFrom, cfg.MeasureTo, cfg.Horizon))
 	res.Jain = r.jain(r.order)
-	res.BestFeasible = BestFeasible(r.up.cfg.Limits, cfg.Workload, cfg.Upstream.LatencyMin)
+	res.BestFeasible = BestFeasible(cfg.Upstream, cfg.Workload)
 	res.JainEqual = r.jainEqual()
 }
 

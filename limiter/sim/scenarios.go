@@ -163,3 +163,60 @@ func Hidden() Scenario {
 func Scenarios() []Scenario {
 	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Unequal(), Saturate(), Foreground(), OutageScenario(), Hidden()}
 }
+
+// HiddenVariant is one way upstream's real limits differ from the
+// published table, run over several seeds.
+type HiddenVariant struct {
+	Name, Description string
+	// Seeds are the variant's runs, one scenario per seed.
+	Seeds []Scenario
+}
+
+// HiddenVariants returns the hidden-limit variants over seeds 1..seeds,
+// each on the five-users workload with no throttle headers: each of the
+// six limits (user and app minute, hour and concurrency) alone at half the
+// published value, all of them at half, and all halved two hours into the
+// run.
+func HiddenVariants(seeds int) []HiddenVariant {
+	half := func(n int) int { return max(1, n/2) }
+	alone := func(f func(s *limiter.Spec)) limiter.Spec {
+		s := limiter.OneNote()
+		s.User.Windows = append([]limiter.Window(nil), s.User.Windows...)
+		s.App.Windows = append([]limiter.Window(nil), s.App.Windows...)
+		f(&s)
+		return s
+	}
+	type variant struct {
+		name, desc string
+		limits     limiter.Spec
+		change     *LimitChange
+	}
+	vs := []variant{
+		{"user-minute", "user 60/min (published 120)", alone(func(s *limiter.Spec) { s.User.Windows[0].Limit = half(s.User.Windows[0].Limit) }), nil},
+		{"user-hour", "user 200/h (published 400)", alone(func(s *limiter.Spec) { s.User.Windows[1].Limit = half(s.User.Windows[1].Limit) }), nil},
+		{"user-concurrency", "user 2 at once (published 5)", alone(func(s *limiter.Spec) { s.User.Concurrency = half(s.User.Concurrency) }), nil},
+		{"app-minute", "app 120/min (published 240)", alone(func(s *limiter.Spec) { s.App.Windows[0].Limit = half(s.App.Windows[0].Limit) }), nil},
+		{"app-hour", "app 400/h (published 800)", alone(func(s *limiter.Spec) { s.App.Windows[1].Limit = half(s.App.Windows[1].Limit) }), nil},
+		{"app-concurrency", "app 10 at once (published 20)", alone(func(s *limiter.Spec) { s.App.Concurrency = half(s.App.Concurrency) }), nil},
+		{"all-half", "every limit at half", limiter.OneNote().Tighten(0.5), nil},
+		{"halved-mid-run", "published limits, then every limit halved at 2 h", limiter.OneNote(),
+			&LimitChange{At: 2 * time.Hour, Limits: limiter.OneNote().Tighten(0.5)}},
+	}
+	out := make([]HiddenVariant, 0, len(vs))
+	for _, v := range vs {
+		hv := HiddenVariant{Name: v.name, Description: v.desc}
+		for seed := 1; seed <= seeds; seed++ {
+			sc := FiveUsers()
+			sc.Name = fmt.Sprintf("hidden-%s-s%d", v.name, seed)
+			sc.Description = "five-users against " + v.desc + ", no throttle headers"
+			sc.Config.Scenario = sc.Name
+			sc.Config.Seed = uint64(100 + seed)
+			sc.Config.Horizon = 30 * time.Hour
+			sc.Config.Upstream.Limits = v.limits
+			sc.Config.Upstream.Change = v.change
+			hv.Seeds = append(hv.Seeds, sc)
+		}
+		out = append(out, hv)
+	}
+	return out
+}

@@ -166,18 +166,20 @@ func TestDeterministic(t *testing.T) {
 func TestBestFeasible(t *testing.T) {
 	spec := Seed().Config.Spec
 	one := oneUser(300, 1)
-	if got, want := BestFeasible(spec, one, time.Second), GreedyFinish(spec.User.Windows, one.Users[0].Requests())+time.Second; got != want {
+	up := UpstreamConfig{Limits: spec, LatencyMin: time.Second}
+	if got, want := BestFeasible(up, one), GreedyFinish(spec.User.Windows, one.Users[0].Requests())+time.Second; got != want {
 		t.Errorf("one user: BestFeasible %s, want the greedy finish %s", got, want)
 	}
 	w := Unequal().Config.Workload
-	lb, best := LowerBound(spec, w, 0), BestFeasible(spec, w, 0)
+	up.LatencyMin = 0
+	lb, best := LowerBound(spec, w, 0), BestFeasible(up, w)
 	if best < lb {
 		t.Errorf("unequal: best feasible %s below the lower bound %s", best, lb)
 	}
 	late := w
 	late.Users = append([]UserWork(nil), w.Users...)
 	late.Users[0].Start = 2 * time.Hour // the largest user starts late: the finish moves
-	if b := BestFeasible(spec, late, 0); b <= best {
+	if b := BestFeasible(up, late); b <= best {
 		t.Errorf("the largest user starting 2 h late: best feasible %s, want later than %s", b, best)
 	}
 	t.Logf("unequal: lower bound %s, best feasible %s", lb, best)
@@ -201,5 +203,31 @@ func TestWaterFillUnequal(t *testing.T) {
 	}
 	if x(ours) <= 1.03 {
 		t.Errorf("max-min finished at %.4fx the best feasible: the scenario does not tell the policies apart", x(ours))
+	}
+}
+
+// TestLimitChange checks that a mid-run change reaches upstream and the
+// best feasible schedule: halving every limit at 2 h makes both later.
+func TestLimitChange(t *testing.T) {
+	sc := FiveUsers()
+	base := BestFeasible(sc.Config.Upstream, sc.Config.Workload)
+	var halved Scenario
+	for _, v := range HiddenVariants(1) {
+		if v.Name == "halved-mid-run" {
+			halved = v.Seeds[0]
+		}
+	}
+	if halved.Config.Upstream.Change == nil {
+		t.Fatal("no halved-mid-run variant")
+	}
+	later := BestFeasible(halved.Config.Upstream, halved.Config.Workload)
+	all := sc.Config.Upstream
+	all.Limits = all.Limits.Tighten(0.5)
+	if !(later > base && later < BestFeasible(all, sc.Config.Workload)) {
+		t.Errorf("best feasible: published %s, halved at 2 h %s, halved throughout %s; want the middle one between", base, later, BestFeasible(all, sc.Config.Workload))
+	}
+	r := mustRun(t, halved, "ours")
+	if r.Throttled+r.Concurrency == 0 {
+		t.Error("halving every limit at 2 h throttled nothing: the change did not reach upstream")
 	}
 }

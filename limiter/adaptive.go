@@ -14,6 +14,10 @@ type adapted struct {
 	// ProvenAt: the real limit was at least that high then.
 	Proven   int   `json:"proven,omitempty"`
 	ProvenAt int64 `json:"provenAt,omitempty"`
+	// Hit is the count the window held at the latest throttle blamed on
+	// it: a later throttle at that count or above is most likely its
+	// doing too, whatever the window's limit has crept back to.
+	Hit int `json:"hit,omitempty"`
 }
 
 // prove records a success at count c (including the request).

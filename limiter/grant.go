@@ -5,9 +5,10 @@ import (
 )
 
 // Grant expires stale leases and then grants every queued request that may
-// leave at now: foreground before background; within a lane, the user
-// with the least recent usage first (max-min fairness), ties to the
-// request queued earliest; within a user, in queue order. A request is
+// leave at now: foreground before background; within the background lane,
+// the user with the most work left first (Request.Remaining); otherwise,
+// and in the foreground lane, the user with the least recent usage first
+// (max-min fairness), ties to the request queued earliest; within a user, in queue order. A request is
 // granted only if every window and concurrency cap of its user and of the
 // app has room for it, no breaker holds it and, for a retry, the retry
 // budget allows it.
@@ -73,21 +74,26 @@ func (l *Limiter) appFull(lane Lane, now int64) bool {
 	return !l.appView().fits(lane, 1, 1, now)
 }
 
-// pick returns the unblocked user of the lane with the least usage in its
-// longest window, ties to the earliest queued head.
+// pick returns the unblocked user of the lane with the most work left
+// (background only), then the least usage in its longest window, ties to
+// the earliest queued head.
 func (l *Limiter) pick(lane Lane, now int64) *userState {
 	var best *userState
-	var bestUse int
+	var bestLeft, bestUse int
 	var bestSeq uint64
 	long := longest(l.userPers)
 	for _, u := range l.active[lane] {
 		if u.mark[lane] == l.round {
 			continue
 		}
+		left := 0
+		if lane == Background {
+			left = u.Remaining
+		}
 		u.Scope.Log.advance(l.userPers, now)
 		use, seq := u.Scope.Log.count(long), u.Queue[lane][0].Seq
-		if best == nil || use < bestUse || (use == bestUse && seq < bestSeq) {
-			best, bestUse, bestSeq = u, use, seq
+		if best == nil || left > bestLeft || (left == bestLeft && (use < bestUse || (use == bestUse && seq < bestSeq))) {
+			best, bestLeft, bestUse, bestSeq = u, left, use, seq
 		}
 	}
 	return best
@@ -186,6 +192,9 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 		} else {
 			l.st.RetryProbe = now
 		}
+	}
+	if lane == Background {
+		u.Remaining = max(u.Remaining-cost, 0)
 	}
 	u.Scope.Log.add(now, cost)
 	l.st.App.Log.add(now, cost)

@@ -29,8 +29,11 @@ type userState struct {
 	Last  int64              `json:"last"` // last enqueue
 	Scope scopeState         `json:"scope"`
 	Queue [numLanes][]queued `json:"queue"`
-	mark  [numLanes]uint64   // round in which this lane was found blocked
-	inAct [numLanes]bool     // listed in Limiter.active
+	// Remaining is the background work the user still needs, as last
+	// reported (Request.Remaining) less what was granted since.
+	Remaining int              `json:"remaining,omitempty"`
+	mark      [numLanes]uint64 // round in which this lane was found blocked
+	inAct     [numLanes]bool   // listed in Limiter.active
 }
 
 // lease is a live grant holding concurrency slots.
@@ -221,6 +224,9 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	req.Lane = l.lane(req.Lane)
 	u := l.user(req.User)
 	u.Last = n
+	if req.Remaining > 0 && req.Lane == Background {
+		u.Remaining = min(req.Remaining, MaxRemaining)
+	}
 	if req.Lane == Foreground {
 		u.Scope.LastFG = n
 		l.st.App.LastFG = n
@@ -269,8 +275,8 @@ func (l *Limiter) check(req Request) error {
 		return fmt.Errorf("%w: %s: empty user", ErrInvalidRequest, req.ID)
 	case req.Lane >= numLanes:
 		return fmt.Errorf("%w: %s: lane %d", ErrInvalidRequest, req.ID, req.Lane)
-	case req.Cost < 0 || req.MinCost < 0 || req.Slots < 0 || req.Attempt < 0:
-		return fmt.Errorf("%w: %s: negative cost, minimum cost, slots or attempt", ErrInvalidRequest, req.ID)
+	case req.Cost < 0 || req.MinCost < 0 || req.Slots < 0 || req.Attempt < 0 || req.Remaining < 0:
+		return fmt.Errorf("%w: %s: negative cost, minimum cost, slots, attempt or remaining work", ErrInvalidRequest, req.ID)
 	}
 	sp := &l.st.Spec
 	if s := max(1, req.Slots); s > sp.User.Concurrency || s > sp.App.Concurrency {

@@ -12,8 +12,11 @@ import (
 //
 //   - 429, or error 20166 or 10007: the hard breaker of the named scope opens (a
 //     throttle without a scope is blamed on the app when another user was
-//     throttled within InferWindow, else on the user) and the busiest
-//     window of that scope is lowered to the count it held at grant.
+//     throttled within InferWindow, else on the user, unless none of that
+//     scope's windows could have caused it and one of the other's could)
+//     and the window of that scope that binds (see lowerBusiest) is
+//     lowered to the count it held at grant, or to the count proven to
+//     succeed in it when lower.
 //   - 10003: the scope's effective concurrency is lowered to what was in
 //     flight at grant.
 //   - a success with ThrottlePercent >= 0.8 that shows the scope fuller
@@ -76,6 +79,9 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			scope = l.infer(u.ID, now)
 		}
 		uc, ac, _ := l.countsAt(u, ls, o, now)
+		if o.Scope == ScopeUnknown {
+			scope = l.plausibleScope(scope, usr, app, uc, ac, now)
+		}
 		v, before := usr, uc
 		if scope == ScopeApp {
 			v, before = app, ac
@@ -117,6 +123,26 @@ func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user,
 		return out
 	}
 	return at1(&u.Scope.Log, l.userPers, make([]int, len(l.userPers))), at1(&l.st.App.Log, l.appPers, make([]int, len(l.appPers))), 1
+}
+
+// plausibleScope corrects the inferred scope of a throttle without one:
+// a scope none of whose windows could have caused it is not to blame when
+// the other's could. A window could when it held at least the count
+// recently proven to succeed in it, or failing that in either scope, at
+// least its adaptation floor.
+func (l *Limiter) plausibleScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) ThrottleScope {
+	for _, proven := range []bool{true, false} {
+		u, a := usr.plausible(uc, proven, now), app.plausible(ac, proven, now)
+		switch {
+		case u && a:
+			return scope
+		case u:
+			return ScopeUser
+		case a:
+			return ScopeApp
+		}
+	}
+	return scope
 }
 
 // failProbes reopens, with a doubled cooldown, the breakers ls probed.

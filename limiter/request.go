@@ -73,7 +73,22 @@ type Request struct {
 	// requester sends that many and asks again for the rest. Zero means
 	// all or nothing.
 	MinCost int `json:"minCost,omitempty"`
+	// Remaining, when positive, is how many Graph requests the user's
+	// background work still needs, this one included, as the requester
+	// knows it (at most MaxRemaining; more counts as MaxRemaining). The
+	// latest report of a user stands, less what is granted after it.
+	// Among users whose windows have room, background grants go first to
+	// the user with the most work left, so the users who would otherwise
+	// finish last, capped by their own limits, start early (water-filling
+	// by remaining work); users with equal work left still take turns. A
+	// user that never reports counts as having none left, and users who
+	// all report nothing are served max-min by usage.
+	Remaining int `json:"remaining,omitempty"`
 }
+
+// MaxRemaining bounds Request.Remaining: far more than one notebook's
+// requests, small enough that state and arithmetic stay bounded.
+const MaxRemaining = 1 << 24
 
 // Grant is a permission to send: the request may leave now, and holds its
 // concurrency slots until Release or until Expires.

@@ -19,15 +19,15 @@ type PaceSpec struct {
 	// Windows are the rate limits: at most Limit slots in any rolling
 	// interval of length Per, for every window at once.
 	Windows []Window `json:"windows"`
-	// Skew lengthens every window, so that requests which reach upstream a
-	// little later or earlier than their slot (scheduling, network, clock
-	// differences between hosts) still never crowd more than Limit into
-	// one upstream window.
+	// Skew lengthens every window: no interval of Per+Skew holds more
+	// than Limit slots, so requests that reach upstream no earlier than
+	// their slot and at most Skew after it (scheduling, network, clock
+	// differences between hosts) never crowd more than Limit into one
+	// upstream window of Per.
 	Skew Duration `json:"skew,omitempty"`
 	// Lead is how far after the reservation the earliest slot is, so that
-	// the answer reaches the requester before its slot begins; a slot
-	// used late by more than Skew could share an upstream window with
-	// slots handed out after it.
+	// the answer reaches the requester before its slot begins (a
+	// requester drops a slot it could only use too late).
 	Lead Duration `json:"lead,omitempty"`
 	// MaxBatch caps the slots one reservation may take (0: the smallest
 	// window limit).

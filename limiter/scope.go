@@ -122,38 +122,79 @@ const provenShare = 0.7
 // limit): the counts blur by the requests in flight and the window's
 // padding, so a few units under a proven count say less than a window at
 // a third of its limit does. The fullest window is blamed then.
+//
+// A window is lowered to the highest count recently proven to succeed in
+// it when that is below the count it held (upstream let that many through,
+// so lowering further would ratchet), else to the count it held. A window
+// lowered earlier that holds less than its floor at this throttle cannot
+// have caused it: its lowering was a mistake and is undone.
 func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	if len(before) != len(v.pers) {
 		return false
 	}
-	pick := func(useProven bool) ([]float64, float64) {
-		best := -1.0
-		ratios := make([]float64, len(before))
-		for w, c := range before {
-			ratios[w] = -1
-			spec := v.spec.Windows[w].Limit
-			if float64(c) < v.t.AdaptFloor*float64(spec) {
-				continue
-			}
-			if useProven && c < v.st.Limits[w].proven(v.pers[w], now) {
-				continue
-			}
-			ratios[w] = float64(c) / float64(v.st.Limits[w].limit(spec, v.t, now))
-			best = max(best, ratios[w])
-		}
-		return ratios, best
-	}
-	ratios, best := pick(true)
-	if all, bestAll := pick(false); best < provenShare*bestAll {
+	ratios, best := v.blame(before, true, now)
+	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll {
 		ratios, best = all, bestAll
 	}
 	changed := false
 	for w, c := range before {
+		a := &v.st.Limits[w]
+		spec := v.spec.Windows[w].Limit
 		if best >= 0 && ratios[w] >= best-0.05 {
-			changed = v.st.Limits[w].lower(v.spec.Windows[w].Limit, c, v.t, now) || changed
+			to := c
+			if p := a.proven(v.pers[w], now); p > 0 && p < c {
+				to = p
+			}
+			changed = a.lower(spec, to, v.t, now) || changed
+			a.Hit = c
+			continue
+		}
+		if best >= 0 && a.Lowered > 0 && float64(c) < v.t.AdaptFloor*float64(spec) {
+			a.Lowered = 0
+			changed = true
 		}
 	}
 	return changed
+}
+
+// blame rates each window of the scope as the cause of a throttle granted
+// at counts before: its count over its effective limit, or over the count
+// of the latest throttle blamed on it when that is lower (a window that
+// reached the level it was throttled at before binds again), or -1 when
+// it cannot be to blame (under the adaptation floor; with useProven,
+// under a count recently proven to succeed). It returns the ratios and
+// the best.
+func (v scopeView) blame(before []int, useProven bool, now int64) ([]float64, float64) {
+	best := -1.0
+	ratios := make([]float64, len(before))
+	for w, c := range before {
+		ratios[w] = -1
+		spec := v.spec.Windows[w].Limit
+		if float64(c) < v.t.AdaptFloor*float64(spec) {
+			continue
+		}
+		if useProven && c < v.st.Limits[w].proven(v.pers[w], now) {
+			continue
+		}
+		lim := v.st.Limits[w].limit(spec, v.t, now)
+		if h := v.st.Limits[w].Hit; h > 0 && h < lim {
+			lim = h
+		}
+		ratios[w] = float64(c) / float64(lim)
+		best = max(best, ratios[w])
+	}
+	return ratios, best
+}
+
+// plausible reports whether any window of the scope could have caused a
+// throttle granted at counts before (see blame; with useProven, only a
+// window at or above the count recently proven to succeed in it).
+func (v scopeView) plausible(before []int, useProven bool, now int64) bool {
+	if len(before) != len(v.pers) {
+		return false
+	}
+	_, best := v.blame(before, useProven, now)
+	return best >= 0
 }
 
 // prove records a success granted at counts before (excluding it).

@@ -100,6 +100,11 @@ type AskOptions struct {
 	// than Cost when only that many fit (limiter.Request.MinCost); the
 	// Permit's Cost says how many. 0 means all or nothing.
 	MinCost int
+	// Remaining, for background work, is how many Graph requests the
+	// user's migration still needs, this one included (0: not known): the
+	// limiter serves the users with the most left first, so that unequal
+	// users finish as early as the budget allows (limiter.Request.Remaining).
+	Remaining int
 }
 
 // RefusedError is returned by Acquire for a request the limiter can never
@@ -209,7 +214,7 @@ func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit,
 		c.waiting[ids[i]] = s
 		futures[i] = f
 		msg.Acquire = append(msg.Acquire, Ask{RequestID: ids[i], User: ask.User, Lane: ask.Lane,
-			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost})
+			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost, Remaining: ask.Remaining})
 	}
 	c.post(ctx, msg)
 	permits := make([]Permit, 0, len(asks))

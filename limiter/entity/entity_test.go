@@ -42,6 +42,8 @@ type step struct {
 	// Cost and MinCost are asked for (0: 1, and all or nothing); the
 	// release says Unsent of the granted units were never sent.
 	Cost, MinCost, Unsent int
+	// Remaining is the user's work left, as the ask reports it.
+	Remaining int
 }
 
 type requesterInput struct {
@@ -78,7 +80,7 @@ func requester(ctx workflow.Context, in requesterInput) (requesterResult, error)
 			if d := s.After - workflow.Now(ctx).Sub(start); d > 0 {
 				_ = workflow.Sleep(ctx, d)
 			}
-			p, err := c.Acquire(ctx, AskOptions{User: in.User, Lane: s.Lane, Cost: s.Cost, MinCost: s.MinCost})
+			p, err := c.Acquire(ctx, AskOptions{User: in.User, Lane: s.Lane, Cost: s.Cost, MinCost: s.MinCost, Remaining: s.Remaining})
 			if err != nil {
 				firstErr = err
 				return
@@ -188,6 +190,32 @@ func TestForegroundIsGrantedFirst(t *testing.T) {
 	want := []limiter.Lane{limiter.Foreground, limiter.Foreground, limiter.Background, limiter.Background, limiter.Background}
 	if !slices.Equal(lanes, want) {
 		t.Errorf("grant order after the holder = %v, want %v", lanes, want)
+	}
+}
+
+// TestRemainingWorkReachesTheModel: with one slot held, a user with little
+// work left asks before a user with much; when the slot frees, the one
+// with more work left is granted first (without the reports, the earlier
+// ask would be).
+func TestRemainingWorkReachesTheModel(t *testing.T) {
+	spec := testSpec(1)
+	spec.App.Concurrency = 1
+	hold := step{Lane: limiter.Background, Hold: time.Minute}
+	in := harnessInput{Spec: spec, Requesters: []requesterInput{
+		{Name: "holder", User: "h", Steps: []step{hold}},
+		{Name: "small", User: "s", Steps: []step{{After: 10 * time.Second, Lane: limiter.Background, Hold: time.Second, Remaining: 5}}},
+		{Name: "big", User: "b", Steps: []step{{After: 20 * time.Second, Lane: limiter.Background, Hold: time.Second, Remaining: 50}}},
+	}}
+	evs := allEvents(run(t, in))
+	if len(evs) != 3 {
+		t.Fatalf("got %d grants, want 3", len(evs))
+	}
+	var order []string
+	for _, e := range evs {
+		order = append(order, e.Requester)
+	}
+	if want := []string{"holder", "big", "small"}; !slices.Equal(order, want) {
+		t.Errorf("grant order %v, want %v", order, want)
 	}
 }
 

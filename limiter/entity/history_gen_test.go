@@ -118,7 +118,7 @@ type genResult struct {
 // single permits until a grant comes from the limiter's second run.
 func historyRequester(ctx workflow.Context, in genInput) (genResult, error) {
 	c := entity.NewClient(ctx, entity.ClientOptions{Resource: genResource, App: genApp, AssumeRunning: true})
-	bg := entity.AskOptions{User: in.User, Lane: limiter.Background}
+	bg := entity.AskOptions{User: in.User, Lane: limiter.Background, Remaining: 100}
 	// Every outcome says when the request was sent, as the worker's
 	// releases do: the moment its permit arrived.
 	one := func(ctx workflow.Context, ask entity.AskOptions) error {

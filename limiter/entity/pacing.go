@@ -43,6 +43,9 @@ type PacingOptions struct {
 	// them to see when slots are used.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
+	// OnSend, when set, is called as each request leaves, with its slot
+	// and the time it left; tests use it to check that slots are kept.
+	OnSend func(slot, sent time.Time)
 }
 
 // Pacing is a notion.Pacing whose paces hold across every process that
@@ -71,8 +74,13 @@ type PacingOptions struct {
 // the latest (limiter.Pause.Pending).
 //
 // Slots are times on the entity's clock (the Temporal server's), used on
-// the worker's: hosts must keep their clocks in step (NTP) to within the
-// spec's Skew, which also absorbs a slot used a little late.
+// the worker's. A request leaves no earlier than its slot and at most half
+// the spec's Skew after it: a slot that reaches the worker later (a slow
+// round trip) or whose waiter wakes later (a loaded host) is dropped, stays
+// spent, and the request asks again. The other half of the Skew is for the
+// network and for clock differences between hosts (keep them in step with
+// NTP): a request that reaches upstream within Skew of its slot never
+// shares a window with more than the window's limit.
 //
 // A Pacing is safe for concurrent use. If the entity cannot be reached,
 // Wait fails: no request leaves without its slot.
@@ -150,18 +158,17 @@ type sharedPace struct {
 	warned            bool
 }
 
-// heldSlot is a slot this process holds, usable until expires; a
-// tentative one must be confirmed first.
+// heldSlot is a slot this process holds; a tentative one must be
+// confirmed first.
 type heldSlot struct {
-	at, expires time.Time
-	tentative   bool
+	at        time.Time
+	tentative bool
 }
 
-func laterOf(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
+// expired reports whether a request leaving at now would be too late for
+// the slot: more than half the spec's Skew after it (see Pacing).
+func (s *sharedPace) expired(slot time.Time, now time.Time) bool {
+	return now.Sub(slot) > s.p.opts.Spec.Skew.D()/2
 }
 
 // Wait blocks until this process may send one request of the token.
@@ -177,10 +184,10 @@ func (s *sharedPace) Wait(ctx context.Context) error {
 			}
 			continue
 		}
-		// A slot left unused past the window padding (its waiter gave
+		// A slot already too late (it arrived late, or its waiter gave
 		// up) is dropped: sent now, it could share an upstream window
 		// with slots handed out after it.
-		for len(s.slots) > 0 && now.After(s.slots[0].expires) {
+		for len(s.slots) > 0 && s.expired(s.slots[0].at, now) {
 			s.slots = s.slots[1:]
 		}
 		if len(s.slots) > 0 {
@@ -195,13 +202,20 @@ func (s *sharedPace) Wait(ctx context.Context) error {
 			if at.IsZero() {
 				continue // revoked
 			}
+			sent := s.p.opts.Now()
+			if s.expired(at, sent) {
+				continue // woken too late: the slot is spent
+			}
 			s.mu.Lock()
 			repaused := s.pauses != pauses && at.Before(s.pausedUntil)
 			s.mu.Unlock()
-			if !repaused {
-				return nil
+			if repaused {
+				continue
 			}
-			continue
+			if s.p.opts.OnSend != nil {
+				s.p.opts.OnSend(at, sent)
+			}
+			return nil
 		}
 		if s.fetching {
 			s.waiting++
@@ -226,9 +240,6 @@ func (s *sharedPace) Wait(ctx context.Context) error {
 		s.mu.Lock()
 		s.fetching = false
 		if err == nil {
-			// A slot that arrives late (the round trip outlasted the
-			// spec's Lead) is still used at once: the windows' Skew
-			// absorbs that lateness.
 			s.hold(res)
 		}
 		close(s.changed)
@@ -242,9 +253,8 @@ func (s *sharedPace) Wait(ctx context.Context) error {
 
 // hold keeps the slots of an answer.
 func (s *sharedPace) hold(res ReserveResult) {
-	got := s.p.opts.Now()
 	for i, at := range res.Slots {
-		s.slots = append(s.slots, heldSlot{at: at, expires: laterOf(at, got).Add(s.p.opts.Spec.Skew.D()), tentative: i >= res.Firm})
+		s.slots = append(s.slots, heldSlot{at: at, tentative: i >= res.Firm})
 	}
 }
 

@@ -94,6 +94,8 @@ type Ask struct {
 	Slots     int          `json:"slots,omitempty"`
 	Attempt   int          `json:"attempt,omitempty"`
 	MinCost   int          `json:"minCost,omitempty"`
+	// Remaining is the user's background work left (limiter.Request.Remaining).
+	Remaining int `json:"remaining,omitempty"`
 }
 
 // Return gives a lease back with what upstream said.

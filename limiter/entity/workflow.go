@@ -186,7 +186,7 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 			continue
 		}
 		req := limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
-			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost}
+			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost, Remaining: a.Remaining}
 		err := e.model.Enqueue(req, now)
 		if err != nil {
 			e.stats.Refused++

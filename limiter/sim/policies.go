@@ -11,14 +11,24 @@ import (
 // entity would: enqueue, wait for a grant, send, release with the
 // outcome; a failed request is enqueued again as a retry and the limiter
 // decides when it leaves.
+//
+// With remaining set (the "water-fill" policy), every background request
+// also tells the limiter how many requests its user still needs
+// (limiter.Request.Remaining).
 type ours struct {
-	lim     *limiter.Limiter
-	n       int
-	waiting map[string]func(limiter.Grant)
-	timer   time.Time // earliest pending wake-up
+	remaining bool
+	lim       *limiter.Limiter
+	n         int
+	waiting   map[string]func(limiter.Grant)
+	timer     time.Time // earliest pending wake-up
 }
 
-func (p *ours) name() string { return "ours" }
+func (p *ours) name() string {
+	if p.remaining {
+		return "water-fill"
+	}
+	return "ours"
+}
 
 func (p *ours) start(r *run) error {
 	lim, err := limiter.New(r.cfg.Spec, r.now)
@@ -44,7 +54,11 @@ func (p *ours) send(r *run, j *job, attempt int) {
 			p.pump(r)
 		})
 	}
-	if err := p.lim.Enqueue(limiter.Request{ID: id, User: j.user, Lane: j.lane, Attempt: attempt}, r.now); err != nil {
+	req := limiter.Request{ID: id, User: j.user, Lane: j.lane, Attempt: attempt}
+	if q := r.users[j.user]; p.remaining && j.page && q != nil {
+		req.Remaining = q.requestsLeft
+	}
+	if err := p.lim.Enqueue(req, r.now); err != nil {
 		panic(err) // every request the workloads make is valid
 	}
 	p.pump(r)

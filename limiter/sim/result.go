@@ -24,6 +24,9 @@ type Result struct {
 	Finished   bool
 	Completion time.Duration // when the last page was done (Horizon if not)
 	LowerBound time.Duration // shortest possible completion under the true limits
+	// BestFeasible is the finish of the best schedule found that keeps
+	// every true limit (BestFeasible); LowerBound <= BestFeasible.
+	BestFeasible time.Duration
 
 	PeakUsage float64 // worst rolling-window count / published limit
 
@@ -42,6 +45,11 @@ type Result struct {
 	// Jain is Jain's fairness index over users' accepted requests while
 	// every user still had work.
 	Jain float64
+	// JainEqual is the lowest Jain's index within a group of users with
+	// equal demand (the same requests, starting together), each group
+	// measured until its first user finished; 0 when no group has two
+	// users.
+	JainEqual float64
 
 	// Per simulated minute.
 	SentPerMin, ThrottledPerMin, PagesPerMin []int
@@ -121,13 +129,15 @@ func (r *run) finish(end time.Time) {
 		res.Completion = cfg.Horizon
 		res.LongestNoPage = max(res.LongestNoPage, end.Sub(res.lastPage))
 	}
-	res.LowerBound = LowerBound(r.up.cfg.Limits, cfg.Workload, cfg.Upstream.LatencyMin)
+	res.LowerBound = LowerBound(cfg.Upstream.Limits, cfg.Workload, cfg.Upstream.LatencyMin)
 	res.PeakUsage = r.up.PeakUsage()
 	if res.sentAfter > 0 {
 		res.ThrottledAfterAdapt = float64(res.thrAfter) / float64(res.sentAfter)
 	}
 	res.Budget = float64(res.measured) / float64(allowed(r.up.cfg.Limits, len(cfg.Workload.Users), cfg.MeasureFrom, cfg.MeasureTo, cfg.Horizon))
-	res.Jain = r.jain()
+	res.Jain = r.jain(r.order)
+	res.BestFeasible = BestFeasible(cfg.Upstream, cfg.Workload)
+	res.JainEqual = r.jainEqual()
 }
 
 // allowed is the most requests the limits let through in [from, to) for
@@ -154,14 +164,41 @@ func allowed(l limiter.Spec, users int, from, to, horizon time.Duration) int {
 	return max(1, best)
 }
 
+// jainEqual is JainEqual: the lowest jain over groups of users with equal
+// demand.
+func (r *run) jainEqual() float64 {
+	type demand struct {
+		requests int
+		start    time.Duration
+	}
+	groups := map[demand][]string{}
+	var keys []demand
+	for _, u := range r.cfg.Workload.Users {
+		k := demand{u.Requests(), u.Start}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], u.User)
+	}
+	worst := 0.0
+	for _, k := range keys {
+		if g := groups[k]; len(g) >= 2 {
+			if j := r.jain(g); worst == 0 || j < worst {
+				worst = j
+			}
+		}
+	}
+	return worst
+}
+
 // jain is Jain's index over users' accepted requests up to the time the
-// first user finished.
-func (r *run) jain() float64 {
-	if len(r.order) < 2 {
+// first of them finished.
+func (r *run) jain(users []string) float64 {
+	if len(users) < 2 {
 		return 1
 	}
 	cut := r.now
-	for _, u := range r.order {
+	for _, u := range users {
 		if q := r.users[u]; q.pagesLeft == 0 {
 			ts := r.res.userAccepted[u]
 			if len(ts) > 0 && ts[len(ts)-1].Before(cut) {
@@ -170,7 +207,7 @@ func (r *run) jain() float64 {
 		}
 	}
 	var sum, sq float64
-	for _, u := range r.order {
+	for _, u := range users {
 		ts := r.res.userAccepted[u]
 		n := float64(len(ts))
 		if i, found := slices.BinarySearchFunc(ts, cut, func(a, b time.Time) int { return a.Compare(b) }); true {
@@ -185,7 +222,7 @@ func (r *run) jain() float64 {
 	if sq == 0 {
 		return 1
 	}
-	return sum * sum / (float64(len(r.order)) * sq)
+	return sum * sum / (float64(len(users)) * sq)
 }
 
 // Percentile returns the p-th percentile (0 < p <= 1, nearest rank) of

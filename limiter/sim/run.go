@@ -43,9 +43,11 @@ type userQueue struct {
 	jobs      []*job
 	idle      int // workers without a job
 	pagesLeft int
-	wake      time.Time // pending dispatch wake-up
-	inFlight  int       // requests at upstream
-	idleFrom  time.Time // stall watch: zero when not idle
+	// requestsLeft counts the requests of its pages not yet done.
+	requestsLeft int
+	wake         time.Time // pending dispatch wake-up
+	inFlight     int       // requests at upstream
+	idleFrom     time.Time // stall watch: zero when not idle
 }
 
 // run is the state shared by every policy during one simulation.
@@ -71,13 +73,15 @@ type policy interface {
 	send(r *run, j *job, attempt int)
 }
 
-// Run simulates cfg under the named policy: "ours", "backoff" or
-// "queue-retry".
+// Run simulates cfg under the named policy: "ours", "water-fill" (ours
+// told each user's remaining work), "backoff" or "queue-retry".
 func Run(cfg Config, policyName string) (*Result, error) {
 	var p policy
 	switch policyName {
 	case "ours":
 		p = &ours{}
+	case "water-fill":
+		p = &ours{remaining: true}
 	case "backoff":
 		p = &backoff{}
 	case "queue-retry":
@@ -101,7 +105,7 @@ func Run(cfg Config, policyName string) (*Result, error) {
 	}
 	r.res = newResult(cfg, p.name())
 	for _, u := range cfg.Workload.Users {
-		q := &userQueue{id: u.User, idle: max(1, cfg.Workload.Workers), pagesLeft: len(u.Pages)}
+		q := &userQueue{id: u.User, idle: max(1, cfg.Workload.Workers), pagesLeft: len(u.Pages), requestsLeft: u.Requests()}
 		for _, res := range u.Pages {
 			q.jobs = append(q.jobs, &job{user: u.User, lane: limiter.Background, total: 1 + res, page: true, visible: Epoch})
 		}
@@ -117,8 +121,12 @@ func Run(cfg Config, policyName string) (*Result, error) {
 	for _, s := range cfg.Workload.Scans {
 		r.scheduleScan(s, s.At)
 	}
-	for _, u := range r.order {
-		r.dispatch(u)
+	for _, u := range cfg.Workload.Users {
+		if u.Start > 0 {
+			r.at(Epoch.Add(u.Start), func() { r.dispatch(u.User) })
+			continue
+		}
+		r.dispatch(u.User)
 	}
 	end := Epoch.Add(cfg.Horizon)
 	r.run(end, func() bool { return r.left == 0 && len(cfg.Workload.Scans) == 0 })
@@ -231,6 +239,9 @@ func (r *run) complete(j *job) {
 	}
 	j.done++
 	j.tries = 0
+	if j.page {
+		r.users[j.user].requestsLeft--
+	}
 	if j.done < j.total {
 		r.startRequest(j)
 		return

@@ -8,7 +8,7 @@ import (
 )
 
 // Policies are the policies every scenario compares.
-var Policies = []string{"ours", "backoff", "queue-retry"}
+var Policies = []string{"ours", "backoff", "queue-retry", "water-fill"}
 
 // Scenario is a named configuration with a one-line description.
 type Scenario struct {
@@ -73,6 +73,39 @@ func FiveUsers() Scenario {
 	}
 }
 
+// Unequal is seven users with notebooks of four sizes, arriving in three
+// waves, sharing the app budget: users of one size start together and
+// have identical notebooks, so their shares should be equal, while the
+// largest, capped by its own 400/h, decides the finish unless it starts
+// early.
+func Unequal() Scenario {
+	w := Workload{Workers: 5}
+	for _, g := range []struct {
+		name  string
+		n     int
+		pages int
+		start time.Duration
+		seed  uint64
+	}{
+		{"large", 1, 700, 0, 21},
+		{"mid", 2, 300, 0, 22},
+		{"small", 2, 150, 20 * time.Minute, 23},
+		{"tiny", 2, 60, 40 * time.Minute, 24},
+	} {
+		for i := range g.n {
+			w.Users = append(w.Users, UserWork{User: fmt.Sprintf("%s%d", g.name, i+1), Pages: Pages(g.pages, 2, g.seed), Start: g.start})
+		}
+	}
+	return Scenario{
+		Name:        "unequal",
+		Description: "7 users: 1 x 700 pages and 2 x 300 at 0, 2 x 150 at 20 min, 2 x 60 at 40 min, sharing the app budget",
+		Config: Config{
+			Scenario: "unequal", Workload: w, Upstream: baseUpstream(),
+			Spec: limiter.OneNote(), Horizon: 12 * time.Hour, Seed: 6,
+		},
+	}
+}
+
 // Saturate is a background migration larger than the run, measuring
 // budget use from the second hour on.
 func Saturate() Scenario {
@@ -128,5 +161,62 @@ func Hidden() Scenario {
 
 // Scenarios returns every scenario in report order.
 func Scenarios() []Scenario {
-	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Saturate(), Foreground(), OutageScenario(), Hidden()}
+	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Unequal(), Saturate(), Foreground(), OutageScenario(), Hidden()}
+}
+
+// HiddenVariant is one way upstream's real limits differ from the
+// published table, run over several seeds.
+type HiddenVariant struct {
+	Name, Description string
+	// Seeds are the variant's runs, one scenario per seed.
+	Seeds []Scenario
+}
+
+// HiddenVariants returns the hidden-limit variants over seeds 1..seeds,
+// each on the five-users workload with no throttle headers: each of the
+// six limits (user and app minute, hour and concurrency) alone at half the
+// published value, all of them at half, and all halved two hours into the
+// run.
+func HiddenVariants(seeds int) []HiddenVariant {
+	half := func(n int) int { return max(1, n/2) }
+	alone := func(f func(s *limiter.Spec)) limiter.Spec {
+		s := limiter.OneNote()
+		s.User.Windows = append([]limiter.Window(nil), s.User.Windows...)
+		s.App.Windows = append([]limiter.Window(nil), s.App.Windows...)
+		f(&s)
+		return s
+	}
+	type variant struct {
+		name, desc string
+		limits     limiter.Spec
+		change     *LimitChange
+	}
+	vs := []variant{
+		{"user-minute", "user 60/min (published 120)", alone(func(s *limiter.Spec) { s.User.Windows[0].Limit = half(s.User.Windows[0].Limit) }), nil},
+		{"user-hour", "user 200/h (published 400)", alone(func(s *limiter.Spec) { s.User.Windows[1].Limit = half(s.User.Windows[1].Limit) }), nil},
+		{"user-concurrency", "user 2 at once (published 5)", alone(func(s *limiter.Spec) { s.User.Concurrency = half(s.User.Concurrency) }), nil},
+		{"app-minute", "app 120/min (published 240)", alone(func(s *limiter.Spec) { s.App.Windows[0].Limit = half(s.App.Windows[0].Limit) }), nil},
+		{"app-hour", "app 400/h (published 800)", alone(func(s *limiter.Spec) { s.App.Windows[1].Limit = half(s.App.Windows[1].Limit) }), nil},
+		{"app-concurrency", "app 10 at once (published 20)", alone(func(s *limiter.Spec) { s.App.Concurrency = half(s.App.Concurrency) }), nil},
+		{"all-half", "every limit at half", limiter.OneNote().Tighten(0.5), nil},
+		{"halved-mid-run", "published limits, then every limit halved at 2 h", limiter.OneNote(),
+			&LimitChange{At: 2 * time.Hour, Limits: limiter.OneNote().Tighten(0.5)}},
+	}
+	out := make([]HiddenVariant, 0, len(vs))
+	for _, v := range vs {
+		hv := HiddenVariant{Name: v.name, Description: v.desc}
+		for seed := 1; seed <= seeds; seed++ {
+			sc := FiveUsers()
+			sc.Name = fmt.Sprintf("hidden-%s-s%d", v.name, seed)
+			sc.Description = "five-users against " + v.desc + ", no throttle headers"
+			sc.Config.Scenario = sc.Name
+			sc.Config.Seed = uint64(100 + seed)
+			sc.Config.Horizon = 30 * time.Hour
+			sc.Config.Upstream.Limits = v.limits
+			sc.Config.Upstream.Change = v.change
+			hv.Seeds = append(hv.Seeds, sc)
+		}
+		out = append(out, hv)
+	}
+	return out
 }

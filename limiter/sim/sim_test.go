@@ -162,3 +162,72 @@ func TestDeterministic(t *testing.T) {
 		t.Fatalf("two runs differ: %v/%d vs %v/%d", a.Completion, a.Sent, b.Completion, b.Sent)
 	}
 }
+
+func TestBestFeasible(t *testing.T) {
+	spec := Seed().Config.Spec
+	one := oneUser(300, 1)
+	up := UpstreamConfig{Limits: spec, LatencyMin: time.Second}
+	if got, want := BestFeasible(up, one), GreedyFinish(spec.User.Windows, one.Users[0].Requests())+time.Second; got != want {
+		t.Errorf("one user: BestFeasible %s, want the greedy finish %s", got, want)
+	}
+	w := Unequal().Config.Workload
+	up.LatencyMin = 0
+	lb, best := LowerBound(spec, w, 0), BestFeasible(up, w)
+	if best < lb {
+		t.Errorf("unequal: best feasible %s below the lower bound %s", best, lb)
+	}
+	late := w
+	late.Users = append([]UserWork(nil), w.Users...)
+	late.Users[0].Start = 2 * time.Hour // the largest user starts late: the finish moves
+	if b := BestFeasible(up, late); b <= best {
+		t.Errorf("the largest user starting 2 h late: best feasible %s, want later than %s", b, best)
+	}
+	t.Logf("unequal: lower bound %s, best feasible %s", lb, best)
+}
+
+// TestWaterFillUnequal checks the water-filling policy against unequal
+// staggered users: it finishes within 3% of the best feasible schedule,
+// equal users get equal shares, and the max-min policy does not.
+func TestWaterFillUnequal(t *testing.T) {
+	sc := Unequal()
+	fill, ours := mustRun(t, sc, "water-fill"), mustRun(t, sc, "ours")
+	x := func(r *Result) float64 { return float64(r.Completion) / float64(r.BestFeasible) }
+	if !fill.Finished || x(fill) > 1.03 {
+		t.Errorf("water-fill finished %v at %s, %.4fx the best feasible %s; want <= 1.03x", fill.Finished, fill.Completion, x(fill), fill.BestFeasible)
+	}
+	if fill.JainEqual < 0.99 {
+		t.Errorf("water-fill: Jain's index among equal users %.4f, want >= 0.99", fill.JainEqual)
+	}
+	if fill.Throttled+fill.Concurrency != 0 {
+		t.Errorf("water-fill: upstream throttled %d, want 0", fill.Throttled+fill.Concurrency)
+	}
+	if x(ours) <= 1.03 {
+		t.Errorf("max-min finished at %.4fx the best feasible: the scenario does not tell the policies apart", x(ours))
+	}
+}
+
+// TestLimitChange checks that a mid-run change reaches upstream and the
+// best feasible schedule: halving every limit at 2 h makes both later.
+func TestLimitChange(t *testing.T) {
+	sc := FiveUsers()
+	base := BestFeasible(sc.Config.Upstream, sc.Config.Workload)
+	var halved Scenario
+	for _, v := range HiddenVariants(1) {
+		if v.Name == "halved-mid-run" {
+			halved = v.Seeds[0]
+		}
+	}
+	if halved.Config.Upstream.Change == nil {
+		t.Fatal("no halved-mid-run variant")
+	}
+	later := BestFeasible(halved.Config.Upstream, halved.Config.Workload)
+	all := sc.Config.Upstream
+	all.Limits = all.Limits.Tighten(0.5)
+	if !(later > base && later < BestFeasible(all, sc.Config.Workload)) {
+		t.Errorf("best feasible: published %s, halved at 2 h %s, halved throughout %s; want the middle one between", base, later, BestFeasible(all, sc.Config.Workload))
+	}
+	r := mustRun(t, halved, "ours")
+	if r.Throttled+r.Concurrency == 0 {
+		t.Error("halving every limit at 2 h throttled nothing: the change did not reach upstream")
+	}
+}

@@ -29,9 +29,18 @@ type UpstreamConfig struct {
 	// windows, as every received request probably does upstream.
 	CountRejected bool
 	Outages       []Outage
+	// Change, when set, replaces Limits part-way through the run.
+	Change *LimitChange
 	// LatencyMin and LatencyMax bound the uniform latency of an accepted
 	// request; rejections answer in a quarter of it.
 	LatencyMin, LatencyMax time.Duration
+}
+
+// LimitChange is upstream changing its limits At from the start of the
+// run to Limits (rate windows and concurrency of every scope).
+type LimitChange struct {
+	At     time.Duration
+	Limits limiter.Spec
 }
 
 // Response is what upstream said.
@@ -54,6 +63,14 @@ func newScopeLimits(spec, audit limiter.ScopeSpec) *scopeLimits {
 		s.audit = append(s.audit, &window{limit: w.Limit, per: w.Per.D()})
 	}
 	return s
+}
+
+// set changes the enforced limits; the windows keep what they hold.
+func (s *scopeLimits) set(spec limiter.ScopeSpec) {
+	s.conc = spec.Concurrency
+	for i, w := range spec.Windows {
+		s.windows[i].limit = w.Limit
+	}
 }
 
 func (s *scopeLimits) full(now time.Time) bool {
@@ -96,6 +113,8 @@ type Upstream struct {
 	rng   *rand.Rand
 	app   *scopeLimits
 	users map[string]*scopeLimits
+	// changed is set once cfg.Change has been applied.
+	changed bool
 
 	Received, Accepted, Throttled, Concurrency, Failed int
 }
@@ -123,6 +142,14 @@ func (u *Upstream) user(id string) *scopeLimits {
 // how long until it arrives. An accepted request holds a concurrency slot
 // until Done is called for it.
 func (u *Upstream) Send(user string, now time.Time, since time.Duration) (Response, time.Duration) {
+	if c := u.cfg.Change; c != nil && !u.changed && since >= c.At {
+		u.changed = true
+		u.cfg.Limits = c.Limits
+		u.app.set(c.Limits.App)
+		for _, s := range u.users {
+			s.set(c.Limits.User)
+		}
+	}
 	u.Received++
 	us := u.user(user)
 	for _, w := range us.audit {

@@ -11,6 +11,8 @@ import (
 type UserWork struct {
 	User  string
 	Pages []int
+	// Start is when the user's migration begins (0: at once).
+	Start time.Duration
 }
 
 // Requests is the number of Graph requests the migration needs.

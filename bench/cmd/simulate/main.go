@@ -18,7 +18,14 @@ import (
 func main() {
 	out := flag.String("out", "results", "directory for report.md and the PNG plots")
 	only := flag.String("scenario", "", "run only this scenario")
+	variants := flag.Int("variants", 0, "run the hidden-limit variants over this many seeds instead (writes limiter-hidden-variants.md)")
 	flag.Parse()
+	if *variants > 0 {
+		if err := runVariants(*out, *variants); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := run(*out, *only); err != nil {
 		log.Fatal(err)
 	}

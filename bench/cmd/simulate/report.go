@@ -15,8 +15,8 @@ type report struct {
 	failed int
 }
 
-const header = "| scenario | policy | pages | done at | lower bound | x bound | sent | 429 | 10003 | 5xx | retries | jobs requeued | peak window | longest without a page | max stall | fg p99 | budget | Jain |\n" +
-	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+const header = "| scenario | policy | pages | done at | lower bound | x bound | best feasible | x best | sent | 429 | 10003 | 5xx | retries | jobs requeued | peak window | longest without a page | max stall | fg p99 | budget | Jain | Jain (equal demand) |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
 
 func (rp *report) add(sc sim.Scenario, results []*sim.Result) {
 	for _, r := range results {
@@ -31,25 +31,31 @@ func (rp *report) add(sc sim.Scenario, results []*sim.Result) {
 		case len(sc.Config.Workload.Scans) > 0:
 			fg = "none served"
 		}
-		xb := "-"
+		xb, xbest := "-", "-"
 		if r.Finished {
 			xb = fmt.Sprintf("%.3f", float64(r.Completion)/float64(r.LowerBound))
+			xbest = fmt.Sprintf("%.3f", float64(r.Completion)/float64(r.BestFeasible))
 		}
 		budget := "-"
 		if sc.Config.MeasureTo != 0 {
 			budget = fmt.Sprintf("%.1f%%", 100*r.Budget)
 		}
-		jain := "-"
+		jain, jainEq := "-", "-"
 		if len(sc.Config.Workload.Users) > 1 {
 			jain = fmt.Sprintf("%.4f", r.Jain)
 		}
-		rp.rows = append(rp.rows, fmt.Sprintf("| %s | %s | %d/%d | %s | %s | %s | %d | %d | %d | %d | %d | %d | %.0f%% | %s | %s | %s | %s | %s |\n",
+		if r.JainEqual > 0 {
+			jainEq = fmt.Sprintf("%.4f", r.JainEqual)
+		}
+		rp.rows = append(rp.rows, fmt.Sprintf("| %s | %s | %d/%d | %s | %s | %s | %s | %s | %d | %d | %d | %d | %d | %d | %.0f%% | %s | %s | %s | %s | %s | %s |\n",
 			sc.Name, r.Policy, r.PagesDone, r.Pages, done, dur(r.LowerBound),
-			xb, r.Sent, r.Throttled, r.Concurrency, r.Failed,
-			r.Retries, r.Abandoned, 100*r.PeakUsage, dur(r.LongestNoPage), r.MaxStall.Round(time.Millisecond), fg, budget, jain))
+			xb, dur(r.BestFeasible), xbest, r.Sent, r.Throttled, r.Concurrency, r.Failed,
+			r.Retries, r.Abandoned, 100*r.PeakUsage, dur(r.LongestNoPage), r.MaxStall.Round(time.Millisecond), fg, budget, jain, jainEq))
 	}
-	ours, back, queue := results[0], results[1], results[2]
+	ours, back, queue, fill := results[0], results[1], results[2], results[3]
 	x := float64(ours.Completion) / float64(ours.LowerBound)
+	rp.check(sc, "water-fill: no more upstream 429s than ours", fill.Throttled+fill.Concurrency <= ours.Throttled+ours.Concurrency,
+		fmt.Sprintf("%d (ours %d)", fill.Throttled+fill.Concurrency, ours.Throttled+ours.Concurrency))
 	switch sc.Name {
 	case "seed":
 		rp.check(sc, "ours: 0 upstream 429s", ours.Throttled+ours.Concurrency == 0, fmt.Sprint(ours.Throttled+ours.Concurrency))
@@ -62,6 +68,13 @@ func (rp *report) add(sc sim.Scenario, results []*sim.Result) {
 	case "five-users":
 		rp.check(sc, "ours: Jain's index >= 0.99", ours.Jain >= 0.99, fmt.Sprintf("%.4f", ours.Jain))
 		rp.check(sc, "ours: 0 upstream 429s", ours.Throttled+ours.Concurrency == 0, fmt.Sprint(ours.Throttled+ours.Concurrency))
+	case "unequal":
+		xf := float64(fill.Completion) / float64(fill.BestFeasible)
+		rp.check(sc, "water-fill: 0 upstream 429s", fill.Throttled+fill.Concurrency == 0, fmt.Sprint(fill.Throttled+fill.Concurrency))
+		rp.check(sc, "water-fill: completion <= 1.03x best feasible", fill.Finished && xf <= 1.03,
+			fmt.Sprintf("%.4fx (ours %.4fx)", xf, float64(ours.Completion)/float64(ours.BestFeasible)))
+		rp.check(sc, "water-fill: Jain's index >= 0.99 among equal-demand users", fill.JainEqual >= 0.99,
+			fmt.Sprintf("%.4f (ours %.4f)", fill.JainEqual, ours.JainEqual))
 	case "saturate":
 		rp.check(sc, "ours: budget use >= 97%", ours.Budget >= 0.97, fmt.Sprintf("%.1f%%", 100*ours.Budget))
 	case "foreground":

@@ -1,0 +1,108 @@
+package limiter
+
+import (
+	"testing"
+	"time"
+)
+
+// oneNoteView is a scope with OneNote's app windows (240/min, 800/h) and
+// the default tuning, in the state st.
+func oneNoteView(st *scopeState, tun *Tuning) scopeView {
+	s := OneNote().App
+	return scopeView{st: st, spec: &s, pers: pers(s.Windows), t: tun}
+}
+
+// TestThrottleBlame covers the rules that find the window that binds:
+// the level a window was throttled at before, the count proven to
+// succeed (never lowered below it), and undoing a lowering that a later
+// throttle shows was a mistake.
+func TestThrottleBlame(t *testing.T) {
+	now := at(3 * time.Hour).UnixNano()
+	sec := int64(time.Second)
+	tests := []struct {
+		name   string
+		limits [2]adapted
+		before []int
+		want   [2]int // effective minute and hour limits after
+	}{
+		{
+			// The minute was throttled at 120 and has crept back to 240;
+			// the hour holds more by ratio of its limit, but the minute
+			// is back at the level it was throttled at.
+			name:   "a window back at the level it was throttled at is blamed",
+			limits: [2]adapted{{Hit: 121}, {}},
+			before: []int{121, 560},
+			want:   [2]int{121, 800},
+		},
+		{
+			name:   "without that memory the fuller window by ratio is",
+			limits: [2]adapted{{}, {}},
+			before: []int{121, 560},
+			want:   [2]int{240, 560},
+		},
+		{
+			// 400 went through in the hour a minute ago; the throttle
+			// came at 410 (rejected requests count too): the hour is
+			// lowered to 400, not to 410, nor below 400 next time.
+			name:   "lowered to the count proven to succeed, not to the count held",
+			limits: [2]adapted{{}, {Proven: 400, ProvenAt: now - 60*sec}},
+			before: []int{2, 410},
+			want:   [2]int{240, 400},
+		},
+		{
+			// The minute was lowered at the first throttle; now it holds
+			// 2 when the hour is throttled: it could not have caused
+			// this one, so its lowering is undone.
+			name:   "a lowered window far under its floor at a throttle is restored",
+			limits: [2]adapted{{Lowered: 239, At: now - 70*sec, Strikes: 1, Hit: 240}, {}},
+			before: []int{2, 410},
+			want:   [2]int{240, 410},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tun := DefaultTuning()
+			st := newScopeState(2)
+			st.Limits[0], st.Limits[1] = tc.limits[0], tc.limits[1]
+			v := oneNoteView(&st, &tun)
+			v.lowerBusiest(tc.before, now)
+			for w, want := range tc.want {
+				if got := st.Limits[w].limit(v.spec.Windows[w].Limit, &tun, now); got != want {
+					t.Errorf("window %d: effective limit %d, want %d", w, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestThrottleBlamePlausibleScope: a throttle without a scope, inferred
+// to be the user's, goes to the app when none of the user's windows could
+// have caused it (each under what it proved a moment ago) and an app
+// window could.
+func TestThrottleBlamePlausibleScope(t *testing.T) {
+	now := at(time.Hour).UnixNano()
+	tun := DefaultTuning()
+	ust, ast := newScopeState(2), newScopeState(2)
+	ust.Limits[0] = adapted{Proven: 46, ProvenAt: now - int64(time.Second)}
+	ust.Limits[1] = adapted{Proven: 80, ProvenAt: now - int64(time.Second)}
+	ast.Limits[1] = adapted{Proven: 400, ProvenAt: now - int64(time.Second)}
+	us := OneNote().User
+	usr := scopeView{st: &ust, spec: &us, pers: pers(us.Windows), t: &tun}
+	app := oneNoteView(&ast, &tun)
+	var l Limiter
+	tests := []struct {
+		name   string
+		uc, ac []int
+		want   ThrottleScope
+	}{
+		{"user windows under their proven counts, app hour above", []int{33, 80}, []int{168, 408}, ScopeApp},
+		{"a user window above its proven count keeps the user", []int{50, 80}, []int{168, 408}, ScopeUser},
+		{"neither scope plausible by proof: the floor decides", []int{20, 79}, []int{10, 300}, ScopeApp},
+		{"both plausible: the inference stands", []int{33, 79}, []int{10, 300}, ScopeUser},
+	}
+	for _, tc := range tests {
+		if got := l.plausibleScope(ScopeUser, usr, app, tc.uc, tc.ac, now); got != tc.want {
+			t.Errorf("%s: scope %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

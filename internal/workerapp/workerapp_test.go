@@ -322,15 +322,7 @@ func TestWorkerScansWithStoredSignIn(t *testing.T) {
 	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
 	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, cfg, quietLog()) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	}()
+	defer runWorker(t, cfg)()
 
 	c := srv.Client()
 	scan := func(user string) (workflows.ScanResult, error) {
@@ -402,15 +394,7 @@ func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, cfg, quietLog()) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker: %v", err)
-		}
-	}()
+	defer runWorker(t, cfg)()
 
 	c := srv.Client()
 	wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -447,5 +431,20 @@ func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
 	}
 	if s := st.Schedule.Spec.String(); s != cfg.NotionSpec.String() {
 		t.Errorf("the entity runs %s, want the worker's %s", s, cfg.NotionSpec)
+	}
+}
+
+// runWorker starts the worker with cfg; the function it returns stops it
+// and fails the test if it stopped with an error.
+func runWorker(t *testing.T, cfg config) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, quietLog()) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("worker: %v", err)
+		}
 	}
 }

@@ -202,6 +202,16 @@ func (s *Server) AddResource(user string, r Resource) {
 	s.userLocked(user).resources[r.ID] = &resourceRef{res: r}
 }
 
+// livePageLocked finds page id that has not been deleted; the error
+// (errNotFound) names what was being done to it.
+func (s *Server) livePageLocked(id, doing string) (*userData, *pageRef, error) {
+	ud, ref := s.findPageLocked(id)
+	if ref == nil || ref.page.deleted {
+		return nil, nil, fmt.Errorf("graph emulator: %s page %q: %w", doing, id, errNotFound)
+	}
+	return ud, ref, nil
+}
+
 // findPageLocked finds page id of any user.
 func (s *Server) findPageLocked(id string) (*userData, *pageRef) {
 	for _, ud := range s.users {
@@ -233,9 +243,9 @@ func (s *Server) DeletePage(id string) error {
 func (s *Server) TouchPage(id string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	_, ref := s.findPageLocked(id)
-	if ref == nil || ref.page.deleted {
-		return fmt.Errorf("graph emulator: touch page %q: %w", id, errNotFound)
+	_, ref, err := s.livePageLocked(id, "touch")
+	if err != nil {
+		return err
 	}
 	p := ref.page
 	p.version++
@@ -254,9 +264,9 @@ func (s *Server) TouchPage(id string) error {
 func (s *Server) RedrawInk(id, inkML string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	_, ref := s.findPageLocked(id)
-	if ref == nil || ref.page.deleted {
-		return fmt.Errorf("graph emulator: redraw ink of page %q: %w", id, errNotFound)
+	_, ref, err := s.livePageLocked(id, "redraw ink of")
+	if err != nil {
+		return err
 	}
 	p := ref.page
 	p.InkML = inkML
@@ -271,9 +281,9 @@ func (s *Server) RedrawInk(id, inkML string) error {
 func (s *Server) RenamePage(id, title string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	_, ref := s.findPageLocked(id)
-	if ref == nil || ref.page.deleted {
-		return fmt.Errorf("graph emulator: rename page %q: %w", id, errNotFound)
+	_, ref, err := s.livePageLocked(id, "rename")
+	if err != nil {
+		return err
 	}
 	p := ref.page
 	p.Title = title
@@ -292,9 +302,9 @@ func (s *Server) RenamePage(id, title string) error {
 func (s *Server) MovePage(id, toSectionID string) (string, error) {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
-	ud, ref := s.findPageLocked(id)
-	if ref == nil || ref.page.deleted {
-		return "", fmt.Errorf("graph emulator: move page %q: %w", id, errNotFound)
+	ud, ref, err := s.livePageLocked(id, "move")
+	if err != nil {
+		return "", err
 	}
 	to := ud.sections[toSectionID]
 	if to == nil {

@@ -5,13 +5,15 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // serveEmulator answers the emulator's own endpoints: GET stats,
 // violations and log; POST faults (a JSON Faults, {} clears them),
 // pages/{id}/delete, pages/{id}/touch, pages/{id}/rename?title=T,
 // pages/{id}/move?to={sectionId} (answers {"id":"<new page id>"}),
-// sections/{id}/lock and sections/{id}/unlock.
+// pages/{id}/shift?by=1s, sections/{id}/lock, sections/{id}/unlock and
+// sections/{id}/add?title=T&body=B (answers {"id":"<new page id>"}).
 func (s *Server) serveEmulator(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		s.serveEmulatorControl(w, r)
@@ -58,6 +60,18 @@ func (s *Server) serveEmulatorControl(w http.ResponseWriter, r *http.Request) {
 	case kind == "pages" && action == "move":
 		var newID string
 		if newID, err = s.MovePage(id, r.URL.Query().Get("to")); err == nil {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]string{"id": newID})
+			return
+		}
+	case kind == "pages" && action == "shift":
+		var d time.Duration
+		if d, err = time.ParseDuration(r.URL.Query().Get("by")); err == nil {
+			err = s.ShiftTimestamp(id, d)
+		}
+	case kind == "sections" && action == "add":
+		var newID string
+		if newID, err = s.AddPage(id, r.URL.Query().Get("title"), r.URL.Query().Get("body")); err == nil {
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(map[string]string{"id": newID})
 			return

@@ -100,6 +100,7 @@ func (s *Server) routes() {
 	s.api.HandleFunc("POST /v1/pages", s.locked(capInsert, s.createPage))
 	s.api.HandleFunc("GET /v1/pages/{id}", s.locked(capRead, s.retrievePage))
 	s.api.HandleFunc("PATCH /v1/pages/{id}", s.locked(capUpdate, s.updatePage))
+	s.api.HandleFunc("POST /v1/pages/{id}/move", s.locked(capUpdate, s.movePage))
 	s.api.HandleFunc("POST /v1/databases", s.locked(capInsert, s.createDatabase))
 	s.api.HandleFunc("GET /v1/databases/{id}", s.locked(capRead, s.retrieveDatabase))
 	s.api.HandleFunc("PATCH /v1/databases/{id}", s.locked(capUpdate, s.updateDatabase))

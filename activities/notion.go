@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/convert"
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/onenote"
 )
 
 // Registered names of the Notion activities.
@@ -123,7 +124,8 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
 		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost, conv.Ink),
-		LinkID: in.Page.LinkID, Order: in.Page.Order + 1, Losses: contentEntries(conv.Losses)}
+		LinkID: in.Page.LinkID, Order: in.Page.Order + 1, Losses: contentEntries(conv.Losses),
+		ContentHash: contentHash(onenote.PageContent{HTML: html, InkML: inkML})}
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)
 

@@ -21,6 +21,10 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		ExistingRowsName:     a.ExistingRows,
 		StageLinkTargetsName: a.StageLinkTargets,
 		WriteReportName:      a.WriteReport,
+		PlanSyncName:         a.PlanSync,
+		ContentHashName:      a.ContentHash,
+		ApplySyncName:        a.ApplySync,
+		AppendSyncReportName: a.AppendSyncReport,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -42,6 +42,9 @@ const (
 	// PropLossRecord records the page's loss entries (report.Encode),
 	// which the migration report is built from.
 	PropLossRecord = "Loss record"
+	// PropContentHash identifies the OneNote content the row was written
+	// from: a sync run tells a timestamp wobble or a moved page by it.
+	PropContentHash = "OneNote content hash"
 )
 
 // The values of PropStatus.
@@ -68,6 +71,7 @@ func sectionSchema() map[string]any {
 		PropLosses:         map[string]any{"multi_select": map[string]any{"options": []map[string]any{}}},
 		PropApproximations: map[string]any{"number": map[string]any{"format": "number"}},
 		PropLossRecord:     map[string]any{"rich_text": empty},
+		PropContentHash:    map[string]any{"rich_text": empty},
 		PropStatus: map[string]any{"select": map[string]any{"options": []map[string]any{
 			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"}}}},
 	}
@@ -168,6 +172,7 @@ func rowProperties(in PageInput, status string) (map[string]any, []Loss) {
 		PropCreated:      dateValue(in.Created),
 		PropLastModified: dateValue(in.LastModified),
 		PropLinkID:       map[string]any{"rich_text": text(in.LinkID)},
+		PropContentHash:  map[string]any{"rich_text": text(in.ContentHash)},
 	}
 	if in.Order > 0 {
 		props[PropOrder] = map[string]any{"number": in.Order}

@@ -67,6 +67,8 @@ func (c *Client) WriteReport(ctx context.Context, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
+	// The sync runs' entries (AppendSyncReport) stay, after the report.
+	bs = append(bs, syncEntries(now)...)
 	if sameContent(now, bs) {
 		// Nothing changed since the last run: write nothing.
 		return c.writeNotebookSummary(ctx, *rep)

@@ -32,6 +32,8 @@ type Row struct {
 	Order int
 	// LossRecord is PropLossRecord as stored (see report.Decode).
 	LossRecord string
+	// ContentHash is PropContentHash ("" for rows written before it).
+	ContentHash string
 	// linkRecord is PropInternalLinks as stored: where the page's
 	// internal links are (see InternalLink).
 	linkRecord string
@@ -55,6 +57,7 @@ func rowOf(p pageObject) Row {
 		r.Order = int(*n)
 	}
 	r.LossRecord = plain(p.Properties[PropLossRecord].RichText)
+	r.ContentHash = plain(p.Properties[PropContentHash].RichText)
 	return r
 }
 

@@ -41,6 +41,9 @@ type pageObject struct {
 	Archived    bool                     `json:"archived"`
 	InTrash     bool                     `json:"in_trash"`
 	Properties  map[string]propertyValue `json:"properties"`
+	Parent      struct {
+		DatabaseID string `json:"database_id"`
+	} `json:"parent"`
 }
 
 // propertyValue is a page property value of the types the writer uses.

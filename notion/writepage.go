@@ -44,6 +44,8 @@ type PageInput struct {
 	// Order is the page's position in its section, from 1 (PropOrder; 0
 	// leaves it unset).
 	Order int
+	// ContentHash identifies the OneNote content written (PropContentHash).
+	ContentHash string
 	// Losses are what the conversion could not carry over; the writer
 	// adds its own, stores them all on the row and puts a callout at the
 	// top of the page when something is lost.

@@ -59,6 +59,9 @@ type MigrateInput struct {
 	// SectionsPerRun is how many section runs the notebook starts before
 	// it continues as new (0: only when Temporal suggests it).
 	SectionsPerRun int `json:"sectionsPerRun,omitempty"`
+	// Sync, when set, makes this run a sync of a notebook migrated
+	// before: only what changed in OneNote is written (see SyncOptions).
+	Sync *SyncOptions `json:"sync,omitempty"`
 	// State is the notebook's progress carried across continue-as-new.
 	// The workflow sets it; leave it out.
 	State *NotebookState `json:"state,omitempty"`
@@ -69,7 +72,7 @@ type MigrateInput struct {
 }
 
 // migrateInputFields lists MigrateInput's JSON fields, for error messages.
-const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun"
+const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, sync"
 
 // UnmarshalJSON decodes an input strictly (an unknown field is an error,
 // so a misspelt option is not silently ignored). It never fails: what is
@@ -190,6 +193,11 @@ func (in *MigrateInput) Validate() error {
 	}
 	if _, err := limiter.Profile(in.Limits); err != nil {
 		return invalid("limits", "%v", err)
+	}
+	if in.Sync != nil {
+		if err := in.Sync.validate(); err != nil {
+			return err
+		}
 	}
 	for _, f := range []struct {
 		name string

@@ -111,8 +111,10 @@ type NotebookReport struct {
 	UnsentUnits int `json:"unsentUnits,omitempty"`
 	// Reruns counts pages run again because the worker holding them was
 	// lost.
-	Reruns  int    `json:"reruns,omitempty"`
-	Message string `json:"message"`
+	Reruns int `json:"reruns,omitempty"`
+	// Sync is what a sync run found and did (nil for a migration).
+	Sync    *SyncReport `json:"sync,omitempty"`
+	Message string      `json:"message"`
 }
 
 // NotebookState is a notebook migration's progress, carried across
@@ -132,6 +134,8 @@ type NotebookState struct {
 	// LastPage and LastError: see Health.
 	LastPage  time.Time      `json:"lastPage,omitzero"`
 	LastError *UpstreamError `json:"lastError,omitempty"`
+	// Sync is a sync run's sweep, done before the sections ran.
+	Sync *SyncReport `json:"sync,omitempty"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -206,6 +210,10 @@ type notebook struct {
 	breaker   *BreakerHold
 	budget    Budget
 	taskQueue string
+	// syncRep is a sync run's report, and listed each section's listing,
+	// handed to the sections that write (see sweep).
+	syncRep *SyncReport
+	listed  map[string][]activities.PageMeta
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -293,6 +301,12 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		}
 	}
 	nb.dbs, nb.page = layout.SectionDatabaseIDs, layout.NotebookPageID
+	if nb.in.Sync != nil && !nb.in.DryRun {
+		if err := nb.sweep(ctx, lim); err != nil {
+			return NotebookReport{}, err
+		}
+		return nb.migrate(ctx)
+	}
 	for i := range nb.sections {
 		nb.queue = append(nb.queue, i)
 	}
@@ -304,6 +318,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
 	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
 	nb.page = st.NotebookPageID
+	nb.syncRep = st.Sync
 	nb.queue = append([]int(nil), st.Queue...)
 	if !st.Started.IsZero() {
 		nb.started = st.Started
@@ -320,7 +335,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
 		Finish: nb.finish, Databases: nb.dbs, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
-		LastPage: nb.lastPage, LastError: nb.lastErr}
+		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -405,7 +420,9 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 			return rep, err
 		}
 		nb.writeReport(ctx, &rep)
+		nb.appendSyncReport(ctx, &rep)
 	}
+	rep.Sync = nb.syncRep
 	nb.phase = "done"
 	rep.Message = nb.summary(rep)
 	return rep, nil
@@ -552,7 +569,8 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 			clipText(s.Path, 200), s.ID, nb.in.User, orNone(db), s.Attempts, NotebookWorkflowID(nb.in.User, nb.id), SignalSectionProgress),
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
-		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun}
+		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun,
+		Listed: nb.listed[s.ID]}
 	nb.startedRuns++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult
@@ -779,6 +797,9 @@ func (nb *notebook) report() NotebookReport {
 func (nb *notebook) summary(rep NotebookReport) string {
 	msg := fmt.Sprintf("Notebook %q: %d sections, %d pages: %d written, %d unchanged, %d failed",
 		rep.NotebookName, len(rep.Sections), rep.Pages, rep.Written, rep.Skipped, rep.FailedPages)
+	if rep.Sync != nil {
+		msg = fmt.Sprintf("Notebook %q: %s", rep.NotebookName, rep.Sync.Summary())
+	}
 	if rep.DryRun {
 		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
 	}

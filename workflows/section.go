@@ -34,6 +34,10 @@ type SectionInput struct {
 	DryRun          bool   `json:"dryRun,omitempty"`
 	PageParallelism int    `json:"pageParallelism,omitempty"`
 	PagesPerRun     int    `json:"pagesPerRun,omitempty"`
+	// Listed, when set, is the section's whole listing, read already by
+	// a sync run: the section takes it as its one batch and lists
+	// nothing. A continue-as-new carries it in State.
+	Listed []activities.PageMeta `json:"listed,omitempty"`
 	// State is carried across continue-as-new; nil for a new section.
 	State *SectionState `json:"state,omitempty"`
 }
@@ -291,6 +295,9 @@ type section struct {
 	lastErr  *UpstreamError
 	// breaker is the last breaker the limiter queued a request behind.
 	breaker *BreakerHold
+	// presetPending: the batch came with the input (SectionInput.Listed)
+	// and Notion was not asked yet which of its pages it holds.
+	presetPending bool
 }
 
 // MigrateSection migrates one section: it reads the section's listing a
@@ -312,7 +319,13 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 		budget: BudgetOf(spec), lastPage: workflow.Now(ctx)}
 	if s.st == nil {
 		s.st = &SectionState{Cursor: onenote.PageCursor{SectionID: in.Section.ID}, Started: workflow.Now(ctx)}
+		if in.Listed != nil {
+			s.st.Batch, s.st.ListDone = in.Listed, true
+			s.st.Taken, s.st.Tally.Pages = len(in.Listed), len(in.Listed)
+			s.presetPending = true
+		}
 	}
+	s.in.Listed = nil
 	s.st.Runs++
 	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryProgress, func() (SectionProgress, error) { return s.progress(ctx), nil },
 		workflow.QueryHandlerOptions{Description: "The section's page counts, phase, permit waits and ETA"}); err != nil {
@@ -357,6 +370,13 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		}
 		s.details(ctx)
 		return s.result(), nil
+	}
+	if s.presetPending {
+		s.presetPending = false
+		if err := s.findExisting(ctx, s.st.Batch); err != nil {
+			return SectionResult{}, err
+		}
+		s.details(ctx)
 	}
 	s.sess = newSessions(ctx)
 	stopped := false
@@ -531,6 +551,12 @@ func (s *section) listNext(ctx workflow.Context) error {
 	s.st.Tally.Pages += len(batch)
 	s.st.Cursor, s.st.ListDone = r.Next, r.Done
 	s.st.Batch, s.st.Existing = batch, nil
+	return s.findExisting(ctx, batch)
+}
+
+// findExisting asks Notion which pages of batch it holds unchanged, for
+// the section to skip them.
+func (s *section) findExisting(ctx workflow.Context, batch []activities.PageMeta) error {
 	if s.in.DryRun || s.in.DatabaseID == "" || len(batch) == 0 {
 		return nil
 	}

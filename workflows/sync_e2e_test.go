@@ -1,0 +1,314 @@
+package workflows_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/verify"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/workflows"
+)
+
+// syncSpec is a small notebook of three sections of 12 pages with
+// internal links and no resources, so a run's Graph requests are the
+// tree, the listings and the contents alone.
+func syncSpec() graph.GenSpec {
+	return graph.GenSpec{Seed: 23, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 3, PagesPerSection: 12, LinksPerPage: 1}
+}
+
+// syncRow is a live or archived row of a section database.
+type syncRow struct {
+	NotionID, OneNoteID, Title, LastModified, Database string
+	Archived                                           bool
+}
+
+// notionRows reads every row of the notebook's section databases from the
+// Notion emulator's export.
+func notionRows(t *testing.T, ws notionemu.Workspace, notebook string) []syncRow {
+	t.Helper()
+	var out []syncRow
+	var walk func(ps []notionemu.Page, in bool)
+	walk = func(ps []notionemu.Page, in bool) {
+		for _, p := range ps {
+			inside := in || (p.Title == notebook && !p.Archived)
+			if inside {
+				for _, db := range p.Databases {
+					for _, r := range db.Rows {
+						out = append(out, syncRow{NotionID: r.ID, OneNoteID: verify.PropText(r.Properties[notion.PropOneNoteID]),
+							Title: r.Title, LastModified: verify.PropDate(r.Properties[notion.PropLastModified]),
+							Database: db.Title, Archived: r.Archived})
+					}
+				}
+			}
+			walk(p.Pages, inside)
+		}
+	}
+	walk(ws.Pages, false)
+	return out
+}
+
+// reportTexts returns the text of the top-level blocks of the notebook's
+// migration report page.
+func reportTexts(t *testing.T, ws notionemu.Workspace, notebook string) []string {
+	t.Helper()
+	var out []string
+	var walk func(ps []notionemu.Page, in bool)
+	walk = func(ps []notionemu.Page, in bool) {
+		for _, p := range ps {
+			if in && p.Title == notion.ReportTitle {
+				raw, err := json.Marshal(p.Blocks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var bs []blocks.Block
+				if err := json.Unmarshal(raw, &bs); err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range bs {
+					var s strings.Builder
+					for _, r := range b.RichText {
+						s.WriteString(r.Text)
+					}
+					out = append(out, s.String())
+				}
+			}
+			walk(p.Pages, in || p.Title == notebook)
+		}
+	}
+	walk(ws.Pages, false)
+	return out
+}
+
+// oneNotePage is a page as the Graph emulator holds it now.
+type oneNotePage struct{ ID, Title, LastModified, Section string }
+
+// oneNoteNow lists the notebook's live pages, section by section.
+func oneNoteNow(h *harness, nb *graph.Notebook) map[string]oneNotePage {
+	live := map[string]bool{}
+	for _, id := range h.graph.PageIDs(e2eUser) {
+		live[id] = true
+	}
+	out := map[string]oneNotePage{}
+	for _, s := range emuSections(nb) {
+		for _, p := range s.Pages {
+			if live[p.ID] {
+				out[p.ID] = oneNotePage{ID: p.ID, Title: p.Title, LastModified: p.LastModifiedDateTime.UTC().Format(time.RFC3339), Section: s.DisplayName}
+			}
+		}
+	}
+	return out
+}
+
+// checkInStep asserts that the live rows are OneNote's pages, one row
+// each, with their titles, timestamps and sections.
+func checkInStep(t *testing.T, rows []syncRow, want map[string]oneNotePage) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, r := range rows {
+		if r.Archived {
+			continue
+		}
+		seen[r.OneNoteID]++
+		w, ok := want[r.OneNoteID]
+		switch {
+		case !ok:
+			t.Errorf("Notion holds a live row for %s (%q, %s), which OneNote no longer has", r.OneNoteID, r.Title, r.Database)
+		case r.Title != w.Title || r.Database != w.Section:
+			t.Errorf("row of %s: %q in %s, OneNote has %q in %s", r.OneNoteID, r.Title, r.Database, w.Title, w.Section)
+		case !sameInstant(r.LastModified, w.LastModified):
+			t.Errorf("row of %s (%q): last modified %s, OneNote says %s", r.OneNoteID, r.Title, r.LastModified, w.LastModified)
+		}
+	}
+	for id, n := range seen {
+		if n > 1 {
+			t.Errorf("page %s has %d live rows", id, n)
+		}
+	}
+	for id, w := range want {
+		if seen[id] == 0 {
+			t.Errorf("page %s (%q in %s) has no row in Notion", id, w.Title, w.Section)
+		}
+	}
+}
+
+func sameInstant(a, b string) bool {
+	ta, err1 := time.Parse(time.RFC3339Nano, a)
+	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	return err1 == nil && err2 == nil && ta.Truncate(time.Second).Equal(tb.Truncate(time.Second))
+}
+
+// syncRun starts a sync run of the notebook under its own workflow ID and
+// waits for its report.
+func (h *harness) syncRun(t *testing.T, n int, deletes string) workflows.NotebookReport {
+	t.Helper()
+	in := workflows.MigrateInput{User: e2eUser, Notebook: h.notebooks[0].DisplayName, NotionParent: h.root,
+		Limits: h.profile, SectionParallelism: 3, PageParallelism: 3, Sync: &workflows.SyncOptions{Deletes: deletes}}
+	id := fmt.Sprintf("%s-run%d", workflows.SyncWorkflowID(e2eUser, h.notebooks[0].ID), n)
+	run, err := h.c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: e2eQueue},
+		workflows.MigrateNotebookName, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wait(t, run, 5*time.Minute)
+}
+
+func (h *harness) graphRequests() int64 { return h.graph.Stats().Users[e2eUser].Requests }
+
+// TestSyncEndToEnd migrates a notebook, then, between two sync runs,
+// edits 3 pages, renames 2 without a timestamp change, moves 2 to another
+// section, deletes 1, adds 1 and moves 1 page's timestamp by a second with
+// no edit. After the second run (deletes: archive) Notion equals OneNote,
+// no row is duplicated, moved rows kept their Notion page, and the run's
+// Graph requests are the tree, the listings and exactly 5 contents: the 4
+// pages written and the wobble's check.
+func TestSyncEndToEnd(t *testing.T) {
+	h := newHarnessWith(t, harnessOptions{spec: syncSpec()})
+	nb := h.notebooks[0]
+	secs := emuSections(nb)
+	if len(secs) != 3 {
+		t.Fatalf("%d sections, want 3", len(secs))
+	}
+	listings := 0
+	for _, s := range secs {
+		listings += len(s.Pages)/100 + 1
+	}
+	in := workflows.MigrateInput{User: e2eUser, Notebook: nb.DisplayName, NotionParent: h.root, Limits: h.profile,
+		SectionParallelism: 3, PageParallelism: 3}
+	rep := wait(t, h.start(t, in), 5*time.Minute)
+	if rep.Written != 36 || rep.FailedPages != 0 {
+		t.Fatalf("migration: %s", rep.Message)
+	}
+
+	t.Run("a sync with nothing changed costs only the listings", func(t *testing.T) {
+		before := h.graphRequests()
+		rep := h.syncRun(t, 1, workflows.DeletesKeep)
+		got := h.graphRequests() - before
+		t.Logf("unchanged sync: %s; Graph requests %d (tree %d + listings %d)", rep.Message, got, treeCalls(nb), rep.Sync.ListCalls)
+		if rep.Sync == nil || rep.Sync.Unchanged != 36 || rep.Written != 0 || rep.Sync.ContentChecks != 0 {
+			t.Fatalf("report: %+v", rep.Sync)
+		}
+		if want := int64(treeCalls(nb) + listings); got != want || rep.Sync.ListCalls != listings {
+			t.Errorf("Graph requests %d (listing %d), want %d: the tree and %d listings", got, rep.Sync.ListCalls, want, listings)
+		}
+	})
+
+	// The changes, as people make them in OneNote.
+	rowsBefore := map[string]string{}
+	for _, r := range notionRows(t, h.notion.Export(), nb.DisplayName) {
+		rowsBefore[r.OneNoteID] = r.NotionID
+	}
+	s0, s1, s2 := secs[0], secs[1], secs[2]
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // edits get a timestamp of their own second
+	for _, p := range []*graph.Page{s0.Pages[0], s0.Pages[1], s1.Pages[0]} {
+		must(h.graph.TouchPage(p.ID))
+	}
+	must(h.graph.RenamePage(s0.Pages[2].ID, s0.Pages[2].Title+" (renamed)"))
+	must(h.graph.RenamePage(s1.Pages[1].ID, s1.Pages[1].Title+" (renamed)"))
+	movedFrom := []string{s0.Pages[3].ID, s1.Pages[2].ID}
+	var movedTo []string
+	for _, id := range movedFrom {
+		to, err := h.graph.MovePage(id, s2.ID)
+		must(err)
+		movedTo = append(movedTo, to)
+	}
+	deleted := s0.Pages[4].ID
+	must(h.graph.DeletePage(deleted))
+	added, err := h.graph.AddPage(s1.ID, "Written after the migration", "New text.")
+	must(err)
+	must(h.graph.ShiftTimestamp(s2.Pages[0].ID, time.Second))
+
+	t.Run("the second sync brings Notion in step with OneNote", func(t *testing.T) {
+		before := h.graphRequests()
+		rep := h.syncRun(t, 2, workflows.DeletesArchive)
+		got := h.graphRequests() - before
+		sr := rep.Sync
+		if sr == nil {
+			t.Fatalf("no sync report: %s", rep.Message)
+		}
+		t.Logf("second sync: %s", rep.Message)
+		for _, l := range sr.Changes {
+			t.Logf("  %s", l)
+		}
+		contents := 3 + 1 + 1 // edited, new, the wobble's check
+		t.Logf("Graph requests %d = tree %d + listings %d + contents %d (written %d, checks %d)",
+			got, treeCalls(nb), sr.ListCalls, contents, rep.Written, sr.ContentChecks)
+		want := workflows.SyncReport{Deletes: workflows.DeletesArchive}
+		want.Added, want.Updated, want.Renamed, want.Moved, want.Archived, want.WobbleAgreed = 1, 3, 2, 2, 1, 1
+		want.Unchanged = 36 - 3 - 2 - 2 - 1 - 1
+		if c := sr.Counts; c != want.Counts {
+			t.Errorf("counts %+v, want %+v", c, want.Counts)
+		}
+		if rep.Written != 4 || sr.ContentChecks != 1 || len(sr.Failed) != 0 {
+			t.Errorf("written %d, content checks %d, failed %v; want 4, 1, none", rep.Written, sr.ContentChecks, sr.Failed)
+		}
+		if wantReq := int64(treeCalls(nb) + listings + contents); got != wantReq {
+			t.Errorf("Graph requests %d, want %d (tree %d + listings %d + contents %d)", got, wantReq, treeCalls(nb), listings, contents)
+		}
+		h.checkPermits(t)
+
+		rows := notionRows(t, h.notion.Export(), nb.DisplayName)
+		checkInStep(t, rows, oneNoteNow(h, nb))
+		byOneNote := map[string]syncRow{}
+		for _, r := range rows {
+			if !r.Archived {
+				byOneNote[r.OneNoteID] = r
+			}
+		}
+		for i, to := range movedTo {
+			if r := byOneNote[to]; r.NotionID != rowsBefore[movedFrom[i]] || r.Database != s2.DisplayName {
+				t.Errorf("moved page %s: row %s in %q, want its old row %s in %q", to, r.NotionID, r.Database, rowsBefore[movedFrom[i]], s2.DisplayName)
+			}
+		}
+		archived := false
+		for _, r := range rows {
+			if r.OneNoteID == deleted {
+				archived = r.Archived
+			}
+		}
+		if !archived {
+			t.Errorf("the row of deleted page %s is not archived", deleted)
+		}
+		if _, ok := byOneNote[added]; !ok {
+			t.Errorf("the new page %s has no row", added)
+		}
+		texts := reportTexts(t, h.notion.Export(), nb.DisplayName)
+		entries := 0
+		for _, s := range texts {
+			if strings.HasPrefix(s, "Sync run ") {
+				entries++
+			}
+		}
+		if entries != 2 || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "2 moved") }) {
+			t.Errorf("the migration report holds %d sync entries, want 2 (the second naming 2 moved): %q", entries, texts)
+		}
+	})
+
+	t.Run("a third sync finds everything in step", func(t *testing.T) {
+		before := h.graphRequests()
+		rep := h.syncRun(t, 3, workflows.DeletesArchive)
+		got := h.graphRequests() - before
+		t.Logf("third sync: %s; Graph requests %d", rep.Message, got)
+		if rep.Sync.Unchanged != 36 || rep.Written != 0 || rep.Sync.ContentChecks != 0 {
+			t.Errorf("third sync: %+v", rep.Sync.Counts)
+		}
+		if want := int64(treeCalls(nb) + listings); got != want {
+			t.Errorf("Graph requests %d, want %d", got, want)
+		}
+	})
+}

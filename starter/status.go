@@ -218,6 +218,14 @@ func (s *statusCmd) printOutcome(snap *progress.Snapshot) error {
 	if rep.LinkPages > 0 {
 		fmt.Fprintf(s.stdout, "Internal links rewritten on %d pages (%d blocks).\n", rep.LinkPages, rep.LinkBlocks)
 	}
+	if sr := rep.Sync; sr != nil {
+		for _, l := range sr.Changes {
+			fmt.Fprintf(s.stdout, "  %s\n", l)
+		}
+		for _, l := range sr.Failed {
+			fmt.Fprintf(s.stdout, "  not changed in Notion: %s\n", l)
+		}
+	}
 	if rep.FailedSections > 0 || rep.FailedPages > 0 {
 		for _, sec := range rep.Sections {
 			if sec.Status != workflows.SectionDone {
@@ -316,6 +324,9 @@ func summaryOf(rep *workflows.NotebookReport) string {
 		rep.NotebookName, len(rep.Sections), rep.Pages, rep.Written, rep.Skipped, rep.FailedPages)
 	if rep.DryRun {
 		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
+	}
+	if rep.Sync != nil {
+		msg = fmt.Sprintf("Notebook %q: %s", rep.NotebookName, rep.Sync.Summary())
 	}
 	if rep.FailedSections > 0 {
 		msg += fmt.Sprintf("; %d sections failed", rep.FailedSections)

@@ -419,7 +419,10 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if err := nb.linkPass(ctx, &rep); err != nil {
 			return rep, err
 		}
-		nb.writeReport(ctx, &rep)
+		if nb.syncRep == nil || nb.syncRep.changedRows() {
+			// A sync that changed no row leaves the losses as they were.
+			nb.writeReport(ctx, &rep)
+		}
 		nb.appendSyncReport(ctx, &rep)
 	}
 	rep.Sync = nb.syncRep

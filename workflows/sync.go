@@ -66,6 +66,12 @@ type SyncReport struct {
 	ReportError string `json:"reportError,omitempty"`
 }
 
+// changedRows reports whether the run wrote, renamed, moved or archived
+// a row (a recorded wobble changes nothing the loss report shows).
+func (r SyncReport) changedRows() bool {
+	return r.Added+r.Updated+r.Renamed+r.Moved+r.Archived > 0
+}
+
 // Summary is the report in one line.
 func (r SyncReport) Summary() string {
 	deleted := fmt.Sprintf("%d deleted in OneNote and kept", r.KeptDeleted)

@@ -312,3 +312,39 @@ func TestSyncEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestSyncUnchangedThousandPages: a sync over an unchanged notebook of
+// 1,000 pages (4 sections of 250) costs the tree and the listings (3 per
+// section at 100 pages a request) and no other Graph request.
+func TestSyncUnchangedThousandPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("migrates 1,000 pages first")
+	}
+	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 29, Owner: e2eUser, Notebooks: 1,
+		SectionsPerContainer: 4, PagesPerSection: 250}})
+	nb := h.notebooks[0]
+	start := time.Now()
+	rep := wait(t, h.start(t, workflows.MigrateInput{User: e2eUser, Notebook: nb.DisplayName, NotionParent: h.root,
+		Limits: h.profile, SectionParallelism: 4, PageParallelism: 8}), 10*time.Minute)
+	if rep.Written != 1000 || rep.FailedPages != 0 {
+		t.Fatalf("migration: %s", rep.Message)
+	}
+	t.Logf("migrated 1000 pages in %s", time.Since(start).Round(time.Second))
+	listings := 0
+	for _, s := range emuSections(nb) {
+		listings += len(s.Pages)/100 + 1
+	}
+	before, notionBefore := h.graphRequests(), len(h.notion.Requests(h.notionTok))
+	start = time.Now()
+	rep = h.syncRun(t, 1, workflows.DeletesArchive)
+	got := h.graphRequests() - before
+	t.Logf("unchanged sync of 1000 pages in %s: Graph requests %d (tree %d + listings %d), Notion requests %d; %s",
+		time.Since(start).Round(time.Millisecond), got, treeCalls(nb), rep.Sync.ListCalls,
+		len(h.notion.Requests(h.notionTok))-notionBefore, rep.Sync.Summary())
+	if rep.Sync.Unchanged != 1000 || rep.Written != 0 || rep.Sync.ContentChecks != 0 {
+		t.Errorf("sync: %+v, %d written", rep.Sync.Counts, rep.Written)
+	}
+	if want := int64(treeCalls(nb) + listings); got != want {
+		t.Errorf("Graph requests %d, want %d: the tree and %d listings", got, want, listings)
+	}
+}

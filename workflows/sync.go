@@ -93,6 +93,9 @@ func (r SyncReport) Summary() string {
 func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 	rep := &SyncReport{Deletes: nb.in.Sync.Deletes}
 	nb.syncRep = rep
+	// A sync run never waits for an operator: a section that fails is
+	// reported, and the next run tries it again.
+	nb.finish = true
 	nb.listed = map[string][]activities.PageMeta{}
 	nb.phase = "sync: listing pages"
 	nb.details(ctx)

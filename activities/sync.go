@@ -61,6 +61,10 @@ func (a *Activities) PlanSync(ctx context.Context, in PlanSyncInput) (PlanSyncRe
 			continue
 		}
 		err := a.cfg.Notion.Rows(ctx, s.DatabaseID, notion.RowFilter{}, func(r notion.Row) error {
+			if r.OneNotePageID == "" {
+				// A row a person added in Notion: not ours to sync.
+				return nil
+			}
 			lm, _ := time.Parse(time.RFC3339Nano, r.LastModified)
 			record = append(record, syncplan.Recorded{PageID: r.OneNotePageID, LinkID: r.LinkID, Title: r.Title,
 				LastModified: lm, ContentHash: r.ContentHash, SectionID: s.ID, Row: r.PageID, Done: r.Status == notion.StatusDone})

@@ -101,8 +101,17 @@ func (c *Client) UpdateRow(ctx context.Context, pageID string, u RowUpdate) erro
 }
 
 // ArchiveRow moves row pageID to the trash (a page deleted in OneNote,
-// when the operator chose to archive such pages).
+// when the operator chose to archive such pages). Archiving a row already
+// in the trash changes nothing (Notion refuses edits of an archived page,
+// so it is looked at first).
 func (c *Client) ArchiveRow(ctx context.Context, pageID string) error {
+	var p pageObject
+	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/pages/" + pageID, out: &p}); err != nil {
+		return fmt.Errorf("notion: reading row %s before archiving it: %w", pageID, err)
+	}
+	if p.Archived || p.InTrash {
+		return nil
+	}
 	if err := c.archivePage(ctx, pageID); err != nil {
 		return fmt.Errorf("notion: archiving row %s: %w", pageID, err)
 	}

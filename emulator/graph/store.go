@@ -300,6 +300,18 @@ func (s *Server) RenamePage(id, title string) error {
 // Both sections' lastModifiedDateTime move to now. The old id answers 404
 // from then on. It returns the new id.
 func (s *Server) MovePage(id, toSectionID string) (string, error) {
+	return s.movePage(id, toSectionID, false)
+}
+
+// MovePageNewGUID is MovePage where the page's onenote: page-id GUID
+// changes as well: that a move keeps it is an inference, and this is the
+// case where it does not, for clients that must find a moved page by its
+// content.
+func (s *Server) MovePageNewGUID(id, toSectionID string) (string, error) {
+	return s.movePage(id, toSectionID, true)
+}
+
+func (s *Server) movePage(id, toSectionID string, newGUID bool) (string, error) {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
 	ud, ref, err := s.livePageLocked(id, "move")
@@ -318,6 +330,9 @@ func (s *Server) MovePage(id, toSectionID string) (string, error) {
 	n := len(to.section.Pages)
 	p.ID = pageID(hexID(32, "moved", id, toSectionID), 1+n, ownerHex(ud.name), to.section.GUID)
 	p.Order, p.Level = n, 0
+	if newGUID {
+		p.GUID = guidOf("page", p.ID)
+	}
 	to.section.Pages = append(to.section.Pages, p)
 	delete(ud.pages, id)
 	ud.pages[p.ID] = ref

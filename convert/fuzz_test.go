@@ -11,7 +11,7 @@ import (
 // output passes Validate. Run: go test -fuzz=FuzzPage ./convert/
 func FuzzPage(f *testing.F) {
 	for _, name := range fixtureNames(f) {
-		f.Add(readFixture(f, name, ".html"), false)
+		f.Add(readFixture(f, fixtureSource(name), ".html"), false)
 	}
 	for _, s := range []string{
 		"",

@@ -552,7 +552,7 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 			clipText(s.Path, 200), s.ID, nb.in.User, orNone(db), s.Attempts, NotebookWorkflowID(nb.in.User, nb.id), SignalSectionProgress),
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
-		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun}
+		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun, Content: nb.in.ContentOptions}
 	nb.startedRuns++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult

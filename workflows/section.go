@@ -34,6 +34,8 @@ type SectionInput struct {
 	DryRun          bool   `json:"dryRun,omitempty"`
 	PageParallelism int    `json:"pageParallelism,omitempty"`
 	PagesPerRun     int    `json:"pagesPerRun,omitempty"`
+	// Content are the migration's content options (MigrateInput's).
+	Content activities.ContentOptions `json:"content,omitzero"`
 	// State is carried across continue-as-new; nil for a new section.
 	State *SectionState `json:"state,omitempty"`
 }

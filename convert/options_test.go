@@ -1,6 +1,8 @@
 package convert
 
 import (
+	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +72,33 @@ func TestParseImageAlt(t *testing.T) {
 	_, err := ParseImageAlt("ocr")
 	if err == nil || !strings.Contains(err.Error(), `"drop" or "caption"`) {
 		t.Errorf("ParseImageAlt(ocr) error = %v, want one naming \"drop\" or \"caption\"", err)
+	}
+}
+
+// TestSkipInkIgnoresInkML: with SkipInk the page's InkML, even when given,
+// is not drawn: no ink image, and one skipped-by-option entry per ink
+// node in place of the drawings.
+func TestSkipInkIgnoresInkML(t *testing.T) {
+	base := filepath.Join("testdata", "ink", "beside-text")
+	html, inkML := readFixture(t, base, ".html"), readFixture(t, base, ".inkml")
+	drawn, err := Page(html, Options{InkML: inkML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped, err := Page(html, Options{InkML: inkML, SkipInk: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := bytes.Count(html, []byte("<!-- InkNode is not supported -->"))
+	if len(drawn.Ink) == 0 || nodes == 0 {
+		t.Fatalf("the fixture draws %d images from %d ink nodes; want some of each", len(drawn.Ink), nodes)
+	}
+	if len(skipped.Ink) != 0 || len(skipped.Blocks) != len(drawn.Blocks)-len(drawn.Ink) {
+		t.Errorf("with SkipInk: %d drawings, %d blocks; want none, %d (the page without its drawings)",
+			len(skipped.Ink), len(skipped.Blocks), len(drawn.Blocks)-len(drawn.Ink))
+	}
+	if got := lossDetailCount(skipped.Losses, LossSkipped, skippedInk); got != nodes || lossCount(skipped.Losses, LossInk) != 0 {
+		t.Errorf("with SkipInk: %d skipped, %d ink losses; want %d skipped (one per ink node), no ink loss",
+			got, lossCount(skipped.Losses, LossInk), nodes)
 	}
 }

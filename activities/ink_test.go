@@ -154,7 +154,7 @@ func TestInkIsMigratedInPlace(t *testing.T) {
 		{"default", false, []string{"callout", "paragraph", "paragraph", "ink-1.svg image/svg+xml", "paragraph", "ink-2.svg image/svg+xml",
 			"paragraph", "paragraph", "paragraph", "ink-3.svg image/svg+xml"}, "ink Graph left out of its InkML", 1},
 		{"skip-ink", true, []string{"paragraph", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph"},
-			"skipped · skipped-by-option: ink not migrated (option skipInk), near “Hiring plan” (×4)", 0},
+			"skipped · ink-skipped: ink not migrated (option skipInk), near “Hiring plan” (×4)", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,8 @@ type Options struct {
 	ImageAlt ImageAlt
 	// SkipImages, SkipAttachments and SkipInk leave every image, every
 	// attachment (<object>) or all ink out of the page, each reported as
-	// skipped by option (LossSkipped, severity Skipped), not as a loss.
+	// skipped by option (LossSkippedImage, LossSkippedAttachment,
+	// LossSkippedInk; severity Skipped), not as a loss.
 	// A skipped image or attachment is not in Result.Resources, so the
 	// pipeline never fetches it; with SkipInk, InkML is ignored.
 	SkipImages      bool

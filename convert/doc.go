@@ -132,9 +132,9 @@
 // Options.SkipImages, SkipAttachments and SkipInk leave every image,
 // every attachment (<object>, <embed>) or all ink out of the page: no
 // block, nothing in Result.Resources (so a skipped image or attachment
-// costs no Graph request), and one loss of kind LossSkipped with
-// severity Skipped per option, counted ("image not migrated (option
-// skipImages)" ×5). Skipped is not a loss of the converter: the
+// costs no Graph request), and one loss per option, of kind image-skipped,
+// attachment-skipped or ink-skipped and severity Skipped, counted ("image
+// not migrated (option skipImages)" ×5). Skipped is not a loss of the converter: the
 // migration's report keeps it apart from what was lost. SkipInk ignores
 // Options.InkML and reports each ink node as skipped.
 //

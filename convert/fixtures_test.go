@@ -118,7 +118,7 @@ func TestFixtures(t *testing.T) {
 			inks := bytes.Count(src, []byte("<!-- InkNode is not supported -->"))
 			inkReported := lossCount(res.Losses, LossInk)
 			if opts.SkipInk {
-				inkReported = lossDetailCount(res.Losses, LossSkipped, skippedInk)
+				inkReported = lossDetailCount(res.Losses, LossSkippedInk, skippedInk)
 			}
 			if inkReported != inks {
 				t.Errorf("ink reported %d times, want %d (one per InkNode comment)", inkReported, inks)

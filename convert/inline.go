@@ -147,7 +147,7 @@ func (c *converter) comment(n *html.Node, near func() string) {
 			return
 		}
 		if c.opts.SkipInk {
-			c.losses.addLazy(LossSkipped, Skipped, skippedInk, near)
+			c.losses.addLazy(LossSkippedInk, Skipped, skippedInk, near)
 			return
 		}
 		c.losses.addLazy(LossInk, Dropped, "ink (drawing or handwriting) is not returned by Graph", near)

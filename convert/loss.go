@@ -41,10 +41,13 @@ const (
 	LossSplit LossKind = "block-split"
 	// LossTooDeep is markup nested deeper than the converter descends.
 	LossTooDeep LossKind = "too-deep"
-	// LossSkipped is content left out because the migration's options
-	// asked for it (Options.SkipImages, SkipAttachments, SkipInk): not a
-	// loss of the converter, and always of severity Skipped.
-	LossSkipped LossKind = "skipped-by-option"
+	// LossSkippedImage, LossSkippedAttachment and LossSkippedInk are
+	// content left out because the migration's options asked for it
+	// (Options.SkipImages, SkipAttachments, SkipInk): not a loss of the
+	// converter, and always of severity Skipped.
+	LossSkippedImage      LossKind = "image-skipped"
+	LossSkippedAttachment LossKind = "attachment-skipped"
+	LossSkippedInk        LossKind = "ink-skipped"
 )
 
 // Severity says how much of a loss the reader of the Notion page notices.
@@ -61,7 +64,8 @@ const (
 	// Dropped means the content is missing from the Notion page.
 	Dropped
 	// Skipped means the content is missing because an option asked to
-	// leave it out (LossSkipped): the operator's choice, not a loss.
+	// leave it out (LossSkippedImage, …): the operator's choice, not a
+	// loss.
 	Skipped
 )
 

@@ -22,7 +22,7 @@ func (c *converter) media(n *html.Node) []blocks.Block {
 			src = attr(n, "src")
 		}
 		if c.opts.SkipAttachments {
-			c.losses.add(LossSkipped, Skipped, skippedAttachment, attr(n, "data-attachment"))
+			c.losses.add(LossSkippedAttachment, Skipped, skippedAttachment, attr(n, "data-attachment"))
 			return nil
 		}
 		return c.attachment(n, src, attr(n, "data-attachment"), attr(n, "type"))
@@ -64,7 +64,7 @@ const (
 // apart: it is dropped unless Options.ImageAlt is AltCaption (altCaption).
 func (c *converter) image(n *html.Node) []blocks.Block {
 	if c.opts.SkipImages {
-		c.losses.add(LossSkipped, Skipped, skippedImage, "")
+		c.losses.add(LossSkippedImage, Skipped, skippedImage, "")
 		return nil
 	}
 	type source struct{ url, mime string }

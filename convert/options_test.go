@@ -76,7 +76,7 @@ func TestParseImageAlt(t *testing.T) {
 }
 
 // TestSkipInkIgnoresInkML: with SkipInk the page's InkML, even when given,
-// is not drawn: no ink image, and one skipped-by-option entry per ink
+// is not drawn: no ink image, and one ink-skipped entry per ink
 // node in place of the drawings.
 func TestSkipInkIgnoresInkML(t *testing.T) {
 	base := filepath.Join("testdata", "ink", "beside-text")
@@ -97,7 +97,7 @@ func TestSkipInkIgnoresInkML(t *testing.T) {
 		t.Errorf("with SkipInk: %d drawings, %d blocks; want none, %d (the page without its drawings)",
 			len(skipped.Ink), len(skipped.Blocks), len(drawn.Blocks)-len(drawn.Ink))
 	}
-	if got := lossDetailCount(skipped.Losses, LossSkipped, skippedInk); got != nodes || lossCount(skipped.Losses, LossInk) != 0 {
+	if got := lossDetailCount(skipped.Losses, LossSkippedInk, skippedInk); got != nodes || lossCount(skipped.Losses, LossInk) != 0 {
 		t.Errorf("with SkipInk: %d skipped, %d ink losses; want %d skipped (one per ink node), no ink loss",
 			got, lossCount(skipped.Losses, LossInk), nodes)
 	}

@@ -34,7 +34,7 @@ func TestMigrationReport(t *testing.T) {
 	db := l.SectionDatabaseIDs["s1"]
 	ink := report.Entry{Kind: "ink", Severity: report.Lost, What: "ink (drawing or handwriting) is not returned by Graph", Where: "near “Sketch”", Count: 2}
 	color := report.Entry{Kind: "color-approximated", Severity: report.Approximated, What: `text colour "#c00000" shown as Notion "red"`, Count: 3}
-	skipped := report.Entry{Kind: "skipped-by-option", Severity: report.Skipped, What: "image not migrated (option skipImages)", Count: 2}
+	skipped := report.Entry{Kind: "image-skipped", Severity: report.Skipped, What: "image not migrated (option skipImages)", Count: 2}
 	res := resources{"exe": []byte("MZ...")}
 	pages := []struct {
 		id     string
@@ -88,7 +88,7 @@ func TestMigrationReport(t *testing.T) {
 	wantKinds := []report.KindCount{{Kind: "ink", Severity: report.Lost, Count: 2, Pages: 1},
 		{Kind: "attachment", Severity: report.Lost, Count: 1, Pages: 1},
 		{Kind: "color-approximated", Severity: report.Approximated, Count: 6, Pages: 2},
-		{Kind: "skipped-by-option", Severity: report.Skipped, Count: 2, Pages: 1}}
+		{Kind: "image-skipped", Severity: report.Skipped, Count: 2, Pages: 1}}
 	if !slices.Equal(rep.Kinds, wantKinds) {
 		t.Errorf("kinds %v, want %v", rep.Kinds, wantKinds)
 	}
@@ -134,7 +134,7 @@ func TestMigrationReport(t *testing.T) {
 		!strings.HasPrefix(lossy[2], "color-approximated") {
 		t.Errorf("the report's entries of the lossy page: %q", lossy)
 	}
-	if len(tinted) != 2 || !strings.HasPrefix(tinted[1], "skipped-by-option skipped ×2") || len(mentions) != 2 {
+	if len(tinted) != 2 || !strings.HasPrefix(tinted[1], "image-skipped skipped ×2") || len(mentions) != 2 {
 		t.Errorf("the report mentions %v, want the lossy page 3 times and the tinted page twice (its skipped images under their own kind)", mentions)
 	}
 

@@ -292,7 +292,7 @@ func SortKinds(ks []KindCount) {
 
 // Summary is the counts by kind as one line: "lost: ink ×2, attachment
 // ×1; approximated: color-approximated ×7; skipped by option:
-// skipped-by-option ×4", or "" when nothing was lost.
+// image-skipped ×4", or "" when nothing was lost.
 func Summary(ks []KindCount) string {
 	var lost, approx, skipped []string
 	for _, k := range ks {

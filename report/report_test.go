@@ -130,7 +130,7 @@ func TestReportAdd(t *testing.T) {
 // approximated; they sort last, count on their own, do not make a page
 // "with losses", and read apart in the summary.
 func TestSkipped(t *testing.T) {
-	skipped := report.Entry{Kind: "skipped-by-option", Severity: report.Skipped, What: "image not migrated (option skipImages)", Count: 3}
+	skipped := report.Entry{Kind: "image-skipped", Severity: report.Skipped, What: "image not migrated (option skipImages)", Count: 3}
 	if got := report.Merge([]report.Entry{skipped, color, ink}); !slices.Equal(got, []report.Entry{ink, color, skipped}) {
 		t.Errorf("merge order %+v, want lost, approximated, skipped", got)
 	}
@@ -152,7 +152,7 @@ func TestSkipped(t *testing.T) {
 	if s := r.Sections[0]; s.PagesWithLosses != 0 || s.PagesApproximated != 1 {
 		t.Errorf("section %+v: a page with only skipped entries lost nothing and approximated nothing", s)
 	}
-	if got := report.Summary(r.Kinds); got != "approximated: color-approximated ×4; skipped by option: skipped-by-option ×6" {
+	if got := report.Summary(r.Kinds); got != "approximated: color-approximated ×4; skipped by option: image-skipped ×6" {
 		t.Errorf("summary %q", got)
 	}
 }

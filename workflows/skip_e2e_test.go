@@ -123,7 +123,8 @@ func TestSkipOptionsSaveRequests(t *testing.T) {
 			for _, k := range rep.LossKinds {
 				if k.Severity == report.Skipped {
 					gotSkipped += k.Count
-					if k.Kind != "skipped-by-option" {
+					if want := map[string]string{"skipImages": "image-skipped", "skipAttachments": "attachment-skipped",
+						"skipInk": "ink-skipped"}[tc.option]; k.Kind != want {
 						t.Errorf("skipped entry of kind %q", k.Kind)
 					}
 				}

@@ -95,8 +95,9 @@ func (c *converter) image(n *html.Node) []blocks.Block {
 // altCaption is an image's caption made of its alt text: whitespace
 // (NBSP and line breaks too) collapsed to single spaces, nil when there
 // is none. fitLimits later splits it into items of at most 2,000
-// characters; a longer alt than 99 of them is cut (reported). An alt that is a data:
-// URI (an image's bytes, not text) is not a caption and is reported.
+// characters; an alt longer than 99 of them is cut (reported). An alt
+// that is a data: URI (an image's bytes, not text) is not a caption and
+// is reported.
 func (c *converter) altCaption(alt string) []blocks.RichText {
 	text := strings.Join(strings.Fields(alt), " ")
 	if text == "" {

@@ -47,8 +47,6 @@ type fixture struct {
 	graphURL  string
 	notionURL string
 	notionTok string
-	// skipInk is Config.SkipInk of the activities setActivities makes.
-	skipInk bool
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -79,7 +77,7 @@ func (f *fixture) setActivities(t *testing.T, toks activities.Tokens) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir, SkipInk: f.skipInk})
+	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,14 +43,6 @@ type Config struct {
 	StagingDir string
 	// MaxResourceBytes caps one resource (256 MiB if 0).
 	MaxResourceBytes int64
-	// SkipInk fetches page content without its ink (no includeInkML):
-	// each ink node is then reported as lost instead of drawn. By default
-	// the content request asks for the InkML too (the same one Graph
-	// request) and each ink group becomes an SVG image where it was drawn
-	// (convert.Options.InkML), uploaded to Notion like any file. Skipping
-	// saves the InkML bytes (hundreds of KB on a page of handwriting), the
-	// rendering and one Notion upload per drawing, never a Graph request.
-	SkipInk bool
 	// Hooks are for tests.
 	Hooks Hooks
 }

@@ -23,6 +23,50 @@ type FetchContentInput struct {
 	User   string   `json:"user"`
 	PageID string   `json:"pageID"`
 	Key    StageKey `json:"key"`
+	// Options are the migration's content options: with SkipInk the
+	// request leaves out the InkML, and skipped images and attachments
+	// are not in the resources to fetch.
+	Options ContentOptions `json:"options,omitzero"`
+}
+
+// ContentOptions are a migration's choices of what to carry over
+// (MigrateInput's skipImages, skipAttachments, skipInk and imageAlt). The
+// page activities pass them to the converter, which holds the policy
+// (convert.Options): what is skipped makes no block, is not fetched, and
+// is reported as skipped by option.
+type ContentOptions struct {
+	SkipImages      bool `json:"skipImages,omitempty"`
+	SkipAttachments bool `json:"skipAttachments,omitempty"`
+	// SkipInk fetches page content without its ink (no includeInkML):
+	// the same one Graph request, less the InkML bytes (hundreds of KB on
+	// a page of handwriting), the rendering and one Notion upload per
+	// drawing. By default each ink group becomes an SVG image where it
+	// was drawn.
+	SkipInk bool `json:"skipInk,omitempty"`
+	// ImageAlt is "drop" (the default, "" too) or "caption": see
+	// convert.ImageAlt.
+	ImageAlt string `json:"imageAlt,omitempty"`
+}
+
+// Convert is the converter's options for a page with the given InkML.
+// ImageAlt must be valid (Validate); an invalid one drops alt.
+func (o ContentOptions) Convert(inkML []byte) convert.Options {
+	alt, _ := convert.ParseImageAlt(o.ImageAlt)
+	return convert.Options{InkML: inkML, ImageAlt: alt,
+		SkipImages: o.SkipImages, SkipAttachments: o.SkipAttachments, SkipInk: o.SkipInk}
+}
+
+// Validate checks ImageAlt and normalises it ("" stays "").
+func (o *ContentOptions) Validate() error {
+	if o.ImageAlt == "" {
+		return nil
+	}
+	alt, err := convert.ParseImageAlt(o.ImageAlt)
+	if err != nil {
+		return err
+	}
+	o.ImageAlt = string(alt)
+	return nil
 }
 
 // ResourceRef is a resource a page refers to.
@@ -49,7 +93,7 @@ type ContentMeta struct {
 func (m ContentMeta) LimiterOutcome() limiter.Outcome { return m.Outcome }
 
 // FetchContent downloads a page's HTML with its ink (the same one Graph
-// request, includeInkML=true; the HTML alone with Config.SkipInk), stages
+// request, includeInkML=true; the HTML alone with Options.SkipInk), stages
 // both on this worker and returns its metadata: title, size, hash and the
 // resources it refers to (never the drawings, which are rendered here).
 func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (ContentMeta, error) {
@@ -57,7 +101,7 @@ func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (Co
 	if err != nil {
 		return ContentMeta{}, err
 	}
-	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: !a.cfg.SkipInk})
+	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: !in.Options.SkipInk})
 	if err != nil {
 		return ContentMeta{}, graphError(err, obs)
 	}
@@ -65,7 +109,7 @@ func (a *Activities) FetchContent(ctx context.Context, in FetchContentInput) (Co
 	if err := a.stageContent(in.Key, pc); err != nil {
 		return ContentMeta{}, temporal.NewNonRetryableApplicationError("staging page content: "+err.Error(), failure.Staging, err, meta.Outcome)
 	}
-	res, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
+	res, err := convert.Page(pc.HTML, in.Options.Convert(pc.InkML))
 	if err != nil {
 		// The write step reports it; the page has no resources to fetch.
 		activity.GetLogger(ctx).Warn("Page content does not convert", "page", in.PageID, "error", err)

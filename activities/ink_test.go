@@ -67,10 +67,16 @@ func addInkPage(t *testing.T, f *fixture, html, inkML []byte) inkPage {
 // stage/pageID.
 func (ip inkPage) migrate(t *testing.T, f *fixture, stage string) (activities.ContentMeta, activities.WritePageResult) {
 	t.Helper()
+	return ip.migrateWith(t, f, stage, activities.ContentOptions{})
+}
+
+// migrateWith is migrate with the migration's content options.
+func (ip inkPage) migrateWith(t *testing.T, f *fixture, stage string, opts activities.ContentOptions) (activities.ContentMeta, activities.WritePageResult) {
+	t.Helper()
 	p := ip.listed(t, f)
 	key := activities.StageKey(stage + "/" + p.ID)
 	meta, err := run[activities.ContentMeta](t, f, activities.FetchContentName,
-		activities.FetchContentInput{User: "alice", PageID: p.ID, Key: key})
+		activities.FetchContentInput{User: "alice", PageID: p.ID, Key: key, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +84,7 @@ func (ip inkPage) migrate(t *testing.T, f *fixture, stage string) (activities.Co
 		t.Errorf("resources to fetch %+v: drawn ink is not fetched", meta.Resources)
 	}
 	w, err := run[activities.WritePageResult](t, f, activities.WritePageName,
-		activities.WritePageInput{Key: key, DatabaseID: ip.db, Page: p, SectionPath: "NB / S"})
+		activities.WritePageInput{Key: key, DatabaseID: ip.db, Page: p, SectionPath: "NB / S", Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +136,9 @@ func drawnBlocks(t *testing.T, f *fixture, notionPageID string) (got []string, u
 // HTML and InkML) and migrates it with the default configuration: the
 // Notion page holds each drawing as an uploaded SVG image between the
 // paragraphs it was drawn next to, and the drawings cost no Graph request
-// beyond the content. With Config.SkipInk the same page costs the same one
-// request and its ink is reported lost, one loss per ink node.
+// beyond the content. With the skipInk option the same page costs the same
+// one request, without the InkML bytes, and its ink is reported skipped by
+// option, one per ink node.
 func TestInkIsMigratedInPlace(t *testing.T) {
 	base, html, inkML := inkFixture(t, "beside-text")
 	tests := []struct {
@@ -146,23 +153,24 @@ func TestInkIsMigratedInPlace(t *testing.T) {
 	}{
 		{"default", false, []string{"callout", "paragraph", "paragraph", "ink-1.svg image/svg+xml", "paragraph", "ink-2.svg image/svg+xml",
 			"paragraph", "paragraph", "paragraph", "ink-3.svg image/svg+xml"}, "ink Graph left out of its InkML", 1},
-		{"skip-ink", true, []string{"callout", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph"},
-			"lost · ink: ink (drawing or handwriting) is not returned by Graph, near “Hiring plan” (×4)", 4},
+		{"skip-ink", true, []string{"paragraph", "paragraph", "paragraph", "paragraph", "paragraph", "paragraph"},
+			"skipped · ink-skipped: ink not migrated (option skipInk), near “Hiring plan” (×4)", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			f.skipInk = tt.skip
-			f.setActivities(t, tokens{"alice": f.graph.IssueToken("alice", []string{"Notes.Read"}, time.Hour)})
 			ip := addInkPage(t, f, html, inkML)
 			before := f.graph.Stats().Users["alice"].Requests
-			meta, w := ip.migrate(t, f, "ink")
+			meta, w := ip.migrateWith(t, f, "ink", activities.ContentOptions{SkipInk: tt.skip})
 			// The listing is one request, the content one.
 			if got := f.graph.Stats().Users["alice"].Requests - before; got != 2 {
 				t.Errorf("listing and content cost %d Graph requests, want 2", got)
 			}
 			if wantBytes := len(html) + len(inkML); !tt.skip && meta.Bytes != wantBytes {
 				t.Errorf("content bytes %d, want HTML and InkML, %d", meta.Bytes, wantBytes)
+			}
+			if tt.skip && meta.Bytes != len(html) {
+				t.Errorf("content bytes %d with skipInk, want the HTML alone, %d", meta.Bytes, len(html))
 			}
 			if w.Losses != tt.wantLosses || len(w.LossSamples) != 1 || !strings.Contains(w.LossSamples[0], tt.wantLoss) {
 				t.Errorf("losses = %d %q, want %d in one entry: %q", w.Losses, w.LossSamples, tt.wantLosses, tt.wantLoss)

@@ -14,14 +14,18 @@ import (
 const WriteReportName = "WriteReport"
 
 // contentEntries turns the converter's losses into report entries:
-// content missing from the page is lost, content kept in another form
-// (mapped or degraded) approximated.
+// content missing from the page is lost, content an option left out
+// skipped, content kept in another form (mapped or degraded)
+// approximated.
 func contentEntries(ls []convert.Loss) []report.Entry {
 	out := make([]report.Entry, 0, len(ls))
 	for _, l := range ls {
 		sev := report.Approximated
-		if l.Severity == convert.Dropped {
+		switch l.Severity {
+		case convert.Dropped:
 			sev = report.Lost
+		case convert.Skipped:
+			sev = report.Skipped
 		}
 		e := report.Entry{Kind: string(l.Kind), Severity: sev, What: l.Detail, Count: max(l.Count, 1)}
 		if l.Near != "" {

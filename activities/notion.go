@@ -79,6 +79,9 @@ type WritePageInput struct {
 	// FetchResourcesResult.Lost): the page is written without them, each
 	// replaced by a note, and the losses reported.
 	Lost []LostResource `json:"lost,omitempty"`
+	// Options are the migration's content options, the same the content
+	// was fetched with.
+	Options ContentOptions `json:"options,omitzero"`
 }
 
 // WritePageResult is what the write did.
@@ -112,7 +115,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	if err != nil {
 		return WritePageResult{}, stagingMissing("page content", err)
 	}
-	conv, err := convert.Page(html, convert.Options{InkML: inkML})
+	conv, err := convert.Page(html, in.Options.Convert(inkML))
 	if err != nil {
 		// Conversion is a pure function: trying again cannot help.
 		return WritePageResult{}, temporal.NewNonRetryableApplicationError(

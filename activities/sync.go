@@ -91,6 +91,10 @@ func (a *Activities) PlanSync(ctx context.Context, in PlanSyncInput) (PlanSyncRe
 type ContentHashInput struct {
 	User   string `json:"user"`
 	PageID string `json:"pageID"`
+	// Options are the migration's content options: the page is fetched
+	// as FetchContent fetched it (without ink under SkipInk), so the hash
+	// is comparable with the one WritePage stored.
+	Options ContentOptions `json:"options,omitzero"`
 }
 
 // ContentHashResult is the hash of a page's content now (see
@@ -104,13 +108,13 @@ type ContentHashResult struct {
 func (r ContentHashResult) LimiterOutcome() limiter.Outcome { return r.Outcome }
 
 // ContentHash fetches a page's content (one Graph request, with its ink
-// unless Config.SkipInk, as FetchContent) and returns only its hash.
+// unless Options.SkipInk, as FetchContent) and returns only its hash.
 func (a *Activities) ContentHash(ctx context.Context, in ContentHashInput) (ContentHashResult, error) {
 	c, err := a.graph(in.User)
 	if err != nil {
 		return ContentHashResult{}, err
 	}
-	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: !a.cfg.SkipInk})
+	pc, obs, err := c.GetPageContent(ctx, in.PageID, onenote.ContentOptions{IncludeInkML: !in.Options.SkipInk})
 	if err != nil {
 		return ContentHashResult{}, graphError(err, obs)
 	}

@@ -65,7 +65,7 @@ func BenchmarkPage(b *testing.B) {
 	}
 	var fixtures [][]byte
 	for _, name := range fixtureNames(b) {
-		fixtures = append(fixtures, readFixture(b, name, ".html"))
+		fixtures = append(fixtures, readFixture(b, fixtureSource(name), ".html"))
 	}
 	run := func(b *testing.B, pages [][]byte) {
 		bytes := 0

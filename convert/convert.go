@@ -28,6 +28,49 @@ type Options struct {
 	// placed where it was drawn (see Result.Ink), and only ink that could
 	// not be placed is reported.
 	InkML []byte
+	// ImageAlt says what becomes of an image's alt attribute: AltDrop
+	// (the default, "" too) or AltCaption.
+	ImageAlt ImageAlt
+	// SkipImages, SkipAttachments and SkipInk leave every image, every
+	// attachment (<object>) or all ink out of the page, each reported as
+	// skipped by option (LossSkippedImage, LossSkippedAttachment,
+	// LossSkippedInk; severity Skipped), not as a loss.
+	// A skipped image or attachment is not in Result.Resources, so the
+	// pipeline never fetches it; with SkipInk, InkML is ignored.
+	SkipImages      bool
+	SkipAttachments bool
+	SkipInk         bool
+}
+
+// ImageAlt is what becomes of an image's alt text.
+type ImageAlt string
+
+// The ImageAlt modes.
+const (
+	// AltDrop keeps alt out of the page. OneNote writes the text it
+	// recognised in a picture (OCR) into alt, and Graph's output marks no
+	// difference between that and alt text a person wrote, so this is
+	// the default.
+	AltDrop ImageAlt = "drop"
+	// AltCaption makes alt the image's caption (whitespace collapsed,
+	// split and capped to Notion's rich-text limits), for notebooks whose
+	// images carry alt text written by people.
+	AltCaption ImageAlt = "caption"
+)
+
+// ImageAltModes lists the ImageAlt values, for messages.
+const ImageAltModes = `"drop" or "caption"`
+
+// ParseImageAlt reads an ImageAlt mode; "" is AltDrop. Its error names
+// the allowed values.
+func ParseImageAlt(s string) (ImageAlt, error) {
+	switch m := ImageAlt(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", AltDrop:
+		return AltDrop, nil
+	case AltCaption:
+		return AltCaption, nil
+	}
+	return "", fmt.Errorf("convert: image alt mode %q is not %s", s, ImageAltModes)
 }
 
 func (o Options) maxHeading() int {
@@ -100,7 +143,9 @@ func Page(src []byte, opts Options) (res *Result, err error) {
 	}
 	res = &Result{}
 	res.Title, res.Created = pageHead(doc)
-	c.readInk(opts.InkML)
+	if !opts.SkipInk {
+		c.readInk(opts.InkML)
+	}
 	if body := findElement(doc, atom.Body); body != nil {
 		res.Blocks = c.body(body)
 	} else if len(c.inks) > 0 {

@@ -98,10 +98,18 @@
 //     cell ("Image from row 2, column 3"), fetched like any other, and
 //     reported.
 //   - Images: an image block per img, referring to the full-resolution
-//     resource (data-fullres-src) unless Options.PreferWebImages. alt (OCR
-//     text) never becomes page text. Printout pages and split images are
-//     separate images in reading order. An image inside a paragraph splits
-//     it.
+//     resource (data-fullres-src) unless Options.PreferWebImages. alt
+//     never becomes page text. OneNote writes the text it recognises in a
+//     picture (OCR) into alt, and Graph's output has one alt attribute,
+//     documented as "the supplied alt text", with no attribute that tells
+//     a person's alt text from OCR (the separate OCR data of OneNote's
+//     own model, the Office JS ImageOcrData, is not in the HTML). So alt
+//     is dropped by default (Options.ImageAlt AltDrop), and with
+//     AltCaption it is the image's caption: whitespace collapsed, split
+//     into items of 2,000 characters, cut (reported) past 99 items so a
+//     tag marker still fits in Notion's 100; an alt that is a data: URI
+//     is reported instead. Printout pages and split images are separate
+//     images in reading order. An image inside a paragraph splits it.
 //   - Attachments (<object>): a pdf block for application/pdf, audio or
 //     video blocks for audio/* and video/*, a file block otherwise; the
 //     name is data-attachment.
@@ -118,6 +126,17 @@
 //     (file:///…)" (just the text when it already shows the target), and
 //     is reported naming the scheme. Links that are not absolute URLs are
 //     kept as text, reported.
+//
+// # Options that leave content out
+//
+// Options.SkipImages, SkipAttachments and SkipInk leave every image,
+// every attachment (<object>, <embed>) or all ink out of the page: no
+// block, nothing in Result.Resources (so a skipped image or attachment
+// costs no Graph request), and one loss per option, of kind image-skipped,
+// attachment-skipped or ink-skipped and severity Skipped, counted ("image
+// not migrated (option skipImages)" ×5). Skipped is not a loss of the converter: the
+// migration's report keeps it apart from what was lost. SkipInk ignores
+// Options.InkML and reports each ink node as skipped.
 //
 // # Ink
 //
@@ -148,7 +167,8 @@
 //
 // Nothing is dropped silently. Each Loss has a kind, a severity (Mapped:
 // the meaning is kept in another form; Degraded: structure or formatting
-// is lost; Dropped: content is missing), a detail, an excerpt of the text
+// is lost; Dropped: content is missing; Skipped: left out by an option),
+// a detail, an excerpt of the text
 // near it, and a count of repeats. Reported: ink (each
 // <!-- InkNode is not supported --> without Options.InkML; with it, only ink
 // the InkML leaves out or that cannot be read), other Graph export failures (other

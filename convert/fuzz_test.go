@@ -11,7 +11,7 @@ import (
 // output passes Validate. Run: go test -fuzz=FuzzPage ./convert/
 func FuzzPage(f *testing.F) {
 	for _, name := range fixtureNames(f) {
-		f.Add(readFixture(f, name, ".html"), false)
+		f.Add(readFixture(f, fixtureSource(name), ".html"), false)
 	}
 	for _, s := range []string{
 		"",
@@ -43,6 +43,26 @@ func FuzzPage(f *testing.F) {
 			}
 			seen[r.ID] = true
 		}
+		// The same page with alt captions and one skip option: valid
+		// blocks, and nothing of the skipped kind left to fetch.
+		opts := Options{ImageAlt: AltCaption, SkipImages: webImages, SkipAttachments: !webImages}
+		res, err = Page(page, opts)
+		if err != nil {
+			t.Fatalf("Page %+v: %v", opts, err)
+		}
+		if err := Validate(res.Blocks); err != nil {
+			t.Fatalf("Validate %+v: %v", opts, err)
+		}
+		var walk func(bs []blocks.Block)
+		walk = func(bs []blocks.Block) {
+			for _, b := range bs {
+				if (opts.SkipImages && b.Type == blocks.Image) || (opts.SkipAttachments && b.Type == blocks.File) {
+					t.Fatalf("a %s block with %+v", b.Type, opts)
+				}
+				walk(b.Children)
+			}
+		}
+		walk(res.Blocks)
 	})
 }
 

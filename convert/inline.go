@@ -146,6 +146,10 @@ func (c *converter) comment(n *html.Node, near func() string) {
 			c.inkComments++
 			return
 		}
+		if c.opts.SkipInk {
+			c.losses.addLazy(LossSkippedInk, Skipped, skippedInk, near)
+			return
+		}
 		c.losses.addLazy(LossInk, Dropped, "ink (drawing or handwriting) is not returned by Graph", near)
 		return
 	}

@@ -41,6 +41,13 @@ const (
 	LossSplit LossKind = "block-split"
 	// LossTooDeep is markup nested deeper than the converter descends.
 	LossTooDeep LossKind = "too-deep"
+	// LossSkippedImage, LossSkippedAttachment and LossSkippedInk are
+	// content left out because the migration's options asked for it
+	// (Options.SkipImages, SkipAttachments, SkipInk): not a loss of the
+	// converter, and always of severity Skipped.
+	LossSkippedImage      LossKind = "image-skipped"
+	LossSkippedAttachment LossKind = "attachment-skipped"
+	LossSkippedInk        LossKind = "ink-skipped"
 )
 
 // Severity says how much of a loss the reader of the Notion page notices.
@@ -56,6 +63,10 @@ const (
 	Degraded
 	// Dropped means the content is missing from the Notion page.
 	Dropped
+	// Skipped means the content is missing because an option asked to
+	// leave it out (LossSkippedImage, …): the operator's choice, not a
+	// loss.
+	Skipped
 )
 
 // String returns the severity's lower-case name.
@@ -67,6 +78,8 @@ func (s Severity) String() string {
 		return "degraded"
 	case Dropped:
 		return "dropped"
+	case Skipped:
+		return "skipped"
 	}
 	return "unknown"
 }

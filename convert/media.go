@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -19,6 +20,10 @@ func (c *converter) media(n *html.Node) []blocks.Block {
 		src := attr(n, "data")
 		if src == "" {
 			src = attr(n, "src")
+		}
+		if c.opts.SkipAttachments {
+			c.losses.add(LossSkippedAttachment, Skipped, skippedAttachment, attr(n, "data-attachment"))
+			return nil
 		}
 		return c.attachment(n, src, attr(n, "data-attachment"), attr(n, "type"))
 	case atom.Iframe:
@@ -45,10 +50,23 @@ func (c *converter) media(n *html.Node) []blocks.Block {
 	return nil
 }
 
+// The details of what the options skip, one per option, as the loss
+// report shows them.
+const (
+	skippedImage      = "image not migrated (option skipImages)"
+	skippedAttachment = "attachment not migrated (option skipAttachments)"
+	skippedInk        = "ink not migrated (option skipInk)"
+)
+
 // image converts an img. The full-resolution original in data-fullres-src
 // is preferred to the web copy in src (see Options.PreferWebImages). alt is
-// OneNote's OCR text or an automatic description and is not kept.
+// OneNote's OCR text or a person's alt text, which Graph does not tell
+// apart: it is dropped unless Options.ImageAlt is AltCaption (altCaption).
 func (c *converter) image(n *html.Node) []blocks.Block {
+	if c.opts.SkipImages {
+		c.losses.add(LossSkippedImage, Skipped, skippedImage, "")
+		return nil
+	}
 	type source struct{ url, mime string }
 	full := source{strings.TrimSpace(attr(n, "data-fullres-src")), attr(n, "data-fullres-src-type")}
 	web := source{strings.TrimSpace(attr(n, "src")), attr(n, "data-src-type")}
@@ -67,9 +85,40 @@ func (c *converter) image(n *html.Node) []blocks.Block {
 		return nil
 	}
 	b := blocks.Block{Type: blocks.Image, Media: m}
+	if c.opts.ImageAlt == AltCaption {
+		b.Caption = c.altCaption(attr(n, "alt"))
+	}
 	c.applyTags(&b, parseTags(attr(n, "data-tag")), roleImage)
 	return []blocks.Block{b}
 }
+
+// altCaption is an image's caption made of its alt text: whitespace
+// (NBSP and line breaks too) collapsed to single spaces, nil when there
+// is none. fitLimits later splits it into items of at most 2,000
+// characters; an alt longer than 99 of them is cut (reported). An alt
+// that is a data: URI (an image's bytes, not text) is not a caption and
+// is reported.
+func (c *converter) altCaption(alt string) []blocks.RichText {
+	text := strings.Join(strings.Fields(alt), " ")
+	if text == "" {
+		return nil
+	}
+	if strings.HasPrefix(strings.ToLower(text), "data:") {
+		c.losses.add(LossEmbed, Degraded, "image alt text is a data: URI, not kept as its caption", "")
+		return nil
+	}
+	// One item is left for a tag marker, so the caption never needs
+	// capItems (whose cut is worded for table cells).
+	if pieces := splitText(text, blocks.MaxTextLen); len(pieces) > maxAltItems {
+		c.losses.add(LossEmbed, Dropped, fmt.Sprintf("image alt text longer than a caption holds (%d items of %d characters) cut",
+			maxAltItems, blocks.MaxTextLen), "")
+		text = strings.Join(pieces[:maxAltItems], "")
+	}
+	return []blocks.RichText{{Text: text}}
+}
+
+// maxAltItems is the most rich-text items an alt caption fills.
+const maxAltItems = blocks.MaxRichTextItems - 1
 
 // attachment converts an object: a file block, or pdf, audio or video by
 // MIME type, referring to the attachment's OneNote resource.

@@ -98,6 +98,10 @@ func reportBlocks(rep report.Report) []blocks.Block {
 	}
 	intro := fmt.Sprintf("%d pages migrated from OneNote. %d %s lost, on %d pages (each has a callout at its top); %d %s kept in another form, on %d more pages.",
 		rep.Pages, rep.Lost, plural(rep.Lost, "item", "items"), pagesLost, rep.Approximated, plural(rep.Approximated, "item", "items"), pagesApprox)
+	if rep.Skipped > 0 {
+		intro += fmt.Sprintf(" %d %s left out by the migration's options (skipImages, skipAttachments, skipInk).",
+			rep.Skipped, plural(rep.Skipped, "item was", "items were"))
+	}
 	out := []blocks.Block{paragraph(text(intro))}
 	out = append(out, heading(blocks.Heading2, "Lost"))
 	if rep.Lost == 0 {
@@ -117,6 +121,14 @@ func reportBlocks(rep report.Report) []blocks.Block {
 	for _, k := range rep.Kinds {
 		if k.Severity == report.Approximated {
 			out = append(out, blocks.Block{Type: blocks.Toggle, RichText: text(k.String()), Children: entryItems(rep, k)})
+		}
+	}
+	if rep.Skipped > 0 {
+		out = append(out, heading(blocks.Heading2, "Skipped by option"))
+		for _, k := range rep.Kinds {
+			if k.Severity == report.Skipped {
+				out = append(out, blocks.Block{Type: blocks.Toggle, RichText: text(k.String()), Children: entryItems(rep, k)})
+			}
 		}
 	}
 	return out

@@ -34,6 +34,7 @@ func TestMigrationReport(t *testing.T) {
 	db := l.SectionDatabaseIDs["s1"]
 	ink := report.Entry{Kind: "ink", Severity: report.Lost, What: "ink (drawing or handwriting) is not returned by Graph", Where: "near “Sketch”", Count: 2}
 	color := report.Entry{Kind: "color-approximated", Severity: report.Approximated, What: `text colour "#c00000" shown as Notion "red"`, Count: 3}
+	skipped := report.Entry{Kind: "image-skipped", Severity: report.Skipped, What: "image not migrated (option skipImages)", Count: 2}
 	res := resources{"exe": []byte("MZ...")}
 	pages := []struct {
 		id     string
@@ -45,7 +46,7 @@ func TestMigrationReport(t *testing.T) {
 		{"whole", 3, nil, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("all here")}}},
 		{"lossy", 1, []report.Entry{color, ink}, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Sketch")},
 			{Type: blocks.File, Media: &blocks.Media{Resource: &blocks.Resource{ID: "exe", Name: "setup.exe", MIME: "application/x-msdownload"}}}}},
-		{"tinted", 2, []report.Entry{color}, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("red text")}}},
+		{"tinted", 2, []report.Entry{color, skipped}, []blocks.Block{{Type: blocks.Paragraph, RichText: rt("red text")}}},
 	}
 	notionIDs := map[string]string{}
 	for _, p := range pages {
@@ -80,12 +81,14 @@ func TestMigrationReport(t *testing.T) {
 		firstIDs = ids
 	}
 
-	if rep.Pages != 3 || rep.Lost != 3 || rep.Approximated != 6 {
-		t.Errorf("report counts %d pages, %d lost, %d approximated; want 3, 3 (ink ×2, the file), 6 (colour ×3 twice)", rep.Pages, rep.Lost, rep.Approximated)
+	if rep.Pages != 3 || rep.Lost != 3 || rep.Approximated != 6 || rep.Skipped != 2 {
+		t.Errorf("report counts %d pages, %d lost, %d approximated, %d skipped; want 3, 3 (ink ×2, the file), 6 (colour ×3 twice), 2 (images by option)",
+			rep.Pages, rep.Lost, rep.Approximated, rep.Skipped)
 	}
 	wantKinds := []report.KindCount{{Kind: "ink", Severity: report.Lost, Count: 2, Pages: 1},
 		{Kind: "attachment", Severity: report.Lost, Count: 1, Pages: 1},
-		{Kind: "color-approximated", Severity: report.Approximated, Count: 6, Pages: 2}}
+		{Kind: "color-approximated", Severity: report.Approximated, Count: 6, Pages: 2},
+		{Kind: "image-skipped", Severity: report.Skipped, Count: 2, Pages: 1}}
 	if !slices.Equal(rep.Kinds, wantKinds) {
 		t.Errorf("kinds %v, want %v", rep.Kinds, wantKinds)
 	}
@@ -131,8 +134,8 @@ func TestMigrationReport(t *testing.T) {
 		!strings.HasPrefix(lossy[2], "color-approximated") {
 		t.Errorf("the report's entries of the lossy page: %q", lossy)
 	}
-	if len(tinted) != 1 || len(mentions) != 2 {
-		t.Errorf("the report mentions %v, want the lossy page 3 times and the tinted page once", mentions)
+	if len(tinted) != 2 || !strings.HasPrefix(tinted[1], "image-skipped skipped ×2") || len(mentions) != 2 {
+		t.Errorf("the report mentions %v, want the lossy page 3 times and the tinted page twice (its skipped images under their own kind)", mentions)
 	}
 
 	// The notebook page says what it holds, once, linking the report.

@@ -1,7 +1,8 @@
 // Package report is a migration's loss report: what could not be carried
 // over from OneNote to Notion, page by page, in words a person reads.
-// Each Entry says its kind, whether the content is gone (Lost) or there
-// in another form (Approximated), what it was, where, and how often.
+// Each Entry says its kind, whether the content is gone (Lost), there
+// in another form (Approximated) or left out by the migration's options
+// (Skipped), what it was, where, and how often.
 //
 // The converter and the Notion writer each report losses in their own
 // terms; activities turn them into Entries, the writer stores a page's
@@ -29,6 +30,10 @@ const (
 	// Approximated means the content is there in another form (a named
 	// colour for an RGB one, a link kept as text, a flattened cell).
 	Approximated Severity = "approximated"
+	// Skipped means the content was left out because the migration's
+	// options asked for it (skipImages, skipAttachments, skipInk): the
+	// operator's choice, counted apart from what was lost.
+	Skipped Severity = "skipped"
 )
 
 // Entry is one thing on a page that could not be carried over exactly.
@@ -84,22 +89,39 @@ func Merge(entries []Entry) []Entry {
 }
 
 func rank(s Severity) int {
-	if s == Lost {
+	switch s {
+	case Lost:
 		return 0
+	case Skipped:
+		return 2
 	}
 	return 1
 }
 
-// Counts sums entries: the occurrences lost and approximated.
+// Counts sums entries: the occurrences lost and approximated. Skipped
+// entries are neither (SkippedCount).
 func Counts(entries []Entry) (lost, approximated int) {
 	for _, e := range entries {
-		if e.Severity == Lost {
+		switch e.Severity {
+		case Lost:
 			lost += max(e.Count, 1)
-		} else {
+		case Skipped:
+		default:
 			approximated += max(e.Count, 1)
 		}
 	}
 	return lost, approximated
+}
+
+// SkippedCount sums the occurrences of skipped entries.
+func SkippedCount(entries []Entry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Severity == Skipped {
+			n += max(e.Count, 1)
+		}
+	}
+	return n
 }
 
 // LostKinds returns the kinds of the lost entries, each once, in order.
@@ -201,6 +223,8 @@ type Report struct {
 	Pages        int `json:"pages"`
 	Lost         int `json:"lost"`
 	Approximated int `json:"approximated"`
+	// Skipped counts the occurrences left out by the migration's options.
+	Skipped int `json:"skipped"`
 	// Kinds counts the entries by kind and severity, lost first.
 	Kinds []KindCount `json:"kinds"`
 	// LossPages are the pages with at least one entry, in section and
@@ -217,9 +241,10 @@ func (r *Report) Add(s Section, pages []Page) {
 		if len(p.Entries) == 0 {
 			continue
 		}
-		if lost, _ := Counts(p.Entries); lost > 0 {
+		switch lost, approx := Counts(p.Entries); {
+		case lost > 0:
 			s.PagesWithLosses++
-		} else {
+		case approx > 0:
 			s.PagesApproximated++
 		}
 		r.LossPages = append(r.LossPages, p)
@@ -231,7 +256,7 @@ func (r *Report) Add(s Section, pages []Page) {
 
 // tally recomputes the totals from LossPages.
 func (r *Report) tally() {
-	r.Lost, r.Approximated, r.Kinds = 0, 0, nil
+	r.Lost, r.Approximated, r.Skipped, r.Kinds = 0, 0, 0, nil
 	index := map[string]int{}
 	for _, p := range r.LossPages {
 		seen := map[int]bool{}
@@ -252,6 +277,7 @@ func (r *Report) tally() {
 		lost, approx := Counts(p.Entries)
 		r.Lost += lost
 		r.Approximated += approx
+		r.Skipped += SkippedCount(p.Entries)
 	}
 	SortKinds(r.Kinds)
 }
@@ -265,14 +291,18 @@ func SortKinds(ks []KindCount) {
 }
 
 // Summary is the counts by kind as one line: "lost: ink ×2, attachment
-// ×1; approximated: color-approximated ×7", or "" when nothing was lost.
+// ×1; approximated: color-approximated ×7; skipped by option:
+// image-skipped ×4", or "" when nothing was lost.
 func Summary(ks []KindCount) string {
-	var lost, approx []string
+	var lost, approx, skipped []string
 	for _, k := range ks {
 		s := fmt.Sprintf("%s ×%d", k.Kind, k.Count)
-		if k.Severity == Lost {
+		switch k.Severity {
+		case Lost:
 			lost = append(lost, s)
-		} else {
+		case Skipped:
+			skipped = append(skipped, s)
+		default:
 			approx = append(approx, s)
 		}
 	}
@@ -282,6 +312,9 @@ func Summary(ks []KindCount) string {
 	}
 	if len(approx) > 0 {
 		parts = append(parts, "approximated: "+strings.Join(approx, ", "))
+	}
+	if len(skipped) > 0 {
+		parts = append(parts, "skipped by option: "+strings.Join(skipped, ", "))
 	}
 	return strings.Join(parts, "; ")
 }

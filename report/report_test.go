@@ -125,3 +125,34 @@ func TestReportAdd(t *testing.T) {
 		t.Errorf("summary of nothing %q", got)
 	}
 }
+
+// TestSkipped: entries an option skipped are neither lost nor
+// approximated; they sort last, count on their own, do not make a page
+// "with losses", and read apart in the summary.
+func TestSkipped(t *testing.T) {
+	skipped := report.Entry{Kind: "image-skipped", Severity: report.Skipped, What: "image not migrated (option skipImages)", Count: 3}
+	if got := report.Merge([]report.Entry{skipped, color, ink}); !slices.Equal(got, []report.Entry{ink, color, skipped}) {
+		t.Errorf("merge order %+v, want lost, approximated, skipped", got)
+	}
+	es := []report.Entry{skipped, ink}
+	if lost, approx := report.Counts(es); lost != 1 || approx != 0 {
+		t.Errorf("counts %d lost, %d approximated; want 1, 0 (skipped is neither)", lost, approx)
+	}
+	if n := report.SkippedCount(es); n != 3 {
+		t.Errorf("skipped %d, want 3", n)
+	}
+	var r report.Report
+	r.Add(report.Section{Name: "NB / A", DatabaseID: "db1"}, []report.Page{
+		{Title: "images left out", Order: 1, Entries: []report.Entry{skipped}},
+		{Title: "tinted", Order: 2, Entries: []report.Entry{color, skipped}},
+	})
+	if r.Skipped != 6 || r.Lost != 0 || r.Approximated != 4 {
+		t.Errorf("totals %d skipped, %d lost, %d approximated; want 6, 0, 4", r.Skipped, r.Lost, r.Approximated)
+	}
+	if s := r.Sections[0]; s.PagesWithLosses != 0 || s.PagesApproximated != 1 {
+		t.Errorf("section %+v: a page with only skipped entries lost nothing and approximated nothing", s)
+	}
+	if got := report.Summary(r.Kinds); got != "approximated: color-approximated ×4; skipped by option: image-skipped ×6" {
+		t.Errorf("summary %q", got)
+	}
+}

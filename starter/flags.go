@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -182,4 +183,13 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// contentFlags declares the content options (what a migration or a sync
+// carries over) on fs, for migrate and sync create alike.
+func contentFlags(fs *pflag.FlagSet, o *activities.ContentOptions) {
+	fs.BoolVar(&o.SkipImages, "skip-images", false, "leave every image out, never fetched, reported as skipped (\"skipImages\")")
+	fs.BoolVar(&o.SkipAttachments, "skip-attachments", false, "leave every attachment (file, PDF) out, never fetched, reported as skipped (\"skipAttachments\")")
+	fs.BoolVar(&o.SkipInk, "skip-ink", false, "leave ink (handwriting, drawings) out, reported as skipped; by default each drawing is an SVG image where it was drawn (\"skipInk\")")
+	fs.StringVar(&o.ImageAlt, "image-alt", "", "what an image's alt text becomes: drop (default; OneNote puts OCR text there) or caption (\"imageAlt\")")
 }

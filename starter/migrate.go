@@ -26,7 +26,11 @@ until it ends (--detach returns at once; Ctrl-C stops following, never the migra
 The input has the fields of the workflow's JSON input, as flags or as --input JSON (flags win):
 user, notebook (ID or name), notionParent (a Notion page shared with the integration), include
 and exclude (sections by ID, name or "Group/Section"), dryRun, limits, sectionParallelism,
-pageParallelism, pagesPerRun. It is validated before anything starts. The workflow ID is
+pageParallelism, pagesPerRun, and the content options skipImages, skipAttachments, skipInk
+(leave every image, attachment or drawing out, reported as skipped by option; a skipped image
+or attachment saves its Graph request: "starter scan" shows how much) and imageAlt (drop, the
+default, or caption: alt text becomes the image's caption; OneNote puts OCR text there too).
+It is validated before anything starts. The workflow ID is
 migrate/<user>/<notebookID>: a name is looked up in the user's last scan (a new scan runs when
 the name is not in it). Running it again for a finished notebook skips the pages already in
 Notion and rewrites those changed in OneNote since.`
@@ -36,6 +40,7 @@ var flagOfField = map[string]string{
 	"user": "--user", "notebook": "--notebook", "notionParent": "--notion-parent", "include": "--include",
 	"exclude": "--exclude", "limits": "--limits", "sectionParallelism": "--section-parallelism",
 	"pageParallelism": "--page-parallelism", "pagesPerRun": "--pages-per-run", "input": "--input",
+	"imageAlt": "--image-alt",
 }
 
 // migrateOptions are migrate's flags but for the input's fields.
@@ -82,6 +87,7 @@ func newMigrateCmd(c *cli, name, summary string) *cobra.Command {
 	fs.IntVar(&in.SectionParallelism, "section-parallelism", 0, "sections migrated at once (default 3) (\"sectionParallelism\")")
 	fs.IntVar(&in.PageParallelism, "page-parallelism", 0, "pages of a section in the pipeline at once (default 3) (\"pageParallelism\")")
 	fs.IntVar(&in.PagesPerRun, "pages-per-run", 0, "pages a section handles before it continues as new (default 200) (\"pagesPerRun\")")
+	contentFlags(fs, &in.ContentOptions)
 	fs.StringVar(&o.inputJSON, "input", "", "the whole input as JSON, as temporal workflow start --input takes it")
 	fs.StringVar(&o.inputFile, "input-file", "", "a file holding the input JSON")
 	fs.BoolVar(&o.detach, "detach", false, "start it and return, without following")
@@ -196,6 +202,8 @@ func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, 
 		"exclude": func() { in.Exclude = flags.Exclude }, "dry-run": func() { in.DryRun = flags.DryRun },
 		"limits": func() { in.Limits = flags.Limits }, "section-parallelism": func() { in.SectionParallelism = flags.SectionParallelism },
 		"page-parallelism": func() { in.PageParallelism = flags.PageParallelism }, "pages-per-run": func() { in.PagesPerRun = flags.PagesPerRun },
+		"skip-images": func() { in.SkipImages = flags.SkipImages }, "skip-attachments": func() { in.SkipAttachments = flags.SkipAttachments },
+		"skip-ink": func() { in.SkipInk = flags.SkipInk }, "image-alt": func() { in.ImageAlt = flags.ImageAlt },
 	} {
 		if given[name] {
 			apply()

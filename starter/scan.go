@@ -24,11 +24,17 @@ const scanDescription = `Lists the user's notebooks, their sections and page cou
 migration of each takes under the Graph limits. It runs the ScanNotebooks workflow (the
 limiter's foreground lane: about one Graph request per 100 pages) and waits for it; a scan
 already running for the user is joined, not repeated. -last prints the last scan's result
-without asking Graph again.`
+without asking Graph again.
+
+It also shows what each content option of "starter migrate" would save (--skip-images,
+--skip-attachments, --skip-ink), in Graph requests and time. The scan reads listings only, never
+page content, so those figures come from the page counts and the images and attachments assumed
+per page (--images-per-page, --attachments-per-page; by default --resources-per-page, 1, of which
+0.8 images and 0.2 attachments).`
 
 func newScanCmd(c *cli, name, summary string) *cobra.Command {
 	var user, limits string
-	var perPage float64
+	var perPage, images, attachments float64
 	var last bool
 	var tf *temporalFlags
 	cmd := c.newCommand(name, "--user U [flags]", summary, scanDescription, func() string {
@@ -36,17 +42,20 @@ func newScanCmd(c *cli, name, summary string) *cobra.Command {
 		if u == "" {
 			u = "<user>"
 		}
-		in := jsonText(workflows.ScanInput{User: u, Limits: limits, ResourcesPerPage: perPage})
+		in := jsonText(workflows.ScanInput{User: u, Limits: limits, ResourcesPerPage: perPage, ImagesPerPage: images, AttachmentsPerPage: attachments})
 		return fmt.Sprintf("temporal workflow execute %s --task-queue %s --type %s --workflow-id %s --input %s",
 			tf.cliFlags(), shellQuote(tf.taskQueue), workflows.ScanNotebooksName, shellQuote(scanWorkflowID(u)), shellQuote(in))
 	}, func(ctx context.Context, _ *cobra.Command) error {
-		return c.runScan(ctx, tf, workflows.ScanInput{User: user, Limits: limits, ResourcesPerPage: perPage}, last)
+		return c.runScan(ctx, tf, workflows.ScanInput{User: user, Limits: limits, ResourcesPerPage: perPage,
+			ImagesPerPage: images, AttachmentsPerPage: attachments}, last)
 	})
 	fs := cmd.Flags()
 	tf = c.temporalFlags(fs, true)
 	fs.StringVar(&user, "user", "", "whose notebooks (the token store's user ID, as in \"starter login --user\")")
 	fs.StringVar(&limits, "limits", "", "limits profile the estimate assumes: onenote (default: the worker's) or onenote-x<factor>")
-	fs.Float64Var(&perPage, "resources-per-page", 0, "images and attachments assumed per page for the estimate (default 1)")
+	fs.Float64Var(&perPage, "resources-per-page", 0, "images and attachments assumed per page for the estimate (default 1: 0.8 images, 0.2 attachments)")
+	fs.Float64Var(&images, "images-per-page", 0, "images assumed per page (with --attachments-per-page, instead of --resources-per-page)")
+	fs.Float64Var(&attachments, "attachments-per-page", 0, "attachments assumed per page (with --images-per-page, instead of --resources-per-page)")
 	fs.BoolVar(&last, "last", false, "print the last scan's result instead of scanning again")
 	return cmd
 }
@@ -155,10 +164,39 @@ func printScan(c *cli, res *workflows.ScanResult) {
 		tw.Flush()
 		fmt.Fprintf(w, "  total: %d sections, %d pages\n", len(nb.Sections), nb.Pages)
 		fmt.Fprintf(w, "  estimate: %s\n", estimateText(nb))
+		printSavings(c, res, nb)
 	}
 	nb := res.Notebooks[0]
 	fmt.Fprintf(w, "\nMigrate one with:\n  starter migrate --user %s --notebook %s --notion-parent <Notion page ID shared with the integration>\n",
 		shellQuote(res.User), shellQuote(nb.Name))
+}
+
+// printSavings says what each content option of migrate would save.
+func printSavings(c *cli, res *workflows.ScanResult, nb workflows.NotebookScan) {
+	if len(nb.Savings) == 0 {
+		return
+	}
+	w := c.stdout
+	fmt.Fprintf(w, "  options that save budget (from page counts; %.2g images and %.2g attachments a page assumed):\n",
+		res.ImagesPerPage, res.AttachmentsPerPage)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range nb.Savings {
+		fmt.Fprintf(tw, "    %s\t%s\n", optionFlag(s.Option), s.Text)
+	}
+	tw.Flush()
+}
+
+// optionFlag is migrate's flag for a content option of the input.
+func optionFlag(option string) string {
+	switch option {
+	case "skipImages":
+		return "--skip-images"
+	case "skipAttachments":
+		return "--skip-attachments"
+	case "skipInk":
+		return "--skip-ink"
+	}
+	return option
 }
 
 func estimateText(nb workflows.NotebookScan) string {
@@ -184,14 +222,29 @@ type notebookScanJSON struct {
 	Requests   int                     `json:"requests"`
 	ETASeconds float64                 `json:"etaSeconds"`
 	ETAText    string                  `json:"etaText"`
+	Savings    []savingJSON            `json:"savings"`
 	Sections   []workflows.SectionScan `json:"sections"`
+}
+
+// savingJSON is a content option's saving, the time in seconds.
+type savingJSON struct {
+	Option     string  `json:"option"`
+	Flag       string  `json:"flag"`
+	Requests   int     `json:"requests"`
+	ETASeconds float64 `json:"etaSeconds"`
+	Text       string  `json:"text"`
 }
 
 func scanJSONOf(res *workflows.ScanResult) scanJSON {
 	out := scanJSON{User: res.User, Requests: res.Requests, Limits: res.Limits, Notebooks: []notebookScanJSON{}}
 	for _, nb := range res.Notebooks {
+		savings := []savingJSON{}
+		for _, s := range nb.Savings {
+			savings = append(savings, savingJSON{Option: s.Option, Flag: optionFlag(s.Option), Requests: s.Requests,
+				ETASeconds: s.ETA.Seconds(), Text: s.Text})
+		}
 		out.Notebooks = append(out.Notebooks, notebookScanJSON{ID: nb.ID, Name: nb.Name, Pages: nb.Pages, Requests: nb.Requests,
-			ETASeconds: nb.ETA.Seconds(), ETAText: estimateText(nb), Sections: nb.Sections})
+			ETASeconds: nb.ETA.Seconds(), ETAText: estimateText(nb), Savings: savings, Sections: nb.Sections})
 	}
 	return out
 }

@@ -285,7 +285,10 @@ func TestCommandsEndToEnd(t *testing.T) {
 			t.Fatalf("scan:\n%v", r)
 		}
 		for _, want := range []string{h.notebook.DisplayName, h.notebook.ID, sections[0].DisplayName, sections[1].DisplayName,
-			"total: 2 sections, 6 pages", "estimate: about", "starter migrate --user alice"} {
+			"total: 2 sections, 6 pages", "estimate: about", "starter migrate --user alice",
+			// 6 pages, one resource each assumed: 5 images (0.8 a page,
+			// rounded up) and 1 attachment.
+			"--skip-images       saves 5 Graph requests", "--skip-attachments  saves 1 Graph request,", "--skip-ink          saves no Graph request"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("scan output lacks %q:\n%v", want, r)
 			}

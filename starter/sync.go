@@ -85,6 +85,7 @@ func newSyncCreateCmd(c *cli) *cobra.Command {
 	fs.DurationVar(&every, "every", time.Hour, "how often a sync runs")
 	fs.StringVar(&deletes, "deletes", workflows.DeletesKeep, "pages deleted in OneNote: keep (report them) or archive (move their rows to Notion's trash)")
 	fs.BoolVar(&paused, "paused", false, "create the schedule paused")
+	contentFlags(fs, &in.ContentOptions)
 	return cmd
 }
 

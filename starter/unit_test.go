@@ -13,6 +13,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -90,6 +91,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "-section-parallelism", "99"}, exitUsage, "(flag --section-parallelism)"},
 		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "-limits", "fast"}, exitUsage, "(flag --limits)"},
 		{[]string{"migrate", "-input", `{"user":"alice","notebok":"n"}`}, exitUsage, `"notebok"`},
+		{[]string{"migrate", "-user", "alice", "-notebook", "n", "-notion-parent", "p", "--image-alt", "ocr"}, exitUsage, `must be "drop" or "caption" (flag --image-alt)`},
 		{[]string{"migrate", "-user", "a", "-include", "S", "-exclude", "S", "-notebook", "n", "-notion-parent", "p"}, exitUsage, "(flag --exclude)"},
 		{[]string{"retry", "-w", "x"}, exitUsage, "give either --section S or --all"},
 		{[]string{"retry", "-w", "x", "-all", "-section", "s"}, exitUsage, "give either --section S or --all"},
@@ -156,6 +158,14 @@ func TestMergeInput(t *testing.T) {
 	}
 	if in, err := mergeInput(flags, nil, "", ""); err != nil || in.User != "bob" {
 		t.Errorf("flags alone: %+v, %v", in, err)
+	}
+	// The content options: the flags win over the JSON, the JSON's stay.
+	opts := workflows.MigrateInput{ContentOptions: activities.ContentOptions{SkipImages: true, SkipInk: false, ImageAlt: "caption"}}
+	in, err = mergeInput(opts, map[string]bool{"skip-images": true, "skip-ink": true, "image-alt": true},
+		`{"user":"a","notebook":"n","notionParent":"p","skipInk":true,"skipAttachments":true,"imageAlt":"drop"}`, "")
+	want := activities.ContentOptions{SkipImages: true, SkipAttachments: true, SkipInk: false, ImageAlt: "caption"}
+	if err != nil || in.ContentOptions != want {
+		t.Errorf("content options merged: %+v, %v; want %+v", in.ContentOptions, err, want)
 	}
 }
 

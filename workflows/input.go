@@ -12,6 +12,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/convert"
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 )
@@ -62,6 +64,13 @@ type MigrateInput struct {
 	// Sync, when set, makes this run a sync of a notebook migrated
 	// before: only what changed in OneNote is written (see SyncOptions).
 	Sync *SyncOptions `json:"sync,omitempty"`
+	// ContentOptions are the fields skipImages, skipAttachments, skipInk
+	// (leave every image, attachment or drawing out: a skipped image or
+	// attachment is never fetched, saving its Graph request, and each is
+	// reported as skipped by option) and imageAlt ("drop", the default, or
+	// "caption": an image's alt text becomes its caption). See
+	// docs/options.md.
+	activities.ContentOptions
 	// State is the notebook's progress carried across continue-as-new.
 	// The workflow sets it; leave it out.
 	State *NotebookState `json:"state,omitempty"`
@@ -72,7 +81,7 @@ type MigrateInput struct {
 }
 
 // migrateInputFields lists MigrateInput's JSON fields, for error messages.
-const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, sync"
+const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, sync"
 
 // UnmarshalJSON decodes an input strictly (an unknown field is an error,
 // so a misspelt option is not silently ignored). It never fails: what is
@@ -198,6 +207,9 @@ func (in *MigrateInput) Validate() error {
 		if err := in.Sync.validate(); err != nil {
 			return err
 		}
+	}
+	if err := in.ContentOptions.Validate(); err != nil {
+		return invalid("imageAlt", "%q is not allowed: it must be %s", in.ImageAlt, convert.ImageAltModes)
 	}
 	for _, f := range []struct {
 		name string

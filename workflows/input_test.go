@@ -1,12 +1,15 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
-	"github.com/notebridge/notebridge/failure"
 	"strings"
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/failure"
 )
 
 func TestValidateNamesTheBadField(t *testing.T) {
@@ -23,6 +26,7 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"exclude", func(in *MigrateInput) { in.Include, in.Exclude = []string{"A"}, []string{"A"} }},
 		{"limits", func(in *MigrateInput) { in.Limits = "fast" }},
 		{"pageParallelism", func(in *MigrateInput) { in.PageParallelism = 99 }},
+		{"imageAlt", func(in *MigrateInput) { in.ImageAlt = "ocr" }},
 	} {
 		in := ok
 		tc.edit(&in)
@@ -71,5 +75,32 @@ func TestEstimateDuration(t *testing.T) {
 	// 1,200 requests: the user's 400 an hour binds: 800 more take 2 h.
 	if d := EstimateDuration(spec, 1200); d.Hours() != 2 {
 		t.Errorf("1,200 requests: %s, want 2h", d)
+	}
+}
+
+// TestContentOptionsInput: the content options are plain fields of the
+// input an operator types, validated, and a bad imageAlt names the
+// allowed values.
+func TestContentOptionsInput(t *testing.T) {
+	var in MigrateInput
+	if err := json.Unmarshal([]byte(`{"user":"alice","notebook":"NB","notionParent":"p1",
+		"skipImages":true,"skipAttachments":true,"skipInk":true,"imageAlt":"Caption"}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := activities.ContentOptions{SkipImages: true, SkipAttachments: true, SkipInk: true, ImageAlt: "caption"}
+	if in.ContentOptions != want {
+		t.Errorf("options %+v, want %+v", in.ContentOptions, want)
+	}
+	bad := MigrateInput{User: "alice", Notebook: "NB", NotionParent: "p1", ContentOptions: activities.ContentOptions{ImageAlt: "ocr"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `"drop" or "caption"`) {
+		t.Errorf("imageAlt \"ocr\": %v, want an error naming \"drop\" or \"caption\"", err)
+	}
+	var typo MigrateInput
+	_ = json.Unmarshal([]byte(`{"user":"alice","notebook":"NB","notionParent":"p1","skip_images":true}`), &typo)
+	if err := typo.Validate(); err == nil || !strings.Contains(err.Error(), `did you mean "skipImages"`) {
+		t.Errorf("misspelt option: %v", err)
 	}
 }

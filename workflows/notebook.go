@@ -573,7 +573,7 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
 		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun,
-		Listed: nb.listed[s.ID]}
+		Content: nb.in.ContentOptions, Listed: nb.listed[s.ID]}
 	nb.startedRuns++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult

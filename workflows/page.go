@@ -174,7 +174,7 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	st, err := s.lim.Call(sctx, entity.Call{
 		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background},
 		Activity:  activities.FetchContentName,
-		Args:      []any{activities.FetchContentInput{User: s.in.User, PageID: p.ID, Key: key}},
+		Args:      []any{activities.FetchContentInput{User: s.in.User, PageID: p.ID, Key: key, Options: s.in.Content}},
 		Options:   graphOptions("Fetch content: " + clip(title)),
 		OnAttempt: s.observe,
 	}, &meta)
@@ -195,7 +195,7 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	var res activities.WritePageResult
 	err = workflow.ExecuteActivity(actx, activities.WritePageName, activities.WritePageInput{
 		Key: key, DatabaseID: s.in.DatabaseID, Page: p, SectionPath: s.in.Section.Path, ParentNotionID: parentNotionID,
-		Lost: lost,
+		Lost: lost, Options: s.in.Content,
 	}).Get(sctx, &res)
 	if err != nil {
 		return res, fmt.Errorf("write: %w", err)

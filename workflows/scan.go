@@ -22,8 +22,49 @@ type ScanInput struct {
 	Limits string `json:"limits,omitempty"`
 	// ResourcesPerPage is the assumed number of images and attachments
 	// per page, which a scan cannot see without reading every page; 0
-	// means 1.
+	// means 1. Without ImagesPerPage and AttachmentsPerPage it is split
+	// between them by DefaultImageShare.
 	ResourcesPerPage float64 `json:"resourcesPerPage,omitempty"`
+	// ImagesPerPage and AttachmentsPerPage, when either is set, are the
+	// assumed images and attachments per page instead (ResourcesPerPage
+	// is then their sum): what the savings of skipImages and
+	// skipAttachments are computed from.
+	ImagesPerPage      float64 `json:"imagesPerPage,omitempty"`
+	AttachmentsPerPage float64 `json:"attachmentsPerPage,omitempty"`
+}
+
+// DefaultImageShare is the part of ResourcesPerPage assumed to be images
+// (the rest attachments) when the scan is not told: our assumption, not a
+// measurement of real notebooks (the scan reads no page content).
+const DefaultImageShare = 0.8
+
+// perPage fills the per-page assumptions: images and attachments from
+// ResourcesPerPage unless given, ResourcesPerPage their sum.
+func (in *ScanInput) perPage() {
+	in.ImagesPerPage, in.AttachmentsPerPage = max(in.ImagesPerPage, 0), max(in.AttachmentsPerPage, 0)
+	if in.ImagesPerPage > 0 || in.AttachmentsPerPage > 0 {
+		in.ResourcesPerPage = in.ImagesPerPage + in.AttachmentsPerPage
+		return
+	}
+	if in.ResourcesPerPage <= 0 {
+		in.ResourcesPerPage = 1
+	}
+	in.ImagesPerPage = in.ResourcesPerPage * DefaultImageShare
+	in.AttachmentsPerPage = in.ResourcesPerPage - in.ImagesPerPage
+}
+
+// Saving is what one content option would save on a notebook's
+// migration, from the scan's counts and per-page assumptions.
+type Saving struct {
+	// Option is the migration input's field: skipImages, skipAttachments
+	// or skipInk.
+	Option string `json:"option"`
+	// Requests is the Graph requests the option saves.
+	Requests int `json:"requests"`
+	// ETA is how much shorter the migration's estimate is with it.
+	ETA time.Duration `json:"eta"`
+	// Text says it for a person.
+	Text string `json:"text"`
 }
 
 // SectionScan is one section of a scan.
@@ -54,6 +95,11 @@ type NotebookScan struct {
 	// window), ignoring everything else.
 	ETA     time.Duration `json:"eta"`
 	ETAText string        `json:"etaText"`
+	// Savings are what each content option would save (skipImages,
+	// skipAttachments, skipInk), estimated from the page count and the
+	// scan's per-page assumptions (ScanInput): the scan reads listings
+	// only, never page content.
+	Savings []Saving `json:"savings,omitempty"`
 }
 
 // ScanResult is what ScanNotebooks found.
@@ -63,6 +109,10 @@ type ScanResult struct {
 	// Requests counts the Graph requests the scan made.
 	Requests int    `json:"requests"`
 	Limits   string `json:"limits"`
+	// ImagesPerPage and AttachmentsPerPage are the assumptions the
+	// estimates were made with.
+	ImagesPerPage      float64 `json:"imagesPerPage"`
+	AttachmentsPerPage float64 `json:"attachmentsPerPage"`
 }
 
 // ScanNotebooks lists a user's notebooks, sections and page counts in the
@@ -78,10 +128,8 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	if err != nil {
 		return ScanResult{}, invalid("limits", "%v", err)
 	}
-	if in.ResourcesPerPage <= 0 {
-		in.ResourcesPerPage = 1
-	}
-	res := ScanResult{User: in.User, Limits: spec.Name}
+	in.perPage()
+	res := ScanResult{User: in.User, Limits: spec.Name, ImagesPerPage: in.ImagesPerPage, AttachmentsPerPage: in.AttachmentsPerPage}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanning the notebooks of **%s**", in.User))
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (ScanResult, error) { return res, nil }); err != nil {
 		return res, err
@@ -147,12 +195,56 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 		// did not reach (the deeper groups, or everything after a plain
 		// listing), as this scan made them.
 		treeCalls := 1 + tr.calls[nbScan.ID]
-		nbScan.Requests = treeCalls + listCalls + nbScan.Pages + int(math.Ceil(float64(nbScan.Pages)*in.ResourcesPerPage))
+		// The resources are rounded up once, and split: images rounded
+		// up, attachments the rest.
+		resources := perPages(nbScan.Pages, in.ResourcesPerPage)
+		images := min(perPages(nbScan.Pages, in.ImagesPerPage), resources)
+		attachments := resources - images
+		nbScan.Requests = treeCalls + listCalls + nbScan.Pages + images + attachments
 		nbScan.ETA = EstimateDuration(spec, nbScan.Requests)
 		nbScan.ETAText = fmt.Sprintf("about %s for %d Graph requests under %q", nbScan.ETA.Round(time.Second), nbScan.Requests, spec.Name)
+		nbScan.Savings = savings(spec, nbScan.Requests, images, attachments, in)
 	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanned **%s**: %d notebooks", in.User, len(res.Notebooks)))
 	return res, lim.Flush(ctx)
+}
+
+// requestsText is "1 Graph request" or "n Graph requests".
+func requestsText(n int) string {
+	if n == 1 {
+		return "1 Graph request"
+	}
+	return fmt.Sprintf("%d Graph requests", n)
+}
+
+// perPages is pages × perPage rounded up, floating-point noise aside
+// (360 × 0.2 is 72, not 73).
+func perPages(pages int, perPage float64) int {
+	return int(math.Ceil(float64(pages)*perPage - 1e-9))
+}
+
+// savings are what each content option saves on a migration of total
+// Graph requests of which images and attachments are resource downloads.
+// Ink comes with each page's content request (includeInkML), so skipping
+// it saves no Graph request.
+func savings(spec limiter.Spec, total, images, attachments int, in ScanInput) []Saving {
+	eta := EstimateDuration(spec, total)
+	out := make([]Saving, 0, 3)
+	for _, s := range []struct {
+		option string
+		saved  int
+		what   string
+	}{
+		{"skipImages", images, fmt.Sprintf("%d images (%.2g per page assumed)", images, in.ImagesPerPage)},
+		{"skipAttachments", attachments, fmt.Sprintf("%d attachments (%.2g per page assumed)", attachments, in.AttachmentsPerPage)},
+	} {
+		d := eta - EstimateDuration(spec, total-s.saved)
+		out = append(out, Saving{Option: s.option, Requests: s.saved, ETA: d,
+			Text: fmt.Sprintf("saves %s, about %s: %s not fetched", requestsText(s.saved), d.Round(time.Second), s.what)})
+	}
+	out = append(out, Saving{Option: "skipInk", Text: "saves no Graph request (ink comes with each page's content): " +
+		"saves the InkML download, its rendering and a Notion upload per drawing"})
+	return out
 }
 
 // flushed is err, noting a failure to flush the limiter too. Not

@@ -38,6 +38,8 @@ type SectionInput struct {
 	// a sync run: the section takes it as its one batch and lists
 	// nothing. A continue-as-new carries it in State.
 	Listed []activities.PageMeta `json:"listed,omitempty"`
+	// Content are the migration's content options (MigrateInput's).
+	Content activities.ContentOptions `json:"content,omitzero"`
 	// State is carried across continue-as-new; nil for a new section.
 	State *SectionState `json:"state,omitempty"`
 }

@@ -127,7 +127,7 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		_, err := lim.Call(ctx, entity.Call{
 			Ask:      entity.AskOptions{User: nb.in.User, Lane: limiter.Background},
 			Activity: activities.ContentHashName,
-			Args:     []any{activities.ContentHashInput{User: nb.in.User, PageID: c.PageID}},
+			Args:     []any{activities.ContentHashInput{User: nb.in.User, PageID: c.PageID, Options: nb.in.ContentOptions}},
 			Options:  graphOptions("Compare the content of " + clip(meta[c.PageID].Title)),
 		}, &r)
 		rep.ContentChecks++

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/notebridge/notebridge/auth"
@@ -57,8 +58,6 @@ type config struct {
 	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
 	LogLevel     string
-	// SkipInk leaves pages' ink out (activities.Config.SkipInk).
-	SkipInk bool
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
 	// names.
 	NotionToken string
@@ -98,8 +97,6 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	fs.StringVar(&c.LimitsFile, "limits-file", env("NOTEBRIDGE_LIMITS_FILE", ""),
 		"JSON file of Graph limits (user and app windows, concurrency, tuning; absent fields keep the OneNote table's values): the app's limiter enforces it from the worker's start, running or not (env NOTEBRIDGE_LIMITS_FILE)")
 	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
-	fs.BoolVar(&c.SkipInk, "skip-ink", env("NOTEBRIDGE_SKIP_INK", "") == "true",
-		"leave pages' ink (handwriting, drawings) out and report it as lost; by default each drawing is written as an SVG image where it was drawn, at no extra Graph request (env NOTEBRIDGE_SKIP_INK=true)")
 	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
 	defDir, _ := auth.DefaultDir()
 	defKey, _ := auth.DefaultKeyFile()
@@ -120,7 +117,13 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
 	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
+		if strings.Contains(err.Error(), "-skip-ink") {
+			return c, fmt.Errorf("%w: skipping ink is an option of each migration now: %s", err, skipInkMoved)
+		}
 		return c, err
+	}
+	if os.Getenv("NOTEBRIDGE_SKIP_INK") != "" {
+		return c, errors.New("NOTEBRIDGE_SKIP_INK is no longer read: skipping ink is an option of each migration now: " + skipInkMoved)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q: every setting is a flag (see -help)", fs.Args())
@@ -150,6 +153,9 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	}
 	return c, nil
 }
+
+// skipInkMoved says where the worker's former -skip-ink went.
+const skipInkMoved = `"starter migrate --skip-ink", or "skipInk": true in the MigrateNotebook input (docs/options.md)`
 
 // Values of -notion-pacing.
 const (

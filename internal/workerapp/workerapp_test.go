@@ -96,32 +96,30 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-// TestParseConfigSkipInk: ink is drawn unless -skip-ink (or
-// NOTEBRIDGE_SKIP_INK=true) leaves it out; the old opt-in flag is gone.
+// TestParseConfigSkipInk: skipping ink is a migration's option, not the
+// worker's: the former -skip-ink flag and NOTEBRIDGE_SKIP_INK are refused
+// with an error that names the new home, and the old opt-in flag is gone.
 func TestParseConfigSkipInk(t *testing.T) {
 	t.Setenv("NOTION_TOKEN", "secret_x")
 	for _, tc := range []struct {
 		env     string
 		args    []string
-		skip    bool
 		wantErr string
 	}{
-		{"", nil, false, ""},
-		{"", []string{"-skip-ink"}, true, ""},
-		{"true", nil, true, ""},
-		{"false", nil, false, ""},
-		{"true", []string{"-skip-ink=false"}, false, ""},
-		{"", []string{"-ink"}, false, "not defined: -ink"},
+		{"", nil, ""},
+		{"", []string{"-skip-ink"}, "starter migrate --skip-ink"},
+		{"true", nil, "starter migrate --skip-ink"},
+		{"", []string{"-ink"}, "not defined: -ink"},
 	} {
 		t.Setenv("NOTEBRIDGE_SKIP_INK", tc.env)
-		c, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
+		_, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
 		switch {
 		case tc.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("env %q, %v: error %v, want %q", tc.env, tc.args, err, tc.wantErr)
 			}
-		case err != nil || c.SkipInk != tc.skip:
-			t.Errorf("env %q, %v: SkipInk %v (%v), want %v", tc.env, tc.args, c.SkipInk, err, tc.skip)
+		case err != nil:
+			t.Errorf("env %q, %v: %v", tc.env, tc.args, err)
 		}
 	}
 }

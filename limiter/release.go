@@ -61,15 +61,23 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if ls.UserProbe {
 			u.Scope.Breaker.close()
 		}
-		usr.prove(uc, last, now)
-		app.prove(ac, last, now)
+		granted := ls.Granted.UnixNano()
+		usr.prove(uc, last, granted, now)
+		app.prove(ac, last, granted, now)
+		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
+		app.proveConc(ls.AppConc, ls.Slots, granted, now)
 		if o.ThrottlePercent >= 0.8 {
 			l.soft(usr, app, uc, ac, last, o, now)
 		}
 	case o.concurrency():
-		if o.Scope == ScopeApp {
+		lowerUser, lowerApp := o.Scope != ScopeApp, o.Scope == ScopeApp
+		if o.Scope == ScopeUnknown {
+			lowerUser, lowerApp = l.concScopes(usr, app, ls, now)
+		}
+		if lowerApp {
 			app.st.Conc.lower(app.spec.Concurrency, ls.AppConc, t, now)
-		} else {
+		}
+		if lowerUser {
 			usr.st.Conc.lower(usr.spec.Concurrency, ls.UserConc, t, now)
 		}
 	case o.throttled():
@@ -81,6 +89,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		uc, ac, _ := l.countsAt(u, ls, o, now)
 		if o.Scope == ScopeUnknown {
 			scope = l.plausibleScope(scope, usr, app, uc, ac, now)
+			scope = bindingScope(scope, usr, app, uc, ac, now)
 		}
 		v, before := usr, uc
 		if scope == ScopeApp {
@@ -143,6 +152,46 @@ func (l *Limiter) plausibleScope(scope ThrottleScope, usr, app scopeView, uc, ac
 		}
 	}
 	return scope
+}
+
+// bindingScope corrects the scope of a throttle without one once more: a
+// scope none of whose windows binds (each under its effective limit and
+// under the level it was last throttled at) is not to blame when one of
+// the other's does, or when the other's is more than twice as full. Several users throttled together (infer) says the app
+// only until the windows say which one binds: a user window back at the
+// count it was throttled at is what refused this user, whoever else was
+// refused nearby, and an app window at its level is what refused this
+// user when its own windows are far from theirs.
+func bindingScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) ThrottleScope {
+	u, a := usr.bindingRatio(uc, now), app.bindingRatio(ac, now)
+	switch {
+	case scope == ScopeUser && u < 1 && (a >= 1 || (u >= 0 && u < bindingShare*a)):
+		return ScopeApp
+	case scope == ScopeApp && a < 1 && (u >= 1 || (a >= 0 && a < bindingShare*u)):
+		return ScopeUser
+	}
+	return scope
+}
+
+// bindingShare: a scope whose fullest window holds under this share of
+// what the other scope's fullest holds (each as a ratio of its limit) is
+// not what refused a request, whatever the inference said.
+const bindingShare = 0.5
+
+// concScopes decides whose concurrency cap refused a request (10003)
+// without a scope, from what was in flight when it was granted: a scope
+// that recently let as many through at once, or held fewer than its
+// floor, did not. When both could have, both are lowered: a wrong
+// lowering is undone by the successes still in flight (adapted.prove),
+// while lowering the wrong one alone would leave the one that binds
+// refusing request after request.
+func (l *Limiter) concScopes(usr, app scopeView, ls *lease, now int64) (user, appScope bool) {
+	u := usr.concPlausible(ls.UserConc, ls.Slots, now)
+	a := app.concPlausible(ls.AppConc, ls.Slots, now)
+	if !u && !a {
+		return true, true
+	}
+	return u, a
 }
 
 // failProbes reopens, with a doubled cooldown, the breakers ls probed.

@@ -1,5 +1,7 @@
 package limiter
 
+import "math"
+
 // scopeState is the accounting of one scope: the app, or one user.
 type scopeState struct {
 	Log      rollingLog `json:"log"`
@@ -146,7 +148,7 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 				to = p
 			}
 			changed = a.lower(spec, to, v.t, now) || changed
-			a.Hit = c
+			a.hit(c, v.t, now)
 			continue
 		}
 		if best >= 0 && a.Lowered > 0 && float64(c) < v.t.AdaptFloor*float64(spec) {
@@ -197,13 +199,46 @@ func (v scopeView) plausible(before []int, useProven bool, now int64) bool {
 	return best >= 0
 }
 
-// prove records a success granted at counts before (excluding it).
-func (v scopeView) prove(before []int, cost int, now int64) {
+// prove records a success granted at granted at counts before
+// (excluding it).
+func (v scopeView) prove(before []int, cost int, granted, now int64) {
 	for w, c := range before {
 		if w < len(v.st.Limits) {
-			v.st.Limits[w].prove(c+cost, v.pers[w], now)
+			v.st.Limits[w].prove(c+cost, granted, v.pers[w], now)
 		}
 	}
+}
+
+// bindingRatio is the highest blame ratio of the scope's windows at
+// counts before (see blame, without the proven rule: plausibleScope has
+// applied it), or -1 when none could be to blame. At 1 or more a window held at least its effective limit or
+// the level it was last throttled at: it binds.
+func (v scopeView) bindingRatio(before []int, now int64) float64 {
+	if len(before) != len(v.pers) {
+		return -1
+	}
+	_, best := v.blame(before, false, now)
+	return best
+}
+
+// concMemory is how long a success proves the concurrency it was granted
+// at: concurrency is a count at an instant, so the proof is short-lived.
+func (v scopeView) concMemory() int64 { return int64(v.t.LeaseTTL) }
+
+// proveConc records a success granted at granted with before requests in
+// flight (excluding its slots).
+func (v scopeView) proveConc(before, slots int, granted, now int64) {
+	v.st.Conc.prove(before+slots, granted, v.concMemory(), now)
+}
+
+// concPlausible reports whether the scope's concurrency cap could have
+// refused a request granted with before requests in flight (excluding its
+// slots): before is at least the adaptation floor of the cap (no real cap
+// is believed lower) and the request went above the concurrency recently
+// proven to succeed.
+func (v scopeView) concPlausible(before, slots int, now int64) bool {
+	floor := int(math.Ceil(v.t.AdaptFloor * float64(v.spec.Concurrency)))
+	return before >= floor && before+slots > v.st.Conc.proven(v.concMemory(), now)
 }
 
 // busiest returns the window with the highest count/limit ratio for

@@ -95,12 +95,12 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope == ScopeApp {
 			v, before = app, ac
 		}
-		v.lowerBusiest(before, now)
-		l.failProbes(u, ls, now, "throttled")
+		lowered := v.lowerBusiest(before, now)
+		l.failProbes(u, ls, now, "throttled", lowered)
 		v.st.Breaker.trip(now, t, "throttled (429/"+CodeThrottled+")")
 	case o.serverError():
 		l.st.Errors++
-		l.failProbes(u, ls, now, "server errors")
+		l.failProbes(u, ls, now, "server errors", false)
 		if t.ErrorThreshold > 0 && l.st.Errors >= t.ErrorThreshold {
 			l.st.App.Breaker.trip(now, t, "server errors")
 		}
@@ -195,13 +195,23 @@ func (l *Limiter) concScopes(usr, app scopeView, ls *lease, now int64) (user, ap
 }
 
 // failProbes reopens, with a doubled cooldown, the breakers ls probed.
-func (l *Limiter) failProbes(u *userState, ls *lease, now int64, reason string) {
+// When the failure lowered a window (gated, it sends nothing more until
+// its count falls under the new limit), the cooldown stops doubling at
+// two base cooldowns: the window, not the breaker, then says when to try
+// again, and a breaker doubling to MaxCooldown would stall the scope long
+// after the window has drained to the real limit (a limit halved under a
+// full hour window drains in a minute or two, probe by probe).
+func (l *Limiter) failProbes(u *userState, ls *lease, now int64, reason string, lowered bool) {
 	t := &l.st.Spec.Tuning
+	limit := int64(t.MaxCooldown)
+	if lowered {
+		limit = min(limit, 2*int64(t.Cooldown))
+	}
 	if ls.AppProbe {
-		l.st.App.Breaker.probeFailed(now, t, reason)
+		l.st.App.Breaker.probeFailed(now, t, reason, limit)
 	}
 	if ls.UserProbe {
-		u.Scope.Breaker.probeFailed(now, t, reason)
+		u.Scope.Breaker.probeFailed(now, t, reason, limit)
 	}
 }
 

@@ -1,6 +1,9 @@
 package limiter
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // scopeState is the accounting of one scope: the app, or one user.
 type scopeState struct {
@@ -10,6 +13,9 @@ type scopeState struct {
 	Conc     adapted    `json:"conc"`
 	Breaker  breaker    `json:"breaker"`
 	LastFG   int64      `json:"lastFG,omitempty"` // last foreground enqueue
+	// FG logs the foreground units enqueued, over the scope's windows: the
+	// demand the foreground reserve follows (see demand).
+	FG rollingLog `json:"fg,omitzero"`
 }
 
 // scopeView binds a scopeState to its spec for one decision.
@@ -23,16 +29,81 @@ type scopeView struct {
 func newScopeState(n int) scopeState {
 	s := scopeState{Limits: make([]adapted, n)}
 	s.Log.reset(n)
+	s.FG.reset(n)
 	return s
 }
 
-// effLimit is window w's effective limit for lane.
+// effLimit is window w's effective limit for lane: all of the adapted
+// limit for foreground; for background, that less the reserve (at most
+// half the limit), held while foreground was seen within ReserveIdle: the
+// base reserve (Tuning.Reserve) and the foreground demand expected in the
+// window that has not arrived yet (see demand).
 func (v scopeView) effLimit(w int, lane Lane, now int64) int {
 	n := v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now)
-	if !v.reserving(now) {
+	if lane == Foreground || !v.reserving(now) {
 		return n
 	}
-	return laneLimit(n, lane, v.t.Reserve)
+	r := int(v.t.Reserve*float64(n)+0.999999) + v.demand(w, now)
+	return max(1, n-min(r, n/2))
+}
+
+// demandHold is how many of the shortest windows the foreground reserve
+// remembers its peak rate for.
+const demandHold = 10
+
+// demand is the foreground units window w should still hold room for:
+// the foreground it expects in one window length less what the window
+// already holds (those units are counted in it). It expects the most of
+// what arrived within the window and the peak rate of the last
+// demandHold shortest windows, extrapolated to the window's length.
+//
+// The reserve has to be in place before the scans come: a window full of
+// background answers a scan only when it slides, an hour later for the
+// hour window. Twenty people scanning (3 requests a minute between them)
+// hold 180 units of an hour from the first scan on, and the hour's own
+// count takes over as it fills; the units already in the window need no
+// room, so background keeps the limit less the base reserve and the
+// demand, and scans reuse the room earlier scans leave. One person
+// scanning now and then holds the extrapolated room only for the hold,
+// and background, stopped under a sliding window, catches up after it.
+func (v scopeView) demand(w int, now int64) int {
+	fg := &v.st.FG
+	fg.advance(v.pers, now)
+	in := fg.count(w)
+	s := shortest(v.pers)
+	peak := fg.peak(v.pers[s], demandHold*v.pers[s], now)
+	expect := max(in, int(int64(peak)*v.pers[w]/v.pers[s]))
+	return expect - in
+}
+
+// demandEnds is when a foreground unit next leaves one of the scope's
+// windows or the peak's hold, lowering the demand (never when none is
+// logged).
+func (v scopeView) demandEnds(now int64) int64 {
+	fg := &v.st.FG
+	fg.advance(v.pers, now)
+	at := never
+	for w, per := range v.pers {
+		if i := fg.start[w]; i < len(fg.entries) {
+			at = min(at, fg.entries[i].at+per)
+		}
+	}
+	s := v.pers[shortest(v.pers)]
+	hold := s + demandHold*s
+	if i := sort.Search(len(fg.entries), func(i int) bool { return fg.entries[i].at > now-hold }); i < len(fg.entries) {
+		at = min(at, fg.entries[i].at+hold)
+	}
+	return at
+}
+
+func shortest(pers []int64) int {
+	w := 0
+	for i, p := range pers {
+		if p < pers[w] {
+			w = i
+		}
+	}
+	return w
 }
 
 // reserving reports whether the window reserve is held at now: foreground

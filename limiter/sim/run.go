@@ -203,7 +203,7 @@ func (r *run) scheduleScan(s Scan, at time.Duration) {
 	r.at(Epoch.Add(at), func() {
 		j := &job{user: s.User, lane: limiter.Foreground, total: s.Requests, arrived: r.now}
 		r.startRequest(j)
-		if s.Every > 0 && r.left > 0 {
+		if s.Every > 0 && r.left > 0 && (s.Until == 0 || at+s.Every < s.Until) {
 			r.scheduleScan(s, at+s.Every)
 		}
 	})

@@ -78,7 +78,11 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			app.st.Conc.lower(app.spec.Concurrency, ls.AppConc, t, now)
 		}
 		if lowerUser {
-			usr.st.Conc.lower(usr.spec.Concurrency, ls.UserConc, t, now)
+			// One cap holds for every user (the spec has one user table):
+			// what one user found, the others need not find again.
+			for _, x := range l.st.Users {
+				x.Scope.Conc.lower(usr.spec.Concurrency, ls.UserConc, t, now)
+			}
 		}
 	case o.throttled():
 		l.st.Errors = 0

@@ -135,15 +135,16 @@ type policy interface {
 	send(r *run, j *job, attempt int)
 }
 
-// Run simulates cfg under the named policy: "ours", "water-fill" (ours
-// told each user's remaining work), "backoff" or "queue-retry".
+// Run simulates cfg under the named policy: "ours" (the limiter, told
+// each user's remaining work), "max-min" (the limiter told nothing of
+// it), "backoff" or "queue-retry".
 func Run(cfg Config, policyName string) (*Result, error) {
 	var p policy
 	switch policyName {
 	case "ours":
 		p = &ours{}
-	case "water-fill":
-		p = &ours{remaining: true}
+	case "max-min":
+		p = &ours{maxMin: true}
 	case "backoff":
 		p = &backoff{}
 	case "queue-retry":

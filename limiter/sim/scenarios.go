@@ -8,7 +8,7 @@ import (
 )
 
 // Policies are the policies every scenario compares.
-var Policies = []string{"ours", "backoff", "queue-retry", "water-fill"}
+var Policies = []string{"ours", "backoff", "queue-retry", "max-min"}
 
 // Scenario is a named configuration with a one-line description.
 type Scenario struct {

@@ -13,12 +13,17 @@ import (
 //   - 429, or error 20166 or 10007: the hard breaker of the named scope opens (a
 //     throttle without a scope is blamed on the app when another user was
 //     throttled within InferWindow, else on the user, unless none of that
-//     scope's windows could have caused it and one of the other's could)
+//     scope's windows could have caused it and one of the other's could,
+//     or the other's binds or is more than twice as full: bindingScope)
 //     and the window of that scope that binds (see lowerBusiest) is
 //     lowered to the count it held at grant, or to the count proven to
-//     succeed in it when lower.
+//     succeed in it when lower. A success granted before the lowering at
+//     a higher count raises it again (adapted.prove). A failed probe that
+//     lowered a window doubles its breaker's cooldown to two cooldowns at
+//     most.
 //   - 10003: the scope's effective concurrency is lowered to what was in
-//     flight at grant.
+//     flight at grant (without a scope, each scope that could have
+//     refused it: concScopes); a user's cap is lowered for every user.
 //   - a success with ThrottlePercent >= 0.8 that shows the scope fuller
 //     than the model thinks lowers the busiest window to the limit the
 //     percentage implies (>= 1.0: to its count, so nothing more leaves

@@ -34,9 +34,9 @@ func TestForegroundDemandReserve(t *testing.T) {
 	}{
 		// 800 less the base 20 less the expected 177 is 603, the scan holds 3.
 		{time.Second, 600, "the demand the scan implies is held"},
-		{5 * time.Minute, 0, "still held within the hold"},
-		// After the hold (the minute and ten more): the base reserve only.
-		{11*time.Minute + time.Second, 177, "the hold is over: only the base reserve"},
+		{90 * time.Second, 0, "still held within the hold"},
+		// After the hold (the minute and one more): the base reserve only.
+		{2*time.Minute + time.Second, 177, "the hold is over: only the base reserve"},
 		// The first 600 and the scan have left the hour; the 177 have not.
 		{time.Hour + 2*time.Second, 603, "the base reserve, the scan gone from the hour"},
 		{3*time.Hour + time.Second, 800, "ReserveIdle after the scan: no reserve"},
@@ -205,6 +205,40 @@ func TestFailedProbeThatLoweredAWindow(t *testing.T) {
 		}
 		if b.Cooldown != want {
 			t.Errorf("lowered %v: cooldown %s after four failed probes, want %s", lowered, time.Duration(b.Cooldown), time.Duration(want))
+		}
+	}
+}
+
+// TestRollingLogPeak checks peak against a count of every interval.
+func TestRollingLogPeak(t *testing.T) {
+	var g rollingLog
+	g.reset(1)
+	sec := int64(time.Second)
+	for _, at := range []int64{1, 2, 3, 10, 30, 31, 50} {
+		g.add(at*sec, 1)
+	}
+	// Entries are at whole seconds: every interval end in (now-hold, now]
+	// counts as one of the half and whole seconds there.
+	brute := func(per, hold, now int64) int {
+		best := 0
+		for end := (now-hold)*sec + sec/2; end <= now*sec; end += sec / 2 {
+			n := 0
+			for _, e := range g.entries {
+				if e.at > end-per*sec && e.at <= end {
+					n++
+				}
+			}
+			best = max(best, n)
+		}
+		return best
+	}
+	for _, per := range []int64{1, 5, 10, 30, 100} {
+		for _, hold := range []int64{1, 5, 10, 30, 60} {
+			for _, now := range []int64{10, 11, 31, 45, 60} {
+				if got, want := g.peak(per*sec, hold*sec, now*sec), brute(per, hold, now); got != want {
+					t.Errorf("peak(per %ds, hold %ds, now %ds) = %d, want %d", per, hold, now, got, want)
+				}
+			}
 		}
 	}
 }

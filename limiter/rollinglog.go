@@ -115,11 +115,13 @@ func (g *rollingLog) countAt(per, at int64) int {
 }
 
 // peak is the most cost logged in any interval of length per ending in
-// (now-hold, now]: the peak rate of the last hold. It walks the entries
-// of the last hold and per (the foreground log it serves is short).
+// (now-hold, now]: the peak rate of the last hold. The count of such an
+// interval rises only at an entry, so the most is at the start of the
+// hold or at an entry within it. It walks the entries of the last hold
+// and per (the foreground log it serves is short).
 func (g *rollingLog) peak(per, hold, now int64) int {
 	lo := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].at > now-hold-per })
-	best, sum, j := 0, 0, lo
+	best, sum, j := g.countAt(per, now-hold), 0, lo
 	for i := lo; i < len(g.entries) && g.entries[i].at <= now; i++ {
 		sum += g.entries[i].cost
 		for g.entries[j].at <= g.entries[i].at-per {

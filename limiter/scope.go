@@ -16,6 +16,15 @@ type scopeState struct {
 	// FG logs the foreground units enqueued, over the scope's windows: the
 	// demand the foreground reserve follows (see demand).
 	FG rollingLog `json:"fg,omitzero"`
+	// fgMemo is demand's last answer, per window: a decision asks for it
+	// at one time many times over.
+	fgMemo demandMemo
+}
+
+// demandMemo remembers the demand per window at one time and log length.
+type demandMemo struct {
+	at, len int64
+	d       []int
 }
 
 // scopeView binds a scopeState to its spec for one decision.
@@ -48,14 +57,21 @@ func (v scopeView) effLimit(w int, lane Lane, now int64) int {
 }
 
 // demandHold is how many of the shortest windows the foreground reserve
-// remembers its peak rate for.
-const demandHold = 10
+// remembers its peak rate for, beyond the window itself: the busiest
+// shortest window ending within the last one: the count of the short
+// window alone dips whenever a scan's first request leaves it before the
+// next scan's arrives, and background would fill what the next scans
+// need. Each shortest window more of hold blocks background a minute
+// longer after one person's scan (the simulator's foreground scenario,
+// one person scanning every 20 min: background waits at most 1m7s after
+// a scan at 1, and catches up under the sliding hour).
+const demandHold = 1
 
 // demand is the foreground units window w should still hold room for:
 // the foreground it expects in one window length less what the window
 // already holds (those units are counted in it). It expects the most of
-// what arrived within the window and the peak rate of the last
-// demandHold shortest windows, extrapolated to the window's length.
+// what arrived within the window and the peak rate of the shortest
+// window (see demandHold), extrapolated to the window's length.
 //
 // The reserve has to be in place before the scans come: a window full of
 // background answers a scan only when it slides, an hour later for the
@@ -67,13 +83,20 @@ const demandHold = 10
 // scanning now and then holds the extrapolated room only for the hold,
 // and background, stopped under a sliding window, catches up after it.
 func (v scopeView) demand(w int, now int64) int {
-	fg := &v.st.FG
+	fg, m := &v.st.FG, &v.st.fgMemo
+	if m.d != nil && m.at == now && m.len == int64(len(fg.entries)) {
+		return m.d[w]
+	}
 	fg.advance(v.pers, now)
-	in := fg.count(w)
 	s := shortest(v.pers)
 	peak := fg.peak(v.pers[s], demandHold*v.pers[s], now)
-	expect := max(in, int(int64(peak)*v.pers[w]/v.pers[s]))
-	return expect - in
+	m.d = m.d[:0]
+	for x := range v.pers {
+		in := fg.count(x)
+		m.d = append(m.d, max(in, int(int64(peak)*v.pers[x]/v.pers[s]))-in)
+	}
+	m.at, m.len = now, int64(len(fg.entries))
+	return m.d[w]
 }
 
 // demandEnds is when a foreground unit next leaves one of the scope's
@@ -297,9 +320,20 @@ func (v scopeView) bindingRatio(before []int, now int64) float64 {
 func (v scopeView) concMemory() int64 { return int64(v.t.LeaseTTL) }
 
 // proveConc records a success granted at granted with before requests in
-// flight (excluding its slots).
+// flight (excluding its slots). A count no higher than the floor proves
+// nothing concPlausible asks (and undoes no lowering, which is never
+// below the floor), so it is not kept: most users never run more than a
+// few at once, and their state stays as small as before.
 func (v scopeView) proveConc(before, slots int, granted, now int64) {
+	if before+slots <= v.concFloor() {
+		return
+	}
 	v.st.Conc.prove(before+slots, granted, v.concMemory(), now)
+}
+
+// concFloor is the lowest concurrency cap adaptation may set.
+func (v scopeView) concFloor() int {
+	return max(1, int(math.Ceil(v.t.AdaptFloor*float64(v.spec.Concurrency))))
 }
 
 // concPlausible reports whether the scope's concurrency cap could have
@@ -308,8 +342,7 @@ func (v scopeView) proveConc(before, slots int, granted, now int64) {
 // is believed lower) and the request went above the concurrency recently
 // proven to succeed.
 func (v scopeView) concPlausible(before, slots int, now int64) bool {
-	floor := int(math.Ceil(v.t.AdaptFloor * float64(v.spec.Concurrency)))
-	return before >= floor && before+slots > v.st.Conc.proven(v.concMemory(), now)
+	return before >= v.concFloor() && before+slots > v.st.Conc.proven(v.concMemory(), now)
 }
 
 // busiest returns the window with the highest count/limit ratio for

@@ -18,12 +18,38 @@ type adapted struct {
 	// it: a later throttle at that count or above is most likely its
 	// doing too, whatever the window's limit has crept back to.
 	Hit int `json:"hit,omitempty"`
+	// HitAt is when Hit was set. Throttles within a cooldown of it are
+	// one episode: Hit keeps the lowest count of the episode.
+	HitAt int64 `json:"hitAt,omitempty"`
 }
 
-// prove records a success at count c (including the request).
-func (a *adapted) prove(c int, per, now int64) {
+// hit records a throttle blamed on the window at count c: the lowest
+// count of the episode, or c when the last episode is over.
+func (a *adapted) hit(c int, t *Tuning, now int64) {
+	if a.Hit == 0 || c < a.Hit || now-a.HitAt > int64(t.Cooldown) {
+		a.Hit, a.HitAt = c, now
+	}
+}
+
+// prove records a success at count c (including the request) of a
+// request granted at granted. A success granted before the latest
+// lowering at a count above the lowered limit undoes that much of it at
+// once: upstream took c then, and the lowering went too far (it went to
+// the count proven when the throttle came back, while successes at higher
+// counts were still in flight, or it blamed this limit for another's
+// throttle). It rises no higher than the lowest count throttled (Hit):
+// a success above it that was sent with the throttled requests shows the
+// limit changed under them, not that it is higher. The lowering counts as
+// a strike still.
+func (a *adapted) prove(c int, granted, per, now int64) {
 	if c >= a.proven(per, now) {
 		a.Proven, a.ProvenAt = c, now
+	}
+	if a.Lowered > 0 && granted <= a.At && c > a.Lowered {
+		if a.Hit > 0 {
+			c = min(c, a.Hit)
+		}
+		a.Lowered = max(a.Lowered, c)
 	}
 }
 
@@ -73,5 +99,8 @@ func (a *adapted) lower(spec, to int, t *Tuning, now int64) bool {
 	a.Lowered = to
 	a.At = now
 	a.Strikes = min(a.Strikes+1, maxStrikes)
+	// What succeeded above the new limit before it says nothing of the
+	// limit now (upstream may have lowered it): the proof starts again.
+	a.Proven, a.ProvenAt = 0, 0
 	return true
 }

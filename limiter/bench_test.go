@@ -119,3 +119,36 @@ func BenchmarkMemoryPerUser(b *testing.B) {
 		runtime.KeepAlive(l)
 	}
 }
+
+// BenchmarkAdmissionScanning is BenchmarkAdmission with people scanning:
+// one scan of three foreground units a minute, in turn from 20 of the
+// 1,000 users, so the reserve follows the demand (about 200 of the app's
+// 800 an hour), and background arriving at the pace the rest allows (one
+// every 6 s). It measures a decision that weighs the foreground demand.
+func BenchmarkAdmissionScanning(b *testing.B) {
+	l, _ := New(OneNote(), t0)
+	users := make([]string, 1000)
+	for i := range users {
+		users[i] = fmt.Sprintf("user-%04d", i)
+	}
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = "b" + fmt.Sprint(i)
+	}
+	now := t0
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	for i := range b.N {
+		now = now.Add(6 * time.Second)
+		if i%10 == 0 { // a scan a minute
+			l.Enqueue(Request{ID: "s" + ids[i], User: users[(i/10)%20], Lane: Foreground, Cost: 3}, now)
+		}
+		l.Enqueue(Request{ID: ids[i], User: users[i%len(users)], Lane: Background}, now)
+		for _, g := range l.Grant(now) {
+			l.Release(g.LeaseID, ok200, now)
+		}
+	}
+	reportCPU(b, cpu)
+	b.ReportMetric(float64(len(l.queued)), "queued")
+}

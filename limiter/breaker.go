@@ -71,10 +71,10 @@ func (b *breaker) trip(now int64, t *Tuning, reason string) {
 	b.Probe = ""
 }
 
-// probeFailed reopens the breaker with a doubled cooldown.
-func (b *breaker) probeFailed(now int64, t *Tuning, reason string) {
+// probeFailed reopens the breaker with a doubled cooldown, at most limit.
+func (b *breaker) probeFailed(now int64, t *Tuning, reason string, limit int64) {
 	b.Open = true
-	b.Cooldown = min(max(2*b.Cooldown, int64(t.Cooldown)), int64(t.MaxCooldown))
+	b.Cooldown = min(max(2*b.Cooldown, int64(t.Cooldown)), limit)
 	b.Until = now + b.Cooldown
 	b.Reason = reason
 	b.Probe = ""

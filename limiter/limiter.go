@@ -230,6 +230,8 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	if req.Lane == Foreground {
 		u.Scope.LastFG = n
 		l.st.App.LastFG = n
+		u.Scope.FG.add(n, max(1, req.Cost))
+		l.st.App.FG.add(n, max(1, req.Cost))
 	}
 	l.st.Seq++
 	u.Queue[req.Lane] = append(u.Queue[req.Lane], queued{

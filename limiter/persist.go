@@ -46,6 +46,7 @@ func fixScope(s *scopeState, n int) error {
 		return fmt.Errorf("%d adaptive limits for %d windows", len(s.Limits), n)
 	}
 	s.Log.reset(n)
+	s.FG.reset(n)
 	return nil
 }
 
@@ -84,4 +85,6 @@ func respec(s *scopeState, old, now []Window, p []int64, t int64) {
 	s.Limits = limits
 	s.Log.reset(len(now))
 	s.Log.advance(p, t)
+	s.FG.reset(len(now))
+	s.FG.advance(p, t)
 }

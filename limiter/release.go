@@ -13,12 +13,17 @@ import (
 //   - 429, or error 20166 or 10007: the hard breaker of the named scope opens (a
 //     throttle without a scope is blamed on the app when another user was
 //     throttled within InferWindow, else on the user, unless none of that
-//     scope's windows could have caused it and one of the other's could)
+//     scope's windows could have caused it and one of the other's could,
+//     or the other's binds or is more than twice as full: bindingScope)
 //     and the window of that scope that binds (see lowerBusiest) is
 //     lowered to the count it held at grant, or to the count proven to
-//     succeed in it when lower.
+//     succeed in it when lower. A success granted before the lowering at
+//     a higher count raises it again (adapted.prove). A failed probe that
+//     lowered a window doubles its breaker's cooldown to two cooldowns at
+//     most.
 //   - 10003: the scope's effective concurrency is lowered to what was in
-//     flight at grant.
+//     flight at grant (without a scope, each scope that could have
+//     refused it: concScopes); a user's cap is lowered for every user.
 //   - a success with ThrottlePercent >= 0.8 that shows the scope fuller
 //     than the model thinks lowers the busiest window to the limit the
 //     percentage implies (>= 1.0: to its count, so nothing more leaves
@@ -61,16 +66,28 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if ls.UserProbe {
 			u.Scope.Breaker.close()
 		}
-		usr.prove(uc, last, now)
-		app.prove(ac, last, now)
+		granted := ls.Granted.UnixNano()
+		usr.prove(uc, last, granted, now)
+		app.prove(ac, last, granted, now)
+		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
+		app.proveConc(ls.AppConc, ls.Slots, granted, now)
 		if o.ThrottlePercent >= 0.8 {
 			l.soft(usr, app, uc, ac, last, o, now)
 		}
 	case o.concurrency():
-		if o.Scope == ScopeApp {
+		lowerUser, lowerApp := o.Scope != ScopeApp, o.Scope == ScopeApp
+		if o.Scope == ScopeUnknown {
+			lowerUser, lowerApp = l.concScopes(usr, app, ls, now)
+		}
+		if lowerApp {
 			app.st.Conc.lower(app.spec.Concurrency, ls.AppConc, t, now)
-		} else {
-			usr.st.Conc.lower(usr.spec.Concurrency, ls.UserConc, t, now)
+		}
+		if lowerUser {
+			// One cap holds for every user (the spec has one user table):
+			// what one user found, the others need not find again.
+			for _, x := range l.st.Users {
+				x.Scope.Conc.lower(usr.spec.Concurrency, ls.UserConc, t, now)
+			}
 		}
 	case o.throttled():
 		l.st.Errors = 0
@@ -81,17 +98,18 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		uc, ac, _ := l.countsAt(u, ls, o, now)
 		if o.Scope == ScopeUnknown {
 			scope = l.plausibleScope(scope, usr, app, uc, ac, now)
+			scope = bindingScope(scope, usr, app, uc, ac, now)
 		}
 		v, before := usr, uc
 		if scope == ScopeApp {
 			v, before = app, ac
 		}
-		v.lowerBusiest(before, now)
-		l.failProbes(u, ls, now, "throttled")
+		lowered := v.lowerBusiest(before, now)
+		l.failProbes(u, ls, now, "throttled", lowered)
 		v.st.Breaker.trip(now, t, "throttled (429/"+CodeThrottled+")")
 	case o.serverError():
 		l.st.Errors++
-		l.failProbes(u, ls, now, "server errors")
+		l.failProbes(u, ls, now, "server errors", false)
 		if t.ErrorThreshold > 0 && l.st.Errors >= t.ErrorThreshold {
 			l.st.App.Breaker.trip(now, t, "server errors")
 		}
@@ -145,14 +163,64 @@ func (l *Limiter) plausibleScope(scope ThrottleScope, usr, app scopeView, uc, ac
 	return scope
 }
 
+// bindingScope corrects the scope of a throttle without one once more: a
+// scope none of whose windows binds (each under its effective limit and
+// under the level it was last throttled at) is not to blame when one of
+// the other's does, or when the other's is more than twice as full. Several users throttled together (infer) says the app
+// only until the windows say which one binds: a user window back at the
+// count it was throttled at is what refused this user, whoever else was
+// refused nearby, and an app window at its level is what refused this
+// user when its own windows are far from theirs.
+func bindingScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) ThrottleScope {
+	u, a := usr.bindingRatio(uc, now), app.bindingRatio(ac, now)
+	switch {
+	case scope == ScopeUser && u < 1 && (a >= 1 || (u >= 0 && u < bindingShare*a)):
+		return ScopeApp
+	case scope == ScopeApp && a < 1 && (u >= 1 || (a >= 0 && a < bindingShare*u)):
+		return ScopeUser
+	}
+	return scope
+}
+
+// bindingShare: a scope whose fullest window holds under this share of
+// what the other scope's fullest holds (each as a ratio of its limit) is
+// not what refused a request, whatever the inference said.
+const bindingShare = 0.5
+
+// concScopes decides whose concurrency cap refused a request (10003)
+// without a scope, from what was in flight when it was granted: a scope
+// that recently let as many through at once, or held fewer than its
+// floor, did not. When both could have, both are lowered: a wrong
+// lowering is undone by the successes still in flight (adapted.prove),
+// while lowering the wrong one alone would leave the one that binds
+// refusing request after request.
+func (l *Limiter) concScopes(usr, app scopeView, ls *lease, now int64) (user, appScope bool) {
+	u := usr.concPlausible(ls.UserConc, ls.Slots, now)
+	a := app.concPlausible(ls.AppConc, ls.Slots, now)
+	if !u && !a {
+		return true, true
+	}
+	return u, a
+}
+
 // failProbes reopens, with a doubled cooldown, the breakers ls probed.
-func (l *Limiter) failProbes(u *userState, ls *lease, now int64, reason string) {
+// When the failure lowered a window (gated, it sends nothing more until
+// its count falls under the new limit), the cooldown stops doubling at
+// two base cooldowns: the window, not the breaker, then says when to try
+// again, and a breaker doubling to MaxCooldown would stall the scope long
+// after the window has drained to the real limit (a limit halved under a
+// full hour window drains in a minute or two, probe by probe).
+func (l *Limiter) failProbes(u *userState, ls *lease, now int64, reason string, lowered bool) {
 	t := &l.st.Spec.Tuning
+	limit := int64(t.MaxCooldown)
+	if lowered {
+		limit = min(limit, 2*int64(t.Cooldown))
+	}
 	if ls.AppProbe {
-		l.st.App.Breaker.probeFailed(now, t, reason)
+		l.st.App.Breaker.probeFailed(now, t, reason, limit)
 	}
 	if ls.UserProbe {
-		u.Scope.Breaker.probeFailed(now, t, reason)
+		u.Scope.Breaker.probeFailed(now, t, reason, limit)
 	}
 }
 

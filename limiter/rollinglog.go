@@ -114,6 +114,27 @@ func (g *rollingLog) countAt(per, at int64) int {
 	return c
 }
 
+// peak is the most cost logged in any interval of length per ending in
+// (now-hold, now]: the peak rate of the last hold. The count of such an
+// interval rises only at an entry, so the most is at the start of the
+// hold or at an entry within it. It walks the entries of the last hold
+// and per (the foreground log it serves is short).
+func (g *rollingLog) peak(per, hold, now int64) int {
+	lo := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].at > now-hold-per })
+	best, sum, j := g.countAt(per, now-hold), 0, lo
+	for i := lo; i < len(g.entries) && g.entries[i].at <= now; i++ {
+		sum += g.entries[i].cost
+		for g.entries[j].at <= g.entries[i].at-per {
+			sum -= g.entries[j].cost
+			j++
+		}
+		if g.entries[i].at > now-hold {
+			best = max(best, sum)
+		}
+	}
+	return best
+}
+
 // freeAt is the earliest time, not before now, at which cost more fits
 // into window w of length per under limit. If cost exceeds the limit it
 // waits for the window to empty.
@@ -134,6 +155,10 @@ func (g *rollingLog) freeAt(w int, per int64, limit, cost int, now int64) int64 
 	}
 	return now
 }
+
+// IsZero reports whether the log holds no entry (omitzero leaves it out
+// of the JSON).
+func (g rollingLog) IsZero() bool { return len(g.entries) == 0 }
 
 // MarshalJSON writes the entries as a flat array: the first stamp, then
 // each later stamp as a delta from the one before, each followed by its

@@ -1,5 +1,10 @@
 package limiter
 
+import (
+	"math"
+	"sort"
+)
+
 // scopeState is the accounting of one scope: the app, or one user.
 type scopeState struct {
 	Log      rollingLog `json:"log"`
@@ -8,6 +13,18 @@ type scopeState struct {
 	Conc     adapted    `json:"conc"`
 	Breaker  breaker    `json:"breaker"`
 	LastFG   int64      `json:"lastFG,omitempty"` // last foreground enqueue
+	// FG logs the foreground units enqueued, over the scope's windows: the
+	// demand the foreground reserve follows (see demand).
+	FG rollingLog `json:"fg,omitzero"`
+	// fgMemo is demand's last answer, per window: a decision asks for it
+	// at one time many times over.
+	fgMemo demandMemo
+}
+
+// demandMemo remembers the demand per window at one time and log length.
+type demandMemo struct {
+	at, len int64
+	d       []int
 }
 
 // scopeView binds a scopeState to its spec for one decision.
@@ -21,16 +38,95 @@ type scopeView struct {
 func newScopeState(n int) scopeState {
 	s := scopeState{Limits: make([]adapted, n)}
 	s.Log.reset(n)
+	s.FG.reset(n)
 	return s
 }
 
-// effLimit is window w's effective limit for lane.
+// effLimit is window w's effective limit for lane: all of the adapted
+// limit for foreground; for background, that less the reserve (at most
+// half the limit), held while foreground was seen within ReserveIdle: the
+// base reserve (Tuning.Reserve) and the foreground demand expected in the
+// window that has not arrived yet (see demand).
 func (v scopeView) effLimit(w int, lane Lane, now int64) int {
 	n := v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now)
-	if !v.reserving(now) {
+	if lane == Foreground || !v.reserving(now) {
 		return n
 	}
-	return laneLimit(n, lane, v.t.Reserve)
+	r := int(v.t.Reserve*float64(n)+0.999999) + v.demand(w, now)
+	return max(1, n-min(r, n/2))
+}
+
+// demandHold is how many of the shortest windows the foreground reserve
+// remembers its peak rate for, beyond the window itself: the busiest
+// shortest window ending within the last one: the count of the short
+// window alone dips whenever a scan's first request leaves it before the
+// next scan's arrives, and background would fill what the next scans
+// need. Each shortest window more of hold blocks background a minute
+// longer after one person's scan (the simulator's foreground scenario,
+// one person scanning every 20 min: background waits at most 1m7s after
+// a scan at 1, and catches up under the sliding hour).
+const demandHold = 1
+
+// demand is the foreground units window w should still hold room for:
+// the foreground it expects in one window length less what the window
+// already holds (those units are counted in it). It expects the most of
+// what arrived within the window and the peak rate of the shortest
+// window (see demandHold), extrapolated to the window's length.
+//
+// The reserve has to be in place before the scans come: a window full of
+// background answers a scan only when it slides, an hour later for the
+// hour window. Twenty people scanning (3 requests a minute between them)
+// hold 180 units of an hour from the first scan on, and the hour's own
+// count takes over as it fills; the units already in the window need no
+// room, so background keeps the limit less the base reserve and the
+// demand, and scans reuse the room earlier scans leave. One person
+// scanning now and then holds the extrapolated room only for the hold,
+// and background, stopped under a sliding window, catches up after it.
+func (v scopeView) demand(w int, now int64) int {
+	fg, m := &v.st.FG, &v.st.fgMemo
+	if m.d != nil && m.at == now && m.len == int64(len(fg.entries)) {
+		return m.d[w]
+	}
+	fg.advance(v.pers, now)
+	s := shortest(v.pers)
+	peak := fg.peak(v.pers[s], demandHold*v.pers[s], now)
+	m.d = m.d[:0]
+	for x := range v.pers {
+		in := fg.count(x)
+		m.d = append(m.d, max(in, int(int64(peak)*v.pers[x]/v.pers[s]))-in)
+	}
+	m.at, m.len = now, int64(len(fg.entries))
+	return m.d[w]
+}
+
+// demandEnds is when a foreground unit next leaves one of the scope's
+// windows or the peak's hold, lowering the demand (never when none is
+// logged).
+func (v scopeView) demandEnds(now int64) int64 {
+	fg := &v.st.FG
+	fg.advance(v.pers, now)
+	at := never
+	for w, per := range v.pers {
+		if i := fg.start[w]; i < len(fg.entries) {
+			at = min(at, fg.entries[i].at+per)
+		}
+	}
+	s := v.pers[shortest(v.pers)]
+	hold := s + demandHold*s
+	if i := sort.Search(len(fg.entries), func(i int) bool { return fg.entries[i].at > now-hold }); i < len(fg.entries) {
+		at = min(at, fg.entries[i].at+hold)
+	}
+	return at
+}
+
+func shortest(pers []int64) int {
+	w := 0
+	for i, p := range pers {
+		if p < pers[w] {
+			w = i
+		}
+	}
+	return w
 }
 
 // reserving reports whether the window reserve is held at now: foreground
@@ -146,7 +242,7 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 				to = p
 			}
 			changed = a.lower(spec, to, v.t, now) || changed
-			a.Hit = c
+			a.hit(c, v.t, now)
 			continue
 		}
 		if best >= 0 && a.Lowered > 0 && float64(c) < v.t.AdaptFloor*float64(spec) {
@@ -197,13 +293,56 @@ func (v scopeView) plausible(before []int, useProven bool, now int64) bool {
 	return best >= 0
 }
 
-// prove records a success granted at counts before (excluding it).
-func (v scopeView) prove(before []int, cost int, now int64) {
+// prove records a success granted at granted at counts before
+// (excluding it).
+func (v scopeView) prove(before []int, cost int, granted, now int64) {
 	for w, c := range before {
 		if w < len(v.st.Limits) {
-			v.st.Limits[w].prove(c+cost, v.pers[w], now)
+			v.st.Limits[w].prove(c+cost, granted, v.pers[w], now)
 		}
 	}
+}
+
+// bindingRatio is the highest blame ratio of the scope's windows at
+// counts before (see blame, without the proven rule: plausibleScope has
+// applied it), or -1 when none could be to blame. At 1 or more a window held at least its effective limit or
+// the level it was last throttled at: it binds.
+func (v scopeView) bindingRatio(before []int, now int64) float64 {
+	if len(before) != len(v.pers) {
+		return -1
+	}
+	_, best := v.blame(before, false, now)
+	return best
+}
+
+// concMemory is how long a success proves the concurrency it was granted
+// at: concurrency is a count at an instant, so the proof is short-lived.
+func (v scopeView) concMemory() int64 { return int64(v.t.LeaseTTL) }
+
+// proveConc records a success granted at granted with before requests in
+// flight (excluding its slots). A count no higher than the floor proves
+// nothing concPlausible asks (and undoes no lowering, which is never
+// below the floor), so it is not kept: most users never run more than a
+// few at once, and their state stays as small as before.
+func (v scopeView) proveConc(before, slots int, granted, now int64) {
+	if before+slots <= v.concFloor() {
+		return
+	}
+	v.st.Conc.prove(before+slots, granted, v.concMemory(), now)
+}
+
+// concFloor is the lowest concurrency cap adaptation may set.
+func (v scopeView) concFloor() int {
+	return max(1, int(math.Ceil(v.t.AdaptFloor*float64(v.spec.Concurrency))))
+}
+
+// concPlausible reports whether the scope's concurrency cap could have
+// refused a request granted with before requests in flight (excluding its
+// slots): before is at least the adaptation floor of the cap (no real cap
+// is believed lower) and the request went above the concurrency recently
+// proven to succeed.
+func (v scopeView) concPlausible(before, slots int, now int64) bool {
+	return before >= v.concFloor() && before+slots > v.st.Conc.proven(v.concMemory(), now)
 }
 
 // busiest returns the window with the highest count/limit ratio for

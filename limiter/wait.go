@@ -104,13 +104,21 @@ func (l *Limiter) NextWakeup(now time.Time) time.Time {
 		}
 	}
 	if len(l.active[Background]) > 0 {
-		// A lapsing window reserve makes room for background.
+		// A lapsing window reserve, or foreground demand leaving a
+		// window, makes room for background.
 		if app := l.appView(); app.reserving(n) {
 			at = min(at, app.reserveEnds())
 		}
+		if app := l.appView(); app.st.LastFG != 0 {
+			at = min(at, app.demandEnds(n))
+		}
 		for _, u := range l.active[Background] {
-			if usr := l.userView(u); usr.reserving(n) {
+			usr := l.userView(u)
+			if usr.reserving(n) {
 				at = min(at, usr.reserveEnds())
+			}
+			if u.Scope.LastFG != 0 {
+				at = min(at, usr.demandEnds(n))
 			}
 		}
 	}

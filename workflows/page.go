@@ -172,7 +172,7 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	}
 	var meta activities.ContentMeta
 	st, err := s.lim.Call(sctx, entity.Call{
-		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background},
+		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background, Remaining: s.remaining()},
 		Activity:  activities.FetchContentName,
 		Args:      []any{activities.FetchContentInput{User: s.in.User, PageID: p.ID, Key: key, Options: s.in.Content}},
 		Options:   graphOptions("Fetch content: " + clip(title)),
@@ -183,6 +183,8 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 		return activities.WritePageResult{}, fmt.Errorf("content: %w", err)
 	}
 	s.staged[p.ID] = true
+	s.st.Fetched++
+	s.st.FetchedUnits += 1 + len(meta.Resources)
 	var lost []activities.LostResource
 	for group := range slices.Chunk(meta.Resources, maxResourceCost) {
 		l, err := s.resources(sctx, key, title, group)
@@ -223,7 +225,8 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 		}
 		granted := len(missing)
 		call := entity.Call{
-			Ask:      entity.AskOptions{User: s.in.User, Lane: limiter.Background, Cost: len(missing), MinCost: 1, Attempt: attempt},
+			Ask: entity.AskOptions{User: s.in.User, Lane: limiter.Background, Cost: len(missing), MinCost: 1, Attempt: attempt,
+				Remaining: s.remaining()},
 			Activity: activities.FetchResourcesName,
 			Args:     input(missing),
 			ArgsFor: func(p entity.Permit) []any {

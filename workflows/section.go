@@ -115,6 +115,37 @@ type SectionState struct {
 	Unsent int `json:"unsent,omitempty"`
 	// LinksPending: see SectionResult.
 	LinksPending int `json:"linksPending,omitempty"`
+	// Fetched counts the pages whose content was fetched, and
+	// FetchedUnits the Graph requests those pages need (content and
+	// resources): the requests a page takes, for remaining.
+	Fetched      int `json:"fetched,omitempty"`
+	FetchedUnits int `json:"fetchedUnits,omitempty"`
+}
+
+// requestsPerPage is what remaining assumes a page takes before any page
+// was fetched: its content and two resources.
+const requestsPerPage = 3
+
+// remaining estimates the Graph requests the section still needs for its
+// pages, the next one included, for the limiter's water-filling
+// (entity.AskOptions.Remaining: the users with the most work left go
+// first): the pages listed and not finished, less those found unchanged
+// in Notion, at the requests a fetched page took so far, and one listing
+// call while the listing goes on. Pages not listed yet are unknown. The
+// limiter takes the latest report as the user's, so with several sections
+// of one user running it follows the section that asked last.
+func (s *section) remaining() int {
+	t := s.st.Tally
+	pages := max(0, t.Pages-t.Done-t.Failed-t.Gone-len(s.st.Existing))
+	per := float64(requestsPerPage)
+	if s.st.Fetched > 0 {
+		per = float64(s.st.FetchedUnits) / float64(s.st.Fetched)
+	}
+	n := int(float64(pages)*per + 0.5)
+	if !s.st.ListDone {
+		n++
+	}
+	return max(1, n)
 }
 
 // Ancestor is a page above the next one in the listing, and its outcome
@@ -509,7 +540,7 @@ func (s *section) listNext(ctx workflow.Context) error {
 	cur := s.st.Cursor
 	var r activities.ListPagesResult
 	st, err := s.lim.Call(ctx, entity.Call{
-		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background},
+		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background, Remaining: s.remaining()},
 		Activity:  activities.ListPagesName,
 		Args:      []any{activities.ListPagesInput{User: s.in.User, Cursor: cur}},
 		Options:   graphOptions(fmt.Sprintf("List pages of %s from %d", s.in.Section.Name, s.st.Taken)),

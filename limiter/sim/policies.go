@@ -10,22 +10,25 @@ import (
 // ours sends every request through the limiter model, as the limiter
 // entity would: enqueue, wait for a grant, send, release with the
 // outcome; a failed request is enqueued again as a retry and the limiter
-// decides when it leaves.
+// decides when it leaves. Every background request also tells the
+// limiter how many requests its user still needs
+// (limiter.Request.Remaining), as the migration's page workers do, so
+// the limiter water-fills by remaining work.
 //
-// With remaining set (the "water-fill" policy), every background request
-// also tells the limiter how many requests its user still needs
-// (limiter.Request.Remaining).
+// With maxMin set (the "max-min" policy), requests carry no remaining
+// work and the limiter shares by usage alone: the policy before the
+// migration reported it, kept for comparison.
 type ours struct {
-	remaining bool
-	lim       *limiter.Limiter
-	n         int
-	waiting   map[string]func(limiter.Grant)
-	timer     time.Time // earliest pending wake-up
+	maxMin  bool
+	lim     *limiter.Limiter
+	n       int
+	waiting map[string]func(limiter.Grant)
+	timer   time.Time // earliest pending wake-up
 }
 
 func (p *ours) name() string {
-	if p.remaining {
-		return "water-fill"
+	if p.maxMin {
+		return "max-min"
 	}
 	return "ours"
 }
@@ -55,7 +58,7 @@ func (p *ours) send(r *run, j *job, attempt int) {
 		})
 	}
 	req := limiter.Request{ID: id, User: j.user, Lane: j.lane, Attempt: attempt}
-	if q := r.users[j.user]; p.remaining && j.page && q != nil {
+	if q := r.users[j.user]; !p.maxMin && j.page && q != nil {
 		req.Remaining = q.requestsLeft
 	}
 	if err := p.lim.Enqueue(req, r.now); err != nil {

@@ -47,7 +47,13 @@ type userQueue struct {
 	requestsLeft int
 	wake         time.Time // pending dispatch wake-up
 	inFlight     int       // requests at upstream
-	idleFrom     time.Time // stall watch: zero when not idle
+	// Stall watch (see run.rewatch): watching while the user has pages
+	// left and nothing at upstream; idleFrom is when upstream would take
+	// its next request, zero while waitRoom (the app's concurrency is
+	// full).
+	watching bool
+	waitRoom bool
+	idleFrom time.Time
 }
 
 // run is the state shared by every policy during one simulation.
@@ -62,6 +68,62 @@ type run struct {
 	res   *Result
 	left  int // pages left
 	adapt time.Time
+	// wire counts requests sent and not yet answered.
+	wire int
+}
+
+// busy reports whether the requests on the wire fill the app's real
+// concurrency cap less the background reserve: no policy could send
+// another background request now, whatever the rate windows hold.
+func (r *run) busy() bool {
+	c := r.up.AppConcurrency()
+	return r.wire >= max(1, c-int(r.cfg.Spec.Tuning.Reserve*float64(c)+0.999999))
+}
+
+// endStall records the stall of q that ends now, if one is running.
+func (r *run) endStall(q *userQueue) {
+	if q.idleFrom.IsZero() || r.left == 0 {
+		return
+	}
+	if stall := r.now.Sub(q.idleFrom); stall > 0 {
+		r.res.MaxStall = max(r.res.MaxStall, stall)
+	}
+}
+
+// rewatch moves the stall watch of every idle user after a send filled
+// upstream further: a user whose next request upstream would no longer
+// take now is not stalled while others use the room (its stall so far
+// ends), and waits from when upstream would take it again.
+func (r *run) rewatch() {
+	busy := r.busy()
+	for _, id := range r.order {
+		q := r.users[id]
+		if !q.watching || q.waitRoom {
+			continue
+		}
+		f := r.up.FreeAtReserve(id, r.now, r.cfg.Spec.Tuning.Reserve)
+		if !busy && !f.After(q.idleFrom) {
+			continue
+		}
+		r.endStall(q)
+		q.idleFrom, q.waitRoom = f, busy
+		if busy {
+			q.idleFrom = time.Time{}
+		}
+	}
+}
+
+// unwatch restarts the stall watch of users waiting for the app's
+// concurrency once a request left the wire.
+func (r *run) unwatch() {
+	if r.busy() {
+		return
+	}
+	for _, id := range r.order {
+		if q := r.users[id]; q.watching && q.waitRoom {
+			q.idleFrom, q.waitRoom = r.up.FreeAtReserve(id, r.now, r.cfg.Spec.Tuning.Reserve), false
+		}
+	}
 }
 
 // policy decides how one request of a job is sent and retried.
@@ -73,15 +135,16 @@ type policy interface {
 	send(r *run, j *job, attempt int)
 }
 
-// Run simulates cfg under the named policy: "ours", "water-fill" (ours
-// told each user's remaining work), "backoff" or "queue-retry".
+// Run simulates cfg under the named policy: "ours" (the limiter, told
+// each user's remaining work), "max-min" (the limiter told nothing of
+// it), "backoff" or "queue-retry".
 func Run(cfg Config, policyName string) (*Result, error) {
 	var p policy
 	switch policyName {
 	case "ours":
 		p = &ours{}
-	case "water-fill":
-		p = &ours{remaining: true}
+	case "max-min":
+		p = &ours{maxMin: true}
 	case "backoff":
 		p = &backoff{}
 	case "queue-retry":
@@ -141,7 +204,7 @@ func (r *run) scheduleScan(s Scan, at time.Duration) {
 	r.at(Epoch.Add(at), func() {
 		j := &job{user: s.User, lane: limiter.Foreground, total: s.Requests, arrived: r.now}
 		r.startRequest(j)
-		if s.Every > 0 && r.left > 0 {
+		if s.Every > 0 && r.left > 0 && (s.Until == 0 || at+s.Every < s.Until) {
 			r.scheduleScan(s, at+s.Every)
 		}
 	})
@@ -200,11 +263,9 @@ func (r *run) startRequest(j *job) {
 func (r *run) sendUpstream(j *job, attempt int, back func(Response)) {
 	q := r.users[j.user]
 	if q != nil {
-		if !q.idleFrom.IsZero() {
-			if stall := r.now.Sub(q.idleFrom); stall > 0 && r.left > 0 {
-				r.res.MaxStall = max(r.res.MaxStall, stall)
-			}
-			q.idleFrom = time.Time{}
+		if q.watching {
+			r.endStall(q)
+			q.watching, q.waitRoom, q.idleFrom = false, false, time.Time{}
 		}
 		q.inFlight++
 	}
@@ -212,7 +273,11 @@ func (r *run) sendUpstream(j *job, attempt int, back func(Response)) {
 	j.tries++
 	resp, lat := r.up.Send(j.user, r.now, r.since())
 	r.res.record(r, j, attempt, resp)
+	r.wire++
+	r.rewatch()
 	r.after(lat, func() {
+		r.wire--
+		r.unwatch()
 		if resp.Status == 200 {
 			r.up.Done(j.user)
 		}
@@ -226,8 +291,14 @@ func (r *run) sendUpstream(j *job, attempt int, back func(Response)) {
 		back(resp)
 		if q != nil && q.inFlight == 0 && q.pagesLeft > 0 {
 			// Stall watch: from when upstream would take the next request
-			// (leaving our background reserve) until we send one.
-			q.idleFrom = r.up.FreeAtReserve(j.user, r.now, r.cfg.Spec.Tuning.Reserve)
+			// (leaving our background reserve) until we send one, or
+			// until others' requests fill what upstream would take
+			// (rewatch).
+			q.watching = true
+			q.idleFrom, q.waitRoom = r.up.FreeAtReserve(j.user, r.now, r.cfg.Spec.Tuning.Reserve), r.busy()
+			if q.waitRoom {
+				q.idleFrom = time.Time{}
+			}
 		}
 	})
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Policies are the policies every scenario compares.
-var Policies = []string{"ours", "backoff", "queue-retry", "water-fill"}
+var Policies = []string{"ours", "backoff", "queue-retry", "max-min"}
 
 // Scenario is a named configuration with a one-line description.
 type Scenario struct {
@@ -130,6 +130,29 @@ func Foreground() Scenario {
 	return s
 }
 
+// Scanners is twenty people scanning, each every 20 minutes, while five
+// users' migrations saturate the app budget; the scans stop at 3 h, and
+// budget use is measured from 4 h to 8 h, when nobody scans.
+func Scanners() Scenario {
+	w := Workload{Workers: 5}
+	for i := range 5 {
+		w.Users = append(w.Users, UserWork{User: fmt.Sprintf("migrator%d", i+1), Pages: Pages(600, 2, uint64(31+i))})
+	}
+	for i := range 20 {
+		w.Scans = append(w.Scans, Scan{User: fmt.Sprintf("scanner%02d", i+1), At: time.Duration(i) * time.Minute,
+			Every: 20 * time.Minute, Until: 3 * time.Hour, Requests: 3})
+	}
+	return Scenario{
+		Name:        "scanners",
+		Description: "20 people scanning (3 requests each) every 20 min until 3 h while 5 users x 600 pages saturate the app budget; budget use measured over hours 4-8, when nobody scans",
+		Config: Config{
+			Scenario: "scanners", Workload: w, Upstream: baseUpstream(),
+			Spec: limiter.OneNote(), Horizon: 8 * time.Hour, Seed: 7,
+			MeasureFrom: 4 * time.Hour, MeasureTo: 8 * time.Hour,
+		},
+	}
+}
+
 // OutageScenario is a 5-minute upstream outage (503) in the middle of a burst.
 func OutageScenario() Scenario {
 	up := baseUpstream()
@@ -161,7 +184,7 @@ func Hidden() Scenario {
 
 // Scenarios returns every scenario in report order.
 func Scenarios() []Scenario {
-	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Unequal(), Saturate(), Foreground(), OutageScenario(), Hidden()}
+	return []Scenario{Seed(), SeedLenient(), FiveUsers(), Unequal(), Saturate(), Foreground(), Scanners(), OutageScenario(), Hidden()}
 }
 
 // HiddenVariant is one way upstream's real limits differ from the

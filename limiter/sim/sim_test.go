@@ -185,24 +185,72 @@ func TestBestFeasible(t *testing.T) {
 	t.Logf("unequal: lower bound %s, best feasible %s", lb, best)
 }
 
-// TestWaterFillUnequal checks the water-filling policy against unequal
-// staggered users: it finishes within 3% of the best feasible schedule,
-// equal users get equal shares, and the max-min policy does not.
+// TestWaterFillUnequal checks the limiter, told each user's remaining
+// work, against unequal staggered users: it finishes within 3% of the
+// best feasible schedule, equal users get equal shares, and the limiter
+// told nothing of the remaining work (max-min) does not.
 func TestWaterFillUnequal(t *testing.T) {
 	sc := Unequal()
-	fill, ours := mustRun(t, sc, "water-fill"), mustRun(t, sc, "ours")
+	fill, maxMin := mustRun(t, sc, "ours"), mustRun(t, sc, "max-min")
 	x := func(r *Result) float64 { return float64(r.Completion) / float64(r.BestFeasible) }
 	if !fill.Finished || x(fill) > 1.03 {
-		t.Errorf("water-fill finished %v at %s, %.4fx the best feasible %s; want <= 1.03x", fill.Finished, fill.Completion, x(fill), fill.BestFeasible)
+		t.Errorf("ours finished %v at %s, %.4fx the best feasible %s; want <= 1.03x", fill.Finished, fill.Completion, x(fill), fill.BestFeasible)
 	}
 	if fill.JainEqual < 0.99 {
-		t.Errorf("water-fill: Jain's index among equal users %.4f, want >= 0.99", fill.JainEqual)
+		t.Errorf("ours: Jain's index among equal users %.4f, want >= 0.99", fill.JainEqual)
 	}
 	if fill.Throttled+fill.Concurrency != 0 {
-		t.Errorf("water-fill: upstream throttled %d, want 0", fill.Throttled+fill.Concurrency)
+		t.Errorf("ours: upstream throttled %d, want 0", fill.Throttled+fill.Concurrency)
 	}
-	if x(ours) <= 1.03 {
-		t.Errorf("max-min finished at %.4fx the best feasible: the scenario does not tell the policies apart", x(ours))
+	if x(maxMin) <= 1.03 {
+		t.Errorf("max-min finished at %.4fx the best feasible: the scenario does not tell the policies apart", x(maxMin))
+	}
+}
+
+// TestScanners checks the foreground reserve that follows the demand:
+// twenty people scanning while migrations saturate the app wait under a
+// second at p99, and background takes at least 97% of the budget once
+// nobody scans; the fixed reserve (max-min runs the same limiter) is not
+// what makes the difference, so both policies must pass.
+func TestScanners(t *testing.T) {
+	for _, p := range []string{"ours", "max-min"} {
+		r := mustRun(t, Scanners(), p)
+		if len(r.FGWaits) < 500 {
+			t.Fatalf("%s: only %d scan requests", p, len(r.FGWaits))
+		}
+		if p99 := Percentile(r.FGWaits, 0.99); p99 > time.Second {
+			t.Errorf("%s: scan p99 wait %s, want <= 1s", p, p99)
+		}
+		if r.Budget < 0.97 {
+			t.Errorf("%s: background budget use %.3f once nobody scans, want >= 0.97", p, r.Budget)
+		}
+		if r.Throttled+r.Concurrency != 0 {
+			t.Errorf("%s: upstream throttled %d+%d, want 0", p, r.Throttled, r.Concurrency)
+		}
+	}
+}
+
+// TestHiddenVariantTargets runs every hidden-limit variant over two seeds
+// (bench/cmd/simulate -variants runs ten) against the targets: <= 1% of
+// requests throttled after the first throttle, no stall longer than two
+// cooldowns, completion <= 1.03x the best feasible schedule under the true
+// limits.
+func TestHiddenVariantTargets(t *testing.T) {
+	for _, v := range HiddenVariants(2) {
+		for _, sc := range v.Seeds {
+			r := mustRun(t, sc, "ours")
+			cool := sc.Config.Spec.Tuning.Cooldown.D()
+			x := float64(r.Completion) / float64(r.BestFeasible)
+			if !r.Finished || x > 1.03 {
+				t.Errorf("%s: finished %v at %.4fx the best feasible, want <= 1.03x", sc.Name, r.Finished, x)
+			}
+			if r.ThrottledAfterAdapt > 0.01 {
+				t.Errorf("%s: %.2f%% throttled after the first throttle, want <= 1%%", sc.Name, 100*r.ThrottledAfterAdapt)
+			}
+			if r.MaxStall > 2*cool {
+				t.Errorf("%s: stall %s, want <= %s", sc.Name, r.MaxStall, 2*cool)
+			}
+		}
 	}
 }
 

@@ -218,6 +218,9 @@ func (u *Upstream) Done(user string) {
 	u.app.inFlight--
 }
 
+// AppConcurrency is the app's real concurrency cap now.
+func (u *Upstream) AppConcurrency() int { return u.app.conc }
+
 // FreeAt is the earliest time at which upstream would accept one more
 // request of user by its rate windows (concurrency aside).
 func (u *Upstream) FreeAt(user string, now time.Time) time.Time {

@@ -25,12 +25,13 @@ func (w UserWork) Requests() int {
 }
 
 // Scan is a foreground scan: Requests sequential requests a person waits
-// for, arriving at At and then every Every until the run ends (Every 0:
-// once).
+// for, arriving at At and then every Every until Until or the run ends
+// (Every 0: once; Until 0: no end but the run's).
 type Scan struct {
 	User     string
 	At       time.Duration
 	Every    time.Duration
+	Until    time.Duration
 	Requests int
 }
 

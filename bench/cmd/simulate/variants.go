@@ -11,7 +11,7 @@ import (
 )
 
 // variantPolicies are the policies the hidden-limit variants compare.
-var variantPolicies = []string{"ours", "water-fill"}
+var variantPolicies = []string{"ours", "max-min"}
 
 // runVariants runs every hidden-limit variant over seeds seeds and writes
 // limiter-hidden-variants.md to out: per variant and policy, the worst

@@ -1,0 +1,244 @@
+package limiter
+
+import (
+	"testing"
+	"time"
+)
+
+// TestForegroundDemandReserve: the reserve follows the foreground demand
+// it sees. One scan of three requests holds room in the hour for the
+// rate it implies (3 a minute: 180 an hour, less the 3 the window holds)
+// on top of the base reserve, for the hold; after the hold only the base
+// reserve is left, and ReserveIdle after the scan none.
+func TestForegroundDemandReserve(t *testing.T) {
+	s := OneNote()
+	s.User = ScopeSpec{Windows: []Window{{100000, Duration(time.Minute)}, {800, Duration(time.Hour)}}, Concurrency: 1000}
+	s.App = s.User
+	s.Tuning.ReserveIdle = Duration(2 * time.Hour)
+	l := mustNew(t, s)
+	var q seq
+	if got := drain(t, l, at(0), q.req("u", Foreground, 3)); len(got) != 1 {
+		t.Fatalf("scan granted %v, want it", got)
+	}
+	bg := func(n int) []Request {
+		var rs []Request
+		for range n {
+			rs = append(rs, q.req("u", Background, 1))
+		}
+		return rs
+	}
+	steps := []struct {
+		at   time.Duration
+		want int // background granted at that time
+		why  string
+	}{
+		// 800 less the base 20 less the expected 177 is 603, the scan holds 3.
+		{time.Second, 600, "the demand the scan implies is held"},
+		{90 * time.Second, 0, "still held within the hold"},
+		// After the hold (the minute and one more): the base reserve only.
+		{2*time.Minute + time.Second, 177, "the hold is over: only the base reserve"},
+		// The first 600 and the scan have left the hour; the 177 have not.
+		{time.Hour + 2*time.Second, 603, "the base reserve, the scan gone from the hour"},
+		{3*time.Hour + time.Second, 800, "ReserveIdle after the scan: no reserve"},
+	}
+	for _, st := range steps {
+		if got := drain(t, l, at(st.at), bg(1000)...); len(got) != st.want {
+			t.Errorf("at %s: background granted %d, want %d (%s)", st.at, len(got), st.want, st.why)
+		}
+		for _, u := range l.st.Users {
+			for _, r := range u.Queue[Background] {
+				l.Cancel(r.ID)
+			}
+		}
+	}
+}
+
+// TestProofUndoesALowering: a success granted before a lowering, at a
+// count above the lowered limit, raises it at once, up to the lowest
+// count throttled in the episode; a success granted after the lowering
+// says nothing of it.
+func TestProofUndoesALowering(t *testing.T) {
+	now := at(time.Hour).UnixNano()
+	sec := int64(time.Second)
+	per := int64(time.Minute)
+	tests := []struct {
+		name    string
+		count   int
+		granted int64
+		want    int
+	}{
+		{"in flight at the throttle, above the lowering", 116, now - 2*sec, 116},
+		{"above the count throttled: no higher than it", 125, now - 2*sec, 120},
+		{"granted after the lowering", 116, now, 110},
+		{"at or under the lowered limit", 105, now - 2*sec, 110},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := adapted{Lowered: 110, At: now - sec, Strikes: 1, Hit: 120, HitAt: now - sec}
+			a.prove(tc.count, tc.granted, per, now)
+			if a.Lowered != tc.want {
+				t.Errorf("lowered limit %d, want %d", a.Lowered, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoweringForgetsTheProofAboveIt: after a lowering, the count proven
+// before it no longer lets the window off the blame.
+func TestLoweringForgetsTheProofAboveIt(t *testing.T) {
+	tun := DefaultTuning()
+	now := at(time.Hour).UnixNano()
+	a := adapted{Proven: 780, ProvenAt: now - int64(time.Minute)}
+	if !a.lower(800, 600, &tun, now) {
+		t.Fatal("not lowered")
+	}
+	if p := a.proven(int64(time.Hour), now); p != 0 {
+		t.Errorf("proven %d after the lowering, want 0", p)
+	}
+}
+
+// TestBindingScope: a throttle without a scope goes to the scope whose
+// window binds, or is more than twice as full, whatever the inference.
+func TestBindingScope(t *testing.T) {
+	now := at(time.Hour).UnixNano()
+	tun := DefaultTuning()
+	us, as := OneNote().User, OneNote().App
+	tests := []struct {
+		name     string
+		user     [2]adapted
+		app      [2]adapted
+		uc, ac   []int
+		inferred ThrottleScope
+		want     ThrottleScope
+	}{
+		{"the app minute back at the level it was throttled at", [2]adapted{}, [2]adapted{{Lowered: 120, At: now, Hit: 120}, {}},
+			[]int{27, 179}, []int{120, 797}, ScopeUser, ScopeApp},
+		{"a user window at its level, several users throttled", [2]adapted{{Lowered: 60, At: now, Hit: 60}, {}}, [2]adapted{},
+			[]int{60, 100}, []int{180, 500}, ScopeApp, ScopeUser},
+		{"the app hour far fuller than the user's", [2]adapted{}, [2]adapted{},
+			[]int{0, 150}, []int{5, 786}, ScopeUser, ScopeApp},
+		{"comparable: the inference stands", [2]adapted{}, [2]adapted{},
+			[]int{60, 200}, []int{200, 500}, ScopeUser, ScopeUser},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ust, ast := newScopeState(2), newScopeState(2)
+			copy(ust.Limits, tc.user[:])
+			copy(ast.Limits, tc.app[:])
+			usr := scopeView{st: &ust, spec: &us, pers: pers(us.Windows), t: &tun}
+			app := scopeView{st: &ast, spec: &as, pers: pers(as.Windows), t: &tun}
+			if got := bindingScope(tc.inferred, usr, app, tc.uc, tc.ac, now); got != tc.want {
+				t.Errorf("scope %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestConcurrencyBlameWithoutScope: a 10003 without a scope lowers the
+// caps that could have refused it, judged by what was in flight; a user
+// cap lowered holds for every user.
+func TestConcurrencyBlameWithoutScope(t *testing.T) {
+	refused := Outcome{Status: 429, Code: CodeConcurrency}
+	t.Run("the user proved more at once: the app", func(t *testing.T) {
+		l := mustNew(t, bigSpec())
+		var q seq
+		var five []Request
+		for range 5 {
+			five = append(five, q.req("a", Background, 1))
+		}
+		grantAll(t, l, at(0), five...)
+		releaseAll(l, ok200, at(time.Second)) // a had 5 at once, the app 5
+		var reqs []Request
+		for _, u := range []string{"b", "b", "b", "c", "c", "c", "a", "a", "a", "a"} {
+			reqs = append(reqs, q.req(u, Background, 1))
+		}
+		grantAll(t, l, at(2*time.Second), reqs...) // the app 10, a 4
+		g, _ := l.Lease(reqs[9].ID)
+		l.Release(g.LeaseID, refused, at(3*time.Second))
+		st := l.State(at(3 * time.Second))
+		if st.App.EffectiveConcurrency != 9 {
+			t.Errorf("app concurrency %d, want 9 (what was in flight)", st.App.EffectiveConcurrency)
+		}
+		for _, u := range st.Users {
+			if u.EffectiveConcurrency != 10 {
+				t.Errorf("user %s concurrency %d, want 10 (a proved 5)", u.User, u.EffectiveConcurrency)
+			}
+		}
+	})
+	t.Run("a user cap holds for every user", func(t *testing.T) {
+		l := mustNew(t, bigSpec())
+		var q seq
+		var reqs []Request
+		for _, u := range []string{"b", "a", "a", "a", "a"} {
+			reqs = append(reqs, q.req(u, Background, 1))
+		}
+		grantAll(t, l, at(0), reqs...)
+		g, _ := l.Lease(reqs[4].ID)
+		l.Release(g.LeaseID, Outcome{Status: 429, Code: CodeConcurrency, Scope: ScopeUser}, at(time.Second))
+		for _, u := range l.State(at(time.Second)).Users {
+			if u.EffectiveConcurrency != 3 {
+				t.Errorf("user %s concurrency %d, want 3 (a refused with 3 in flight)", u.User, u.EffectiveConcurrency)
+			}
+		}
+	})
+}
+
+// TestFailedProbeThatLoweredAWindow: the breaker's cooldown stops doubling
+// at two cooldowns when the failed probe lowered a window, and doubles to
+// MaxCooldown when it did not.
+func TestFailedProbeThatLoweredAWindow(t *testing.T) {
+	tun := DefaultTuning()
+	cool := int64(tun.Cooldown)
+	for _, lowered := range []bool{true, false} {
+		var b breaker
+		b.trip(0, &tun, "throttled")
+		limit := int64(tun.MaxCooldown)
+		if lowered {
+			limit = 2 * cool
+		}
+		for i := range 4 {
+			b.probeFailed(int64(i+1)*int64(time.Minute), &tun, "throttled", limit)
+		}
+		want := 16 * cool
+		if lowered {
+			want = 2 * cool
+		}
+		if b.Cooldown != want {
+			t.Errorf("lowered %v: cooldown %s after four failed probes, want %s", lowered, time.Duration(b.Cooldown), time.Duration(want))
+		}
+	}
+}
+
+// TestRollingLogPeak checks peak against a count of every interval.
+func TestRollingLogPeak(t *testing.T) {
+	var g rollingLog
+	g.reset(1)
+	sec := int64(time.Second)
+	for _, at := range []int64{1, 2, 3, 10, 30, 31, 50} {
+		g.add(at*sec, 1)
+	}
+	// Entries are at whole seconds: every interval end in (now-hold, now]
+	// counts as one of the half and whole seconds there.
+	brute := func(per, hold, now int64) int {
+		best := 0
+		for end := (now-hold)*sec + sec/2; end <= now*sec; end += sec / 2 {
+			n := 0
+			for _, e := range g.entries {
+				if e.at > end-per*sec && e.at <= end {
+					n++
+				}
+			}
+			best = max(best, n)
+		}
+		return best
+	}
+	for _, per := range []int64{1, 5, 10, 30, 100} {
+		for _, hold := range []int64{1, 5, 10, 30, 60} {
+			for _, now := range []int64{10, 11, 31, 45, 60} {
+				if got, want := g.peak(per*sec, hold*sec, now*sec), brute(per, hold, now); got != want {
+					t.Errorf("peak(per %ds, hold %ds, now %ds) = %d, want %d", per, hold, now, got, want)
+				}
+			}
+		}
+	}
+}

@@ -110,8 +110,10 @@ type NotebookReport struct {
 	// back.
 	UnsentUnits int `json:"unsentUnits,omitempty"`
 	// Reruns counts pages run again because the worker holding them was
-	// lost.
-	Reruns int `json:"reruns,omitempty"`
+	// lost, and MostReruns is the most of them one page needed (bounded
+	// by maxPageRuns-1).
+	Reruns     int `json:"reruns,omitempty"`
+	MostReruns int `json:"mostReruns,omitempty"`
 	// Sync is what a sync run found and did (nil for a migration).
 	Sync    *SyncReport `json:"sync,omitempty"`
 	Message string      `json:"message"`
@@ -673,14 +675,24 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 		if aerr := workflow.Await(ctx, func() bool { return finished }); aerr != nil {
 			return aerr
 		}
-		if !workerLost(sctx, err) || run == maxPageRuns {
+		// The pass stages its link targets first: a lost run is spaced
+		// like a page's that had staged its content (rerun.go).
+		again, wait := rerunAfterLoss(run, true)
+		if !workerLost(sctx, err) || !again {
 			sess.complete(ctx)
 			if err != nil {
 				return fmt.Errorf("link pass: %w", err)
 			}
 			return nil
 		}
-		workflow.GetLogger(ctx).Warn("Worker lost during the link pass; running it again on a new session", "error", err)
+		workflow.GetLogger(ctx).Warn("Worker lost during the link pass; running it again on a new session", "run", run, "wait", wait, "error", err)
+		if wait > 0 {
+			if err := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{
+				Summary: fmt.Sprintf("Wait %s before running the link pass again (its worker was lost %d times)", wait, run)}).Get(ctx, nil); err != nil {
+				sess.complete(ctx)
+				return err
+			}
+		}
 	}
 }
 
@@ -787,6 +799,7 @@ func (nb *notebook) report() NotebookReport {
 			rep.PagesWithLosses += r.LossPageCount
 			rep.UnsentUnits += r.UnsentUnits
 			rep.Reruns += r.Reruns
+			rep.MostReruns = max(rep.MostReruns, r.MostReruns)
 			for _, l := range r.LossPages {
 				if len(rep.LossPages) < 20 {
 					rep.LossPages = append(rep.LossPages, l)

@@ -63,20 +63,24 @@ func notionRetry() *temporal.RetryPolicy {
 //
 // A Notion request (a page's blocks, a link rewrite, the layout) is sent
 // at most notion.DefaultRetryPolicy().MaxAttempts (8) times by the client
-// x notionAttempts (2) activity attempts x maxPageRuns (3) runs of the
-// page (or link pass) on a new worker session = 48 times. (The layout and
-// the rows query are not run again by the workflow: 16.)
+// x notionAttempts (2) activity attempts x maxPageRuns (8) runs of the
+// page (or link pass) on a new worker session = 128 times. A run lost
+// with its worker may have sent its requests already: the run after it
+// sends them again, which the write's idempotency makes harmless (the row
+// is found by its OneNote page ID and a half-written one completed, so the
+// page lands once), and this bound counts every run. (The layout and the
+// rows query are not run again by the workflow: 16.)
 //
 // A Graph request is sent once per permit: at most the permits of one
 // entity.Call (20, each after the limiter let it go, a throttle waiting in
-// the breaker) x maxPageLosses (6) runs of the page = 120 times; a group
-// of resources at most maxResourceAttempts (20) x maxPageRuns (3) = 60.
+// the breaker) x maxPageRuns (8) runs of the page = 160 times; a group of
+// resources at most maxResourceAttempts (20) x maxPageRuns (8) = 160.
 //
 // An operator's retry-section runs a section again on top of these: each
 // one is a person's decision.
 const (
-	notionSendBound = 48
-	graphSendBound  = 120
+	notionSendBound = 128
+	graphSendBound  = 160
 )
 
 // notionWriteOptions are for writing one page to Notion: many paced

@@ -32,7 +32,7 @@ func TestSendBounds(t *testing.T) {
 		{"Notion link rewrite", client * attempts(notionLinkOptions("links")) * maxPageRuns, notionSendBound},
 		{"Notion rows query", client * attempts(notionReadOptions("rows")), notionSendBound},
 		{"Notion layout", client * attempts(notionLayoutOptions("layout")), notionSendBound},
-		{"Graph page content", permits * graphTemporal * maxPageLosses, graphSendBound},
+		{"Graph page content", permits * graphTemporal * maxPageRuns, graphSendBound},
 		{"Graph resources", maxResourceAttempts * resourceTemporal * maxPageRuns, graphSendBound},
 	} {
 		t.Logf("%s: at most %d sends (bound %d)", tc.request, tc.sends, tc.bound)
@@ -45,7 +45,7 @@ func TestSendBounds(t *testing.T) {
 	if got := client * attempts(notionWriteOptions("write")) * maxPageRuns; got != notionSendBound {
 		t.Errorf("notionSendBound %d, but the layers multiply to %d: state the bound they give", notionSendBound, got)
 	}
-	if got := permits * graphTemporal * maxPageLosses; got != graphSendBound {
+	if got := permits * graphTemporal * maxPageRuns; got != graphSendBound {
 		t.Errorf("graphSendBound %d, but the layers multiply to %d: state the bound they give", graphSendBound, got)
 	}
 }

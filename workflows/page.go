@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,18 +21,6 @@ const maxResourceCost = 10
 
 // maxResourceAttempts bounds the permits spent on one group of resources.
 const maxResourceAttempts = 20
-
-// maxPageRuns bounds the runs of one page (and of the link pass) that
-// lost their worker after it staged the page's content: a page losing
-// its worker three times in a row is killing them; the section reports it
-// failed and a retry-section runs it again. maxPageLosses bounds every
-// run, counting those lost before anything was staged (another page's
-// worker died under it). Both multiply the sends of a request: see
-// notionSendBound.
-const (
-	maxPageRuns   = 3
-	maxPageLosses = 2 * maxPageRuns
-)
 
 // maxLossNotes is how many losses a ledger entry names.
 const maxLossNotes = 3
@@ -105,7 +94,9 @@ func (s *section) record(p activities.PageMeta, e *LedgerEntry) {
 
 // renewing runs the pipeline on the section's session; when the worker
 // holding the page is lost (the session failed, or the staged data is
-// gone), it runs the whole page again on a new session. The Notion write
+// gone), it runs the whole page again on a new session, as far as
+// rerunAfterLoss allows (rerun.go: lost runs are not the page's fault,
+// but they are bounded and spaced). The Notion write
 // is idempotent (the row is found by OneNote page ID, a half-written one
 // is completed), so a page that was being written when its worker died
 // still lands exactly once.
@@ -134,23 +125,22 @@ func (s *section) renewing(ctx workflow.Context, p activities.PageMeta, parentID
 		if !workerLost(sctx, err) || ctx.Err() != nil {
 			return res, err
 		}
-		e.Reruns++
-		s.st.Reruns++
-		if !s.staged[p.ID] {
-			// Lost while it waited for a permit, before its worker held
-			// anything of it: another page's worker died, not this one's
-			// doing. Only losses that cost it staged data count.
-			run--
-			if e.Reruns < maxPageLosses {
-				workflow.GetLogger(ctx).Warn("Worker lost before the page was staged; running it again", "page", p.ID, "error", err)
-				continue
-			}
-		}
-		if run == maxPageRuns || e.Reruns >= maxPageLosses {
+		again, wait := rerunAfterLoss(run, s.staged[p.ID])
+		if !again {
 			return res, fmt.Errorf("the worker running this page was lost %d times in a row (last: %w); "+
 				"check the workers, then retry the section", run, err)
 		}
-		workflow.GetLogger(ctx).Warn("Worker lost mid-page; running the page again on a new session", "page", p.ID, "run", run, "error", err)
+		e.Reruns++
+		s.st.Reruns++
+		s.st.MostReruns = max(s.st.MostReruns, e.Reruns)
+		workflow.GetLogger(ctx).Warn("Worker lost mid-page; running the page again on a new session", "page", p.ID, "run", run,
+			"staged", s.staged[p.ID], "wait", wait, "error", err)
+		if wait > 0 {
+			if err := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{
+				Summary: fmt.Sprintf("Wait %s before running %s again (its worker was lost %d times)", wait, clip(cmp.Or(p.Title, p.ID)), run)}).Get(ctx, nil); err != nil {
+				return res, err
+			}
+		}
 	}
 }
 

@@ -38,7 +38,9 @@ type pipelineMocks struct {
 	inputs   []activities.WritePageInput
 	lost     map[string][]activities.LostResource // FetchResources reports these
 	fail     func(page string, before int) error
-	levels   map[string]int // page levels (subpages), 0 if absent
+	// failContent, if set, decides a FetchContent's error the same way.
+	failContent func(page string, before int) error
+	levels      map[string]int // page levels (subpages), 0 if absent
 }
 
 func (m *pipelineMocks) register(env *testsuite.TestWorkflowEnvironment) {
@@ -57,7 +59,13 @@ func (m *pipelineMocks) register(env *testsuite.TestWorkflowEnvironment) {
 		func(_ context.Context, in activities.FetchContentInput) (activities.ContentMeta, error) {
 			m.mu.Lock()
 			defer m.mu.Unlock()
+			before := m.contents[in.PageID]
 			m.contents[in.PageID]++
+			if m.failContent != nil {
+				if err := m.failContent(in.PageID, before); err != nil {
+					return activities.ContentMeta{}, err
+				}
+			}
 			return activities.ContentMeta{Resources: []activities.ResourceRef{{ID: in.PageID + "-r1"}, {ID: in.PageID + "-r2"}}}, nil
 		})
 	env.OnActivity(activities.FetchResourcesName, mock.Anything, mock.Anything).Return(
@@ -126,22 +134,127 @@ func TestPageWhoseStagedDataIsGoneRunsAgain(t *testing.T) {
 	}
 }
 
-// TestPageRerunsAreBounded: a page whose worker is lost every time ends
-// failed after maxPageRuns runs, saying so.
-func TestPageRerunsAreBounded(t *testing.T) {
-	env, _ := newEnv(t)
-	m := &pipelineMocks{n: 1, fail: func(string, int) error {
+// TestLostRunsAreNotThePagesFault runs one page whose runs end in
+// different ways: runs lost with their worker (the staged content gone)
+// run the page again, past the three the rule once allowed, spaced once
+// the page had been staged, up to maxPageRuns; an error of the page's own
+// ends it in its run.
+func TestLostRunsAreNotThePagesFault(t *testing.T) {
+	staging := func() error {
 		return temporal.NewNonRetryableApplicationError("staged page content is missing on this worker", failure.Staging, nil)
-	}}
-	m.register(env)
-	env.ExecuteWorkflow(MigrateSectionName, sectionInput(1))
-	var res SectionResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
 	}
-	if res.Failed != 1 || m.writes["p0"] != maxPageRuns || !strings.Contains(res.FailedPages[0].Error, fmt.Sprintf("lost %d times", maxPageRuns)) {
-		t.Errorf("result %+v after %d writes", res, m.writes["p0"])
+	lostFirst := func(n int) func(string, int) error {
+		return func(_ string, before int) error {
+			if before < n {
+				return staging()
+			}
+			return nil
+		}
 	}
+	for _, tc := range []struct {
+		name              string
+		fail, failContent func(string, int) error
+		contents, writes  int
+		failed            bool
+		reruns            int
+		waits             []time.Duration // the timers before the reruns
+		errorSays         string
+	}{
+		{name: "lost once while writing: run again at once", fail: lostFirst(1), contents: 2, writes: 2, reruns: 1},
+		{name: "lost five times while writing: written on the sixth run", fail: lostFirst(5), contents: 6, writes: 6, reruns: 5,
+			waits: []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute}},
+		{name: "lost every run: failed after maxPageRuns", fail: lostFirst(maxPageRuns), contents: maxPageRuns, writes: maxPageRuns,
+			failed: true, reruns: maxPageRuns - 1,
+			waits:     []time.Duration{15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 2 * time.Minute, 2 * time.Minute},
+			errorSays: fmt.Sprintf("lost %d times in a row", maxPageRuns)},
+		{name: "lost before anything was staged: run again at once, unspaced", failContent: lostFirst(4), contents: 5, writes: 1, reruns: 4},
+		{name: "lost before staging every run: still bounded", failContent: lostFirst(maxPageRuns), contents: maxPageRuns, writes: 0,
+			failed: true, reruns: maxPageRuns - 1, errorSays: fmt.Sprintf("lost %d times in a row", maxPageRuns)},
+		{name: "Notion refuses the page: failed in its first run", contents: 1, writes: 1, failed: true, errorSays: failure.NotionInvalid,
+			fail: func(string, int) error {
+				return temporal.NewNonRetryableApplicationError("body failed validation", failure.NotionInvalid, nil)
+			}},
+		{name: "its content cannot be converted: failed in its first run", contents: 1, writes: 1, failed: true, errorSays: failure.Convert,
+			fail: func(string, int) error {
+				return temporal.NewNonRetryableApplicationError("unreadable page", failure.Convert, nil)
+			}},
+		{name: "lost twice, then refused: the page's own error ends it", contents: 3, writes: 3, failed: true, reruns: 2,
+			waits: []time.Duration{15 * time.Second}, errorSays: failure.NotionInvalid,
+			fail: func(_ string, before int) error {
+				if before < 2 {
+					return staging()
+				}
+				return temporal.NewNonRetryableApplicationError("body failed validation", failure.NotionInvalid, nil)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _ := newEnv(t)
+			m := &pipelineMocks{n: 1, fail: tc.fail, failContent: tc.failContent}
+			m.register(env)
+			var waits []time.Duration
+			env.SetOnTimerScheduledListener(func(_ string, d time.Duration) { waits = append(waits, d) })
+			env.ExecuteWorkflow(MigrateSectionName, sectionInput(1))
+			var res SectionResult
+			if err := env.GetWorkflowResult(&res); err != nil {
+				t.Fatal(err)
+			}
+			if m.contents["p0"] != tc.contents || m.writes["p0"] != tc.writes {
+				t.Errorf("%d content fetches and %d writes, want %d and %d", m.contents["p0"], m.writes["p0"], tc.contents, tc.writes)
+			}
+			if (res.Failed == 1) != tc.failed || res.Done+res.Failed != 1 || res.Reruns != tc.reruns || res.MostReruns != tc.reruns {
+				t.Errorf("result %+v: want failed %v, %d reruns", res, tc.failed, tc.reruns)
+			}
+			if !slices.Equal(waits, tc.waits) {
+				t.Errorf("waited %v before the reruns, want %v", waits, tc.waits)
+			}
+			if tc.failed && (len(res.FailedPages) != 1 || !strings.Contains(res.FailedPages[0].Error, tc.errorSays)) {
+				t.Errorf("failed pages %+v: want the error to say %q", res.FailedPages, tc.errorSays)
+			}
+		})
+	}
+}
+
+// TestRerunAfterLoss is the rule itself, run by run: every lost run
+// counts toward maxPageRuns; one that had staged the page waits longer
+// each time (at once, 15 s, 30 s, 1 min, then 2 min), one that had not
+// goes again at once.
+func TestRerunAfterLoss(t *testing.T) {
+	for _, tc := range []struct {
+		run    int
+		staged bool
+		again  bool
+		wait   time.Duration
+	}{
+		{1, true, true, 0},
+		{2, true, true, 15 * time.Second},
+		{3, true, true, 30 * time.Second},
+		{4, true, true, time.Minute},
+		{5, true, true, 2 * time.Minute},
+		{maxPageRuns - 1, true, true, 2 * time.Minute},
+		{maxPageRuns, true, false, 0},
+		{1, false, true, 0},
+		{maxPageRuns - 1, false, true, 0},
+		{maxPageRuns, false, false, 0},
+	} {
+		again, wait := rerunAfterLoss(tc.run, tc.staged)
+		if again != tc.again || wait != tc.wait {
+			t.Errorf("run %d lost (staged %v): again %v after %s, want %v after %s", tc.run, tc.staged, again, wait, tc.again, tc.wait)
+		}
+	}
+	// A page that kills every worker it runs on is stopped within
+	// maxPageRuns runs, spaced over at least this long.
+	var total time.Duration
+	for run := 1; ; run++ {
+		again, wait := rerunAfterLoss(run, true)
+		if !again {
+			break
+		}
+		total += wait
+	}
+	if total < 7*time.Minute {
+		t.Errorf("the reruns of a page that kills its workers are spaced over %s in all, want at least 7 min", total)
+	}
+	t.Logf("a page losing every worker runs %d times, the reruns spaced over %s", maxPageRuns, total)
 }
 
 // TestSubpagesFailWithTheirParent: a subpage whose parent failed is not

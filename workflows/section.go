@@ -107,8 +107,10 @@ type SectionState struct {
 	// Relisted is set when the listing was read again following
 	// @odata.nextLink because Graph ignored $skip.
 	Relisted bool `json:"relisted,omitempty"`
-	// Reruns counts page runs repeated because a worker was lost.
-	Reruns int `json:"reruns,omitempty"`
+	// Reruns counts page runs repeated because a worker was lost, and
+	// MostReruns is the most of them one page needed.
+	Reruns     int `json:"reruns,omitempty"`
+	MostReruns int `json:"mostReruns,omitempty"`
 	// Unsent counts permit units granted for resource requests that were
 	// never sent (a download sequence stopped early). The limiter gives
 	// them back (limiter.Outcome.Unsent).
@@ -275,9 +277,10 @@ type SectionResult struct {
 	ListCalls    int           `json:"listCalls"`
 	Permits      int           `json:"permits"`
 	Waited       time.Duration `json:"waited"`
-	// Relisted, Reruns and UnsentUnits: see SectionState.
+	// Relisted, Reruns, MostReruns and UnsentUnits: see SectionState.
 	Relisted    bool `json:"relisted,omitempty"`
 	Reruns      int  `json:"reruns,omitempty"`
+	MostReruns  int  `json:"mostReruns,omitempty"`
 	UnsentUnits int  `json:"unsentUnits,omitempty"`
 	// LastError is the last upstream error the section saw.
 	LastError *UpstreamError `json:"lastError,omitempty"`
@@ -645,7 +648,7 @@ func (s *section) result() SectionResult {
 		Skipped: t.Skipped + t.Gone, Failed: t.Failed, FailedPages: t.FailedPages, Linked: t.Linked,
 		Losses: t.Losses, Approximations: t.Approximations, LossPageCount: t.LossPageCount, LossPages: t.LossPages,
 		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited,
-		Relisted: s.st.Relisted, Reruns: s.st.Reruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending,
+		Relisted: s.st.Relisted, Reruns: s.st.Reruns, MostReruns: s.st.MostReruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending,
 		LastError: s.lastErr}
 }
 

@@ -57,6 +57,11 @@ func (m *Migration) rows(named bool) [][2]string {
 	line := "did not complete"
 	if m.Completed {
 		line = fmt.Sprintf("completed: %d written, %d skipped, %d failed pages, %d failed sections", m.Report.Written, m.Report.Skipped, m.Report.FailedPages, m.Report.FailedSections)
+		if m.Report.Reruns > 0 {
+			// Lost runs are not the page's fault (workflows/rerun.go):
+			// how many there were, and the most one page met.
+			line += fmt.Sprintf("; %d page runs lost with their worker and run again, at most %d for one page", m.Report.Reruns, m.Report.MostReruns)
+		}
 		if m.RetriedFailed {
 			line += "; retry-failed was signalled once"
 		}

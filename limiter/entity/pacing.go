@@ -37,6 +37,16 @@ type PacingOptions struct {
 	// at most the task's 10 s timeout; short of the 30 s heartbeat
 	// timeout of the activities that write to Notion).
 	Timeout time.Duration
+	// Patience bounds how long a round trip the entity did not answer
+	// within Timeout is asked again, backing off from 1 s to 10 s (2 min
+	// if 0). Asking again sends nothing upstream, so it costs no request
+	// of the bounds the workflows state: only time, inside an activity
+	// that heartbeats on a ticker. It rides out what leaves the entity
+	// silent for longer than one Timeout: a worker killed holding its
+	// task while the Temporal server restarts, a loaded host replaying
+	// its history. A reservation granted to a round trip given up on is
+	// left unused, which slows the token's pace, never speeds it.
+	Patience time.Duration
 	// Logger receives warnings (slog.Default() if nil).
 	Logger *slog.Logger
 	// Now and Sleep are the clock (the system clock if nil); tests use
@@ -111,6 +121,9 @@ func NewPacing(c client.Client, opts PacingOptions) (*Pacing, error) {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 20 * time.Second
+	}
+	if opts.Patience <= 0 {
+		opts.Patience = 2 * time.Minute
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -309,9 +322,34 @@ func (s *sharedPace) Pause(until time.Time) {
 	}
 }
 
-// call sends one UpdateReserve: update-with-start the first time (and
-// whenever the entity is not found), a plain update after.
+// call asks the entity (ask), again while it does not answer within
+// Timeout and Patience has not run out, backing off between round trips.
 func (s *sharedPace) call(ctx context.Context, req ReserveRequest) (ReserveResult, error) {
+	giveUp := s.p.opts.Now().Add(s.p.opts.Patience)
+	for backoff := time.Second; ; backoff = min(2*backoff, 10*time.Second) {
+		res, err := s.ask(ctx, req)
+		if err == nil || ctx.Err() != nil || !unanswered(err) || !s.p.opts.Now().Add(backoff).Before(giveUp) {
+			return res, err
+		}
+		s.p.opts.Logger.Warn("the pace entity did not answer in time; asking again", "limiter", s.id, "in", backoff, "error", err)
+		if err := s.p.opts.Sleep(ctx, backoff); err != nil {
+			return ReserveResult{}, err
+		}
+	}
+}
+
+// unanswered reports whether err says a round trip to the entity got no
+// answer in time (or reached no server), as opposed to an answer.
+func unanswered(err error) bool {
+	var timeout *client.WorkflowUpdateServiceTimeoutOrCanceledError
+	var deadline *serviceerror.DeadlineExceeded
+	var unavailable *serviceerror.Unavailable
+	return errors.As(err, &timeout) || errors.As(err, &deadline) || errors.As(err, &unavailable) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// ask sends one UpdateReserve: update-with-start the first time (and
+// whenever the entity is not found), a plain update after.
+func (s *sharedPace) ask(ctx context.Context, req ReserveRequest) (ReserveResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.p.opts.Timeout)
 	defer cancel()
 	s.mu.Lock()

@@ -109,7 +109,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: h.graphURL, GraphHTTP: graphHTTP,
 		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc,
-		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection},
+		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection}, Signals: h.c,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -232,6 +232,10 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		return NotebookReport{}, err
 	}
 	nb.receivePulses(ctx)
+	receiveFailures(ctx, "", func(ctx workflow.Context, e *UpstreamError) {
+		nb.heard(time.Time{}, e)
+		nb.details(ctx)
+	})
 	nb.watchStalls(ctx)
 	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
@@ -291,6 +295,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		if err != nil {
 			return NotebookReport{}, nb.explain(err)
 		}
+		nb.recovered(ServiceNotion)
 	}
 	nb.dbs, nb.page = layout.SectionDatabaseIDs, layout.NotebookPageID
 	for i := range nb.sections {
@@ -743,6 +748,7 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 		return
 	}
 	rep.ReportPageID, rep.LossKinds = res.ReportPageID, res.Kinds
+	nb.recovered(ServiceNotion)
 }
 
 func (nb *notebook) report() NotebookReport {

@@ -319,6 +319,7 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 		return SectionResult{}, err
 	}
 	s.reportProgress(ctx)
+	receiveFailures(ctx, in.Section.Path, func(_ workflow.Context, e *UpstreamError) { s.upstream(e) })
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
 	if h, ok := s.lim.(holds); ok {

@@ -195,12 +195,7 @@ func upstreamOf(service string, err error, o limiter.Outcome, at time.Time, sect
 	if o.Status == 0 && o.Code == "" && app.HasDetails() {
 		_ = app.Details(&o)
 	}
-	switch {
-	case o.Status != 0 && o.Code != "":
-		e.Code = fmt.Sprintf("%d/%s", o.Status, o.Code)
-	case o.Status != 0:
-		e.Code = strconv.Itoa(o.Status)
-	}
+	e.Code = outcomeCode(o)
 	if app.Type() == failure.SectionProtected || app.Type() == failure.Refused || app.Type() == failure.Config {
 		return nil
 	}
@@ -246,6 +241,18 @@ func receiveFailures(ctx workflow.Context, section string, record func(workflow.
 			record(ctx, notionFailing(f, section))
 		}
 	})
+}
+
+// outcomeCode is an answer's code for the health report: "503/10002"
+// (HTTP status and OneNote code), "503", or "" without an answer.
+func outcomeCode(o limiter.Outcome) string {
+	switch {
+	case o.Status != 0 && o.Code != "":
+		return fmt.Sprintf("%d/%s", o.Status, o.Code)
+	case o.Status != 0:
+		return strconv.Itoa(o.Status)
+	}
+	return ""
 }
 
 // observe is the section's entity.Call hook: it keeps the last Graph

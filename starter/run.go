@@ -48,6 +48,7 @@ func commands() []command {
 		{"retry", "run a migration's failed sections again (--section S or --all)", newRetryCmd},
 		{"finish", "end a migration that waits with failed sections, and print its report", newFinishCmd},
 		{"list", "list migrations, by user and status (search attributes)", newListCmd},
+		{"report", "write an ended migration's loss report as JSON (--out FILE)", newReportCmd},
 	}
 }
 

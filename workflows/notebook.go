@@ -53,6 +53,9 @@ type SectionSummary struct {
 	Relisted bool `json:"relisted,omitempty"`
 	// Live is a running section's last report (progress query only).
 	Live *SectionPulse `json:"live,omitempty"`
+	// DatabaseID is the section's Notion database (the notebook's report
+	// only): `starter report` reads the loss records of its rows.
+	DatabaseID string `json:"databaseID,omitempty"`
 	// result is the section's last full result.
 	result *SectionResult
 }
@@ -68,15 +71,17 @@ func (s *SectionSummary) setResult(r *SectionResult) {
 
 // NotebookReport is MigrateNotebook's result.
 type NotebookReport struct {
-	User         string           `json:"user"`
-	NotebookID   string           `json:"notebookID"`
-	NotebookName string           `json:"notebookName"`
-	DryRun       bool             `json:"dryRun,omitempty"`
-	Sections     []SectionSummary `json:"sections"`
-	Pages        int              `json:"pages"`
-	Written      int              `json:"written"`
-	Skipped      int              `json:"skipped"`
-	FailedPages  int              `json:"failedPages"`
+	User         string `json:"user"`
+	NotebookID   string `json:"notebookID"`
+	NotebookName string `json:"notebookName"`
+	// NotebookPageID is the notebook's Notion page ("" in a dry run).
+	NotebookPageID string           `json:"notebookPageID,omitempty"`
+	DryRun         bool             `json:"dryRun,omitempty"`
+	Sections       []SectionSummary `json:"sections"`
+	Pages          int              `json:"pages"`
+	Written        int              `json:"written"`
+	Skipped        int              `json:"skipped"`
+	FailedPages    int              `json:"failedPages"`
 	// FailedSections counts sections that did not complete cleanly.
 	FailedSections int `json:"failedSections"`
 	// SkippedSections counts sections left out because they cannot be
@@ -752,9 +757,11 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 }
 
 func (nb *notebook) report() NotebookReport {
-	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, DryRun: nb.in.DryRun}
+	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, NotebookPageID: nb.page, DryRun: nb.in.DryRun}
 	for _, s := range nb.sections {
-		rep.Sections = append(rep.Sections, *s)
+		line := *s
+		line.DatabaseID = nb.dbs[s.ID]
+		rep.Sections = append(rep.Sections, line)
 		switch s.Status {
 		case SectionDone:
 		case SectionSkipped:

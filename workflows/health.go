@@ -282,6 +282,8 @@ func (s *section) upstream(e *UpstreamError) {
 	e.Since = e.At
 	if l := s.lastErr; l != nil && l.Ongoing && l.Service == e.Service && !l.Since.IsZero() {
 		e.Since = l.Since
+	} else {
+		s.urgent = true
 	}
 	s.lastErr = e
 	s.changes++
@@ -321,13 +323,16 @@ func (s *section) reportProgress(ctx workflow.Context) {
 			if err := workflow.Await(ctx, func() bool { return s.changes != sent }); err != nil {
 				return
 			}
-			if wait := last.Add(every).Sub(workflow.Now(ctx)); !last.IsZero() && wait > 0 {
-				t := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "Hold the next progress report to the notebook"})
-				if err := t.Get(ctx, nil); err != nil {
+			if wait := last.Add(every).Sub(workflow.Now(ctx)); !last.IsZero() && wait > 0 && !s.urgent {
+				// A service that starts failing is news at once: it ends
+				// the hold.
+				if _, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: wait,
+					TimerOptions: workflow.TimerOptions{Summary: "Hold the next progress report to the notebook"}},
+					func() bool { return s.urgent }); err != nil {
 					return
 				}
 			}
-			sent, last = s.changes, workflow.Now(ctx)
+			sent, last, s.urgent = s.changes, workflow.Now(ctx), false
 			// Best effort: a notebook gone has nobody to tell.
 			_ = workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalSectionProgress, s.pulse(ctx))
 		}

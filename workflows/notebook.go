@@ -846,27 +846,29 @@ func (nb *notebook) progress() NotebookProgress {
 		case SectionSkipped:
 			p.Skipped++
 		}
+		// A running section counts what it last reported, an ended one
+		// its result.
 		switch l, r := nb.live[s.ID], s.result; {
 		case s.Status == SectionRunning && l != nil:
 			p.Sections[len(p.Sections)-1].Live = l
-			p.PagesListed += l.Pages
-			p.PagesDone += l.Done
-			p.PagesFailed += l.Failed
-			p.PagesSkipped += l.Skipped
-			p.Permits += l.Permits
-			p.Waited += l.Waited
+			p.add(*l)
 		case r != nil:
-			p.PagesListed += r.Pages
-			p.PagesDone += r.Done
-			p.PagesFailed += r.Failed
-			p.PagesSkipped += r.Skipped
-			p.Permits += r.Permits
-			p.Waited += r.Waited
+			p.add(SectionPulse{Pages: r.Pages, Done: r.Done, Failed: r.Failed, Skipped: r.Skipped, Permits: r.Permits, Waited: r.Waited})
 		}
 	}
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)
 	return p
+}
+
+// add counts a section's pages into the notebook's.
+func (p *NotebookProgress) add(c SectionPulse) {
+	p.PagesListed += c.Pages
+	p.PagesDone += c.Done
+	p.PagesFailed += c.Failed
+	p.PagesSkipped += c.Skipped
+	p.Permits += c.Permits
+	p.Waited += c.Waited
 }
 
 // eta is the time left: the listed pages left at the slower of the pace

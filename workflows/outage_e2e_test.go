@@ -92,11 +92,14 @@ func testOutage(t *testing.T, o outage) {
 		return e != nil && e.Ongoing && e.Service == o.service && !e.At.Before(began.Add(-time.Second)) && s.Progress.Health.Next != ""
 	})
 	latency := time.Since(began)
+	// From the first failed request (the upstream error's Since) to the
+	// status naming it: the refresh the must-show counts.
+	afterFirst := time.Since(named.Progress.Health.LastError.Since)
 	details := currentDetails(t, h.c, run.GetID())
 	detailsLatency := time.Since(began)
 	lines := progress.HealthLines(named)
-	t.Logf("%s outage of %s named after %s (Web UI details after %s); status rows %q; line %q; details %q", o.service, o.length,
-		latency.Round(10*time.Millisecond), detailsLatency.Round(10*time.Millisecond), lines,
+	t.Logf("%s outage of %s named after %s, %s after its first failed request (Web UI details after %s); status rows %q; line %q; details %q",
+		o.service, o.length, latency.Round(10*time.Millisecond), afterFirst.Round(10*time.Millisecond), detailsLatency.Round(10*time.Millisecond), lines,
 		progress.Line(named, progress.TotalsOf(named, nil)), details)
 	if latency > o.length || len(lines) == 0 || lines[0][0] != "last error" || !strings.HasPrefix(lines[0][1], o.row) {
 		t.Errorf("the outage was named after %s (it lasted %s), rows %q", latency, o.length, lines)

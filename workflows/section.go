@@ -289,6 +289,9 @@ type section struct {
 	changes  int
 	lastPage time.Time
 	lastErr  *UpstreamError
+	// urgent is set when a service starts failing: the next report to
+	// the notebook goes at once, not a pulse after the last one.
+	urgent bool
 	// breaker is the last breaker the limiter queued a request behind.
 	breaker *BreakerHold
 }

@@ -226,7 +226,7 @@ func TestMigrationInTheBrowser(t *testing.T) {
 	shoot := func(name string) {
 		t.Helper()
 		path := filepath.Join(shots, name+".png")
-		if err := p.Screenshot(ctx, path); err != nil {
+		if err := p.ScreenshotView(ctx, path); err != nil {
 			t.Errorf("screenshot %s: %v", name, err)
 			return
 		}
@@ -279,6 +279,20 @@ func TestMigrationInTheBrowser(t *testing.T) {
 		return shownTitle(h1) == shownTitle(page.Title)
 	})
 	shoot("notion-page")
+	// The notebook's "Migration report" page: the losses, each linked to
+	// its page.
+	report := findTitled(ws.Pages, "Migration report")
+	if report == nil {
+		t.Errorf("the Notion export holds no %q page", "Migration report")
+	} else {
+		if err := p.Navigate(ctx, sum.ViewURL+"/"+report.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, p, "the migration report page", jsText, func(s string) bool {
+			return strings.Contains(s, "Migration report") && strings.Contains(s, "pages migrated from OneNote")
+		})
+		shoot("notion-report")
+	}
 	t.Logf("the Notion view lists all %d migrated pages in %d databases and %d tree items (%s)",
 		rows, len(dbs), len(nav), time.Since(browseStart).Round(time.Millisecond))
 
@@ -308,6 +322,36 @@ func TestMigrationInTheBrowser(t *testing.T) {
 		return strings.Contains(s, sum.WorkflowID) && completed.MatchString(s)
 	})
 	shoot("temporal-workflow")
+	// A section's child workflow and the limiter's, found through the
+	// list as a person would, each on its own page.
+	for _, w := range []struct{ name, query, prefix string }{
+		{"temporal-section", `WorkflowType="MigrateSection"`, sum.WorkflowID + "/section/"},
+		{"temporal-limiter", `WorkflowType="GraphLimiter"`, "limiter/graph-onenote/"},
+	} {
+		if err := p.Navigate(ctx, ui.Scheme+"://"+ui.Host+"/namespaces/default/workflows?query="+url.QueryEscape(w.query)); err != nil {
+			t.Fatal(err)
+		}
+		var href string
+		waitLinks(t, ctx, p, "a row of the Web UI's list linking to a workflow "+w.prefix+"…", func(ls []Link) bool {
+			for _, l := range ls {
+				if strings.Contains(l.Text, w.prefix) && strings.Contains(l.Href, "/workflows/") {
+					href = l.Href
+					return true
+				}
+			}
+			return false
+		})
+		if href == "" {
+			continue
+		}
+		if err := p.Navigate(ctx, href); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, p, "the workflow "+w.prefix+"… on its Web UI page", jsText, func(s string) bool {
+			return strings.Contains(s, w.prefix) && strings.Contains(s, "Summary")
+		})
+		shoot(w.name)
+	}
 	t.Logf("the Temporal Web UI shows %s in its list and on its page (%s)", sum.WorkflowID, time.Since(uiStart).Round(time.Millisecond))
 
 	if *keep {
@@ -437,6 +481,23 @@ func getJSON(ctx context.Context, u string, v any) error {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		return fmt.Errorf("GET %s: decode: %w", u, err)
+	}
+	return nil
+}
+
+// findTitled finds the live page titled title in the page tree.
+func findTitled(pages []exportPage, title string) *exportPage {
+	for i := range pages {
+		p := &pages[i]
+		if p.Archived {
+			continue
+		}
+		if p.Title == title {
+			return p
+		}
+		if f := findTitled(p.Pages, title); f != nil {
+			return f
+		}
 	}
 	return nil
 }

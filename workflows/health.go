@@ -537,6 +537,9 @@ func healthMarkdown(h Health) string {
 	if h.Next != "" {
 		b.WriteString("\n\nNext: `" + h.Next + "`")
 	}
+	if b.Len() == 0 {
+		b.WriteString("\n\nHealth: " + h.State + ", no upstream error")
+	}
 	return b.String()
 }
 

@@ -342,8 +342,11 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 			status = "failed"
 		}
 		s.upsertStatus(ctx, status)
+		s.details(ctx)
 	case !workflow.IsContinueAsNewError(err):
 		s.upsertStatus(ctx, "failed")
+		s.phase = "failed"
+		s.details(ctx)
 	}
 	return res, err
 }
@@ -614,6 +617,9 @@ func (s *section) details(ctx workflow.Context) {
 		s.in.Section.Path, p.Phase, p.Done, p.Pages, p.Skipped, p.Failed, p.Waited.Round(time.Second))
 	if p.ETA > 0 {
 		md += fmt.Sprintf(" · ETA %s", p.ETA)
+	}
+	if e := s.lastErr; e != nil {
+		md += "\n\nLast upstream error: " + e.String()
 	}
 	workflow.SetCurrentDetails(ctx, md)
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -321,12 +322,13 @@ func TestMigrationInTheBrowser(t *testing.T) {
 	waitJS(t, ctx, p, "the workflow "+sum.WorkflowID+" on its Web UI page, completed", jsText, func(s string) bool {
 		return strings.Contains(s, sum.WorkflowID) && completed.MatchString(s)
 	})
+	metadata(t, ctx, p, "Migrate notebook")
 	shoot("temporal-workflow")
 	// A section's child workflow and the limiter's, found through the
 	// list as a person would, each on its own page.
-	for _, w := range []struct{ name, query, prefix string }{
-		{"temporal-section", `WorkflowType="MigrateSection"`, sum.WorkflowID + "/section/"},
-		{"temporal-limiter", `WorkflowType="GraphLimiter"`, "limiter/graph-onenote/"},
+	for _, w := range []struct{ name, query, prefix, summary string }{
+		{"temporal-section", `WorkflowType="MigrateSection"`, sum.WorkflowID + "/section/", "Section \""},
+		{"temporal-limiter", `WorkflowType="GraphLimiter"`, "limiter/graph-onenote/", "Rate limiter for graph-onenote"},
 	} {
 		if err := p.Navigate(ctx, ui.Scheme+"://"+ui.Host+"/namespaces/default/workflows?query="+url.QueryEscape(w.query)); err != nil {
 			t.Fatal(err)
@@ -348,8 +350,9 @@ func TestMigrationInTheBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitJS(t, ctx, p, "the workflow "+w.prefix+"… on its Web UI page", jsText, func(s string) bool {
-			return strings.Contains(s, w.prefix) && strings.Contains(s, "Summary")
+			return strings.Contains(s, w.prefix) && strings.Contains(s, "User Metadata")
 		})
+		metadata(t, ctx, p, w.summary)
 		shoot(w.name)
 	}
 	t.Logf("the Temporal Web UI shows %s in its list and on its page (%s)", sum.WorkflowID, time.Since(uiStart).Round(time.Millisecond))
@@ -382,6 +385,32 @@ func TestMigrationInTheBrowser(t *testing.T) {
 		t.Errorf("process %d survived the demo's Ctrl-C: %s", p.PID, p.Cmdline)
 	}
 	t.Logf("Ctrl-C stopped the demo and its %d processes; whole test %s", len(before), time.Since(start).Round(time.Second))
+}
+
+// metadata opens the "User Metadata" tab of the workflow page p shows
+// (its summary, static details and current details: the names and the
+// health) and waits for it to load and, where the frames the Web UI
+// renders the Markdown in can be read, to show summary.
+func metadata(t *testing.T, ctx context.Context, p *Page, summary string) {
+	t.Helper()
+	var clicked bool
+	if err := p.Eval(ctx, `(() => { const a = Array.from(document.querySelectorAll("a, button")).find(e => e.innerText.trim() === "User Metadata"); if (!a) return false; a.click(); return true; })()`, &clicked); err != nil || !clicked {
+		t.Errorf("no User Metadata tab on the workflow's page (%v)", err)
+		return
+	}
+	waitJS(t, ctx, p, "the User Metadata tab", jsText, func(s string) bool {
+		return strings.Contains(s, "Current Details") && strings.Contains(s, "Events with Metadata")
+	})
+	const jsFrames = `Array.from(document.querySelectorAll("iframe"), f => (f.contentDocument && f.contentDocument.body) ? f.contentDocument.body.innerText : "").join("\n")`
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var frames string
+	if err := p.WaitFor(wctx, "the summary "+strconv.Quote(summary), func(ctx context.Context) (bool, error) {
+		err := p.Eval(ctx, jsFrames, &frames)
+		return err == nil && strings.Contains(frames, summary), err
+	}); err != nil {
+		t.Logf("the summary %q is not in the readable frames (%v); the screenshot shows what the Web UI drew", summary, err)
+	}
 }
 
 // linksToWorkflow reports whether l opens the Web UI's page of the

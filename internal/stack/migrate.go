@@ -17,7 +17,7 @@ import (
 func StartLimiter(ctx context.Context, c client.Client, queue, app string, spec limiter.Spec) error {
 	id := entity.WorkflowID(workflows.LimiterResource, app)
 	_, err := c.SignalWithStartWorkflow(ctx, id, entity.SignalRequest, entity.Message{},
-		client.StartWorkflowOptions{ID: id, TaskQueue: queue}, entity.WorkflowName,
+		client.StartWorkflowOptions{ID: id, TaskQueue: queue, StaticSummary: entity.Summary(workflows.LimiterResource, app)}, entity.WorkflowName,
 		entity.Input{Resource: workflows.LimiterResource, App: app, Spec: &spec})
 	if err != nil {
 		return fmt.Errorf("start limiter %s: %w", id, err)

@@ -68,7 +68,7 @@ func TestCLIStartLooksLikeStarterStart(t *testing.T) {
 	if byCLI.Summary == "" || byCLI.Summary != byStarter.Summary {
 		t.Errorf("summary %q by the CLI, %q by starter", byCLI.Summary, byStarter.Summary)
 	}
-	if byCLI.Details != byStarter.Details || !slices.Equal(byCLI.Memo, byStarter.Memo) {
+	if byCLI.Details == "" || byCLI.Details != byStarter.Details || !slices.Equal(byCLI.Memo, byStarter.Memo) {
 		t.Errorf("static details %q and memo %q by the CLI; %q and %q by starter", byCLI.Details, byCLI.Memo, byStarter.Details, byStarter.Memo)
 	}
 	for _, k := range []string{workflows.AttrUser.GetName(), workflows.AttrNotebook.GetName(), workflows.AttrStatus.GetName()} {

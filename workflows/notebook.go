@@ -107,7 +107,8 @@ type NotebookReport struct {
 	LinkFailed int `json:"linkFailed,omitempty"`
 	// LinkLosses counts the internal links the link pass kept as text
 	// (their page was not migrated), on LinkLossPages pages; the pages
-	// LossPages names carry them in their notes.
+	// LossPages names carry them in their notes, and Approximations
+	// counts them too.
 	LinkLosses    int `json:"linkLosses,omitempty"`
 	LinkLossPages int `json:"linkLossPages,omitempty"`
 	// UnsentUnits counts Graph permit units granted but not used
@@ -702,10 +703,13 @@ func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, db
 }
 
 // addLinkLosses adds a link pass's losses to the report: counted apart
-// from the write's, and noted on the pages LossPages names (a page
-// already named gets the notes added).
+// from the write's, noted on the pages LossPages names (a page already
+// named gets the notes added), and among the approximations, as the
+// rows' loss records (and so the report page) hold them: each link kept
+// as text, and each page whose links Notion refused to change.
 func (rep *NotebookReport) addLinkLosses(r activities.RewriteLinksResult) {
 	rep.LinkLosses += r.Losses
+	rep.Approximations += r.Losses + r.Failed
 	rep.LinkLossPages += r.LossPageCount
 	for _, lp := range r.LossPages {
 		i := -1

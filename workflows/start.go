@@ -24,6 +24,15 @@ func NotebookSummary(notebookName, user string) string {
 	return clipText(fmt.Sprintf("Migrate notebook %q of %s", notebookName, user), 200)
 }
 
+// NotebookDetails are the static details of a notebook's migration: what
+// it migrates where, and how to follow it.
+func NotebookDetails(notebookID, notebookName string, in MigrateInput) string {
+	id := NotebookWorkflowID(in.User, notebookID)
+	return fmt.Sprintf("Migrates OneNote notebook **%s** (ID %s) of user %s into Notion, under page %s. "+
+		"Its current details say how it goes; follow it with `starter status -w %s --follow` "+
+		"or the `%s` query.", clipText(notebookName, 200), notebookID, in.User, orNone(in.NotionParent), id, QueryProgress)
+}
+
 // StartOptions are the start options of the migration of notebook (its
 // ID and name) with in on queue. The policies refuse a second run while
 // one runs: a start never joins a running migration silently.
@@ -33,6 +42,7 @@ func StartOptions(queue, notebookID, notebookName string, in MigrateInput) clien
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		StaticSummary:            NotebookSummary(notebookName, in.User),
+		StaticDetails:            NotebookDetails(notebookID, notebookName, in),
 		TypedSearchAttributes: temporal.NewSearchAttributes(AttrUser.ValueSet(in.User),
 			AttrNotebook.ValueSet(notebookID)),
 	}
@@ -49,7 +59,7 @@ func StartCommand(queue, notebookID, notebookName string, in MigrateInput) ([]st
 	o := StartOptions(queue, notebookID, notebookName, in)
 	return []string{"workflow", "start", "--task-queue", o.TaskQueue, "--type", MigrateNotebookName,
 		"--workflow-id", o.ID, "--id-reuse-policy", "AllowDuplicate", "--id-conflict-policy", "Fail",
-		"--static-summary", o.StaticSummary,
+		"--static-summary", o.StaticSummary, "--static-details", o.StaticDetails,
 		"--search-attribute", AttrUser.GetName() + "=" + jsonString(in.User),
 		"--search-attribute", AttrNotebook.GetName() + "=" + jsonString(notebookID),
 		"--input", raw}, nil

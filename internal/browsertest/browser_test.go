@@ -327,7 +327,7 @@ func TestMigrationInTheBrowser(t *testing.T) {
 	// A section's child workflow and the limiter's, found through the
 	// list as a person would, each on its own page.
 	for _, w := range []struct{ name, query, prefix, summary string }{
-		{"temporal-section", `WorkflowType="MigrateSection"`, sum.WorkflowID + "/section/", "Section \""},
+		{"temporal-section", `WorkflowType="MigrateSection"`, sum.WorkflowID + "/section/", "of notebook"},
 		{"temporal-limiter", `WorkflowType="GraphLimiter"`, "limiter/graph-onenote/", "Rate limiter for graph-onenote"},
 	} {
 		if err := p.Navigate(ctx, ui.Scheme+"://"+ui.Host+"/namespaces/default/workflows?query="+url.QueryEscape(w.query)); err != nil {
@@ -401,13 +401,16 @@ func metadata(t *testing.T, ctx context.Context, p *Page, summary string) {
 	waitJS(t, ctx, p, "the User Metadata tab", jsText, func(s string) bool {
 		return strings.Contains(s, "Current Details") && strings.Contains(s, "Events with Metadata")
 	})
-	const jsFrames = `Array.from(document.querySelectorAll("iframe"), f => (f.contentDocument && f.contentDocument.body) ? f.contentDocument.body.innerText : "").join("\n")`
+	const jsFrames = `Array.from(document.querySelectorAll("iframe"), f => (f.contentDocument && f.contentDocument.body) ? f.contentDocument.body.innerText.trim() : "")`
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var frames string
-	if err := p.WaitFor(wctx, "the summary "+strconv.Quote(summary), func(ctx context.Context) (bool, error) {
+	// Every frame drawn (the current details come after the summary),
+	// one of them the summary.
+	var frames []string
+	if err := p.WaitFor(wctx, "the summary "+strconv.Quote(summary)+" and the details", func(ctx context.Context) (bool, error) {
 		err := p.Eval(ctx, jsFrames, &frames)
-		return err == nil && strings.Contains(frames, summary), err
+		return err == nil && len(frames) > 1 && !slices.Contains(frames, "") &&
+			slices.ContainsFunc(frames, func(f string) bool { return strings.Contains(f, summary) }), err
 	}); err != nil {
 		t.Logf("the summary %q is not in the readable frames (%v); the screenshot shows what the Web UI drew", summary, err)
 	}

@@ -94,10 +94,11 @@ func (h *harness) webView(t *testing.T, id string) webView {
 	if err := h.tc.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
 		t.Fatalf("%s: %v", id, err)
 	}
-	d, err := h.tc.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := h.tc.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := desc.RawResponse
 	dc := converter.GetDefaultDataConverter()
 	var v webView
 	if md := d.GetExecutionConfig().GetUserMetadata(); md != nil {

@@ -112,11 +112,11 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 // one (a migration that stopped carries it in its error's details).
 func endedReport(ctx context.Context, tc client.Client, id string) (workflows.NotebookReport, error) {
 	var rep workflows.NotebookReport
-	d, err := tc.DescribeWorkflowExecution(ctx, id, "")
+	d, err := tc.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		return rep, notFound(err, id, "")
 	}
-	if d.GetWorkflowExecutionInfo().GetCloseTime() == nil {
+	if d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() == nil {
 		return rep, fmt.Errorf("migration %s is still running: its loss report is complete once it ends "+
 			"(follow it with \"starter status -w %s --follow\")", id, shellQuote(id))
 	}

@@ -2,14 +2,18 @@ package workflows_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	sdkpb "go.temporal.io/api/sdk/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/progress"
@@ -136,9 +140,48 @@ func testOutage(t *testing.T, o outage) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// Every page is in Notion: a section retried counts the pages its
+	// failed run wrote as unchanged.
 	rep := wait(t, run, time.Minute)
-	if rep.Written != 60 || rep.FailedSections != 0 {
+	if rep.Written+rep.Skipped != 60 || rep.FailedPages != 0 || rep.FailedSections != 0 {
 		t.Errorf("after the outage: %s", rep.Message)
+	}
+	signals, events, runs := signalsIn(t, h.c, run.GetID(), activities.SignalUpstreamFailing)
+	t.Logf("%d %s signals in %d events of the %d runs of the notebook and its sections", signals,
+		activities.SignalUpstreamFailing, events, runs)
+}
+
+// signalsIn counts the signals called name in every run of the workflows
+// whose ID starts with prefix, and their events.
+func signalsIn(t *testing.T, c client.Client, prefix, name string) (signals, events, runs int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: fmt.Sprintf("WorkflowId STARTS_WITH %q", prefix), NextPageToken: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range resp.GetExecutions() {
+			runs++
+			it := c.GetWorkflowHistory(ctx, ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId(), false,
+				enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				ev, err := it.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				events++
+				if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == name {
+					signals++
+				}
+			}
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			return signals, events, runs
+		}
 	}
 }
 

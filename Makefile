@@ -123,8 +123,8 @@ bench-e2e: temporal ## The end-to-end benchmark scenarios (1-6) on a dev server,
 
 .PHONY: test-outage
 
-test-outage: temporal ## A 10-minute Graph outage (time-scaled) named in the status display while it lasts (about 2 minutes; not in make test).
-	NOTEBRIDGE_OUTAGE_E2E=1 $(GO) test -count=1 -timeout 10m -run TestGraphOutageIsNamedInStatus -v ./workflows/
+test-outage: temporal ## A 10-minute Graph outage (time-scaled) and a 5-minute Notion outage (real time; NOTEBRIDGE_NOTION_OUTAGE=40s for a short one) named with the next action in the status display and the Web UI's details while they last (about 9 minutes; not in make test).
+	NOTEBRIDGE_OUTAGE_E2E=1 $(GO) test -count=1 -timeout 25m -run 'Test(Graph|Notion)OutageIsNamedInStatus' -v ./workflows/
 
 .PHONY: cluster cluster-stop cluster-check cluster-test
 

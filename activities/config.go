@@ -43,6 +43,11 @@ type Config struct {
 	StagingDir string
 	// MaxResourceBytes caps one resource (256 MiB if 0).
 	MaxResourceBytes int64
+	// Signals, when set, lets a Notion activity tell its workflow that
+	// Notion fails while the client retries (SignalUpstreamFailing); the
+	// worker gives it its Temporal client. Without it the failure shows
+	// only in the activity's heartbeat details.
+	Signals Signaler
 	// Hooks are for tests.
 	Hooks Hooks
 }
@@ -50,7 +55,8 @@ type Config struct {
 // Activities are the activities of the migration workflows. Register the
 // methods with a worker (see Register).
 type Activities struct {
-	cfg Config
+	cfg  Config
+	gate *signalGate
 }
 
 // New returns Activities for cfg.
@@ -70,7 +76,7 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20
 	}
-	return &Activities{cfg: cfg}, nil
+	return &Activities{cfg: cfg, gate: &signalGate{}}, nil
 }
 
 // graph returns a Graph client acting for user.

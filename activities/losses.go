@@ -83,7 +83,8 @@ func (a *Activities) WriteReport(ctx context.Context, in WriteReportInput) (Writ
 	for _, s := range in.Sections {
 		secs = append(secs, notion.ReportSection{Name: s.Path, DatabaseID: s.DatabaseID})
 	}
-	stop := heartbeat(ctx, 5*time.Second)
+	ctx, watch := a.watchNotion(ctx)
+	stop := heartbeat(ctx, 5*time.Second, watch)
 	defer stop()
 	rep, err := a.cfg.Notion.CollectReport(ctx, in.Notebook, in.NotebookPageID, secs)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/report"
 )
 
 // Registered names of the Notion activities.
@@ -41,6 +42,7 @@ func (a *Activities) EnsureLayout(ctx context.Context, in EnsureLayoutInput) (no
 	}
 	spec := notion.NotebookSpec{ID: in.Notebook.ID, Name: in.Notebook.Name,
 		Sections: sectionSpecs(in.Notebook.Sections), SectionGroups: groupSpecs(in.Notebook.SectionGroups)}
+	ctx, _ = a.watchNotion(ctx)
 	l, err := a.cfg.Notion.EnsureLayout(ctx, in.ParentPageID, spec)
 	if err != nil {
 		return notion.Layout{}, notionError(err)
@@ -132,7 +134,8 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)
 
-	stop := heartbeat(ctx, 5*time.Second)
+	ctx, watch := a.watchNotion(ctx)
+	stop := heartbeat(ctx, 5*time.Second, watch)
 	res, err := a.cfg.Notion.WritePage(ctx, in.DatabaseID, pin)
 	stop()
 	if err != nil {
@@ -150,8 +153,11 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	return out, nil
 }
 
-// heartbeat records a heartbeat every d until stop is called.
-func heartbeat(ctx context.Context, d time.Duration) (stop func()) {
+// heartbeat records a heartbeat every d until stop is called; while the
+// Notion client retries a failing request, its details are the last
+// failure (watch), so `temporal workflow describe` names it on the
+// pending activity.
+func heartbeat(ctx context.Context, d time.Duration, watch *notionWatch) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -166,7 +172,11 @@ func heartbeat(ctx context.Context, d time.Duration) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				if f := watch.failure(); f != nil {
+					activity.RecordHeartbeat(ctx, *f)
+				} else {
+					activity.RecordHeartbeat(ctx)
+				}
 			}
 		}
 	}()
@@ -243,6 +253,7 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 	if limit <= 0 {
 		limit = defaultRewritePages
 	}
+	ctx, _ = a.watchNotion(ctx)
 	var rows []notion.Row
 	errFull := errors.New("full")
 	err = a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error {
@@ -259,20 +270,29 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 	for _, r := range rows {
 		p := r.PageID
 		res, err := a.cfg.Notion.RewriteRowLinks(ctx, r, targets)
+		var losses []report.Entry
 		switch {
 		case err == nil:
 			out.Pages++
 			out.BlocksWritten += res.BlocksWritten
 			out.addLosses(r, res.Losses)
+			for _, l := range res.Losses {
+				losses = append(losses, l.Entry())
+			}
 		case errors.Is(err, notion.ErrValidation) || errors.Is(err, notion.ErrInconsistent):
 			out.Failed++
 			if len(out.FailedSamples) < maxLossSamples {
 				out.FailedSamples = append(out.FailedSamples, fmt.Sprintf("page %s: %v", p, err))
 			}
+			losses = append(losses, report.Entry{Kind: string(notion.LossLink), Severity: report.Approximated, Count: 1,
+				What: "the page's internal links stay text pointing at OneNote: Notion refused to change them (" +
+					clipRunes(err.Error(), maxFailureText) + ")"})
 		default:
 			return out, notionError(err)
 		}
-		if err := a.cfg.Notion.MarkLinksRewritten(ctx, p); err != nil {
+		// The row's loss record takes the pass's losses: the report page
+		// and the JSON report are built from the records.
+		if err := a.cfg.Notion.MarkLinksRewritten(ctx, r, losses); err != nil {
 			return out, notionError(err)
 		}
 		activity.RecordHeartbeat(ctx, out.Pages)
@@ -321,6 +341,7 @@ func (a *Activities) StageLinkTargets(ctx context.Context, in StageLinkTargetsIn
 	if a.cfg.Notion == nil {
 		return StageLinkTargetsResult{}, errors.New("activities: no Notion client configured")
 	}
+	ctx, _ = a.watchNotion(ctx)
 	targets := map[string]string{}
 	var out StageLinkTargetsResult
 	for _, db := range in.DatabaseIDs {

@@ -160,7 +160,8 @@ func (a *Activities) ApplySync(ctx context.Context, in ApplySyncInput) (ApplySyn
 	if a.cfg.Notion == nil {
 		return ApplySyncResult{}, errors.New("activities: no Notion client configured")
 	}
-	stop := heartbeat(ctx, 5*time.Second)
+	ctx, watch := a.watchNotion(ctx)
+	stop := heartbeat(ctx, 5*time.Second, watch)
 	defer stop()
 	var out ApplySyncResult
 	for _, act := range in.Actions {

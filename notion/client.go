@@ -179,6 +179,14 @@ func (c *Client) do(ctx context.Context, cl call) error {
 		if err == nil && status >= 300 {
 			err = c.apiError(cl, status, hdr, body)
 		}
+		if v != done && v != fail {
+			r := Retry{Method: cl.method, Path: cl.path, Status: status, Err: err, Attempt: attempt, At: c.clock.Now()}
+			var ae *APIError
+			if errors.As(err, &ae) {
+				r.Code = ae.Code
+			}
+			observeRetry(ctx, r)
+		}
 		switch v {
 		case done:
 			if cl.out != nil && len(body) > 0 {

@@ -218,3 +218,53 @@ func findTitled(ps []emu.Page, title string) *emu.Page {
 	}
 	return nil
 }
+
+// TestLinkPassLossesReachTheReport marks a page's links rewritten with
+// what the link pass could not keep a link: the entry joins the page's
+// own on its row, so the migration report (and its JSON) lists it, and
+// marking again from the same read of the row writes the same record.
+func TestLinkPassLossesReachTheReport(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	ctx := context.Background()
+	l, err := c.EnsureLayout(ctx, e.srv.RootPageID(), notion.NotebookSpec{ID: "nb", Name: "Notebook",
+		Sections: []notion.SectionSpec{{ID: "s1", Name: "Section"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := l.SectionDatabaseIDs["s1"]
+	color := report.Entry{Kind: "color-approximated", Severity: report.Approximated, What: `text colour "#c00000" shown as Notion "red"`, Count: 1}
+	in := pageInput("linker", []blocks.Block{{Type: blocks.Paragraph, RichText: append(rt("see "),
+		blocks.RichText{Text: "Gone page", PageRef: "guid-gone"})}}, nil)
+	in.Order, in.Losses, in.LinkID = 1, []report.Entry{color}, "guid-linker"
+	if _, err := c.WritePage(ctx, db, in); err != nil {
+		t.Fatal(err)
+	}
+	var row notion.Row
+	if err := c.Rows(ctx, db, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error { row = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	pass, err := c.RewriteRowLinks(ctx, row, map[string]string{})
+	if err != nil || len(pass.Losses) != 1 {
+		t.Fatalf("link pass: %d losses, %v (want the link to the page not migrated)", len(pass.Losses), err)
+	}
+	link := pass.Losses[0].Entry()
+	for range 2 {
+		if err := c.MarkLinksRewritten(ctx, row, []report.Entry{link}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := c.CollectReport(ctx, "Notebook", l.NotebookPageID, []notion.ReportSection{{Name: "Notebook / Section", DatabaseID: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.LossPages) != 1 || !slices.Equal(rep.LossPages[0].Entries, []report.Entry{color, link}) {
+		t.Fatalf("loss pages %+v, want the page with its colour and the link pass's entry", rep.LossPages)
+	}
+	wantKinds := []report.KindCount{{Kind: "color-approximated", Severity: report.Approximated, Count: 1, Pages: 1},
+		{Kind: "link", Severity: report.Approximated, Count: 1, Pages: 1}}
+	if !slices.Equal(rep.Kinds, wantKinds) {
+		t.Errorf("kinds %v, want %v", rep.Kinds, wantKinds)
+	}
+	validateReport(t, rep)
+}

@@ -196,10 +196,18 @@ func TestDoRetriesWithFreshBody(t *testing.T) {
 	var logs strings.Builder
 	c.log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var out struct{ OK bool }
-	err := c.do(context.Background(), call{method: "PATCH", path: "/v1/blocks/x/children",
+	var retries []Retry
+	ctx := WithRetryObserver(context.Background(), func(r Retry) { retries = append(retries, r) })
+	err := c.do(ctx, call{method: "PATCH", path: "/v1/blocks/x/children",
 		body: jsonBody(map[string]string{"hello": "world"}), out: &out})
 	if err != nil || !out.OK {
 		t.Fatalf("do = %v, %+v", err, out)
+	}
+	// The observer hears of each retried attempt, with Notion's code when
+	// the body had one; not of the success.
+	if len(retries) != 2 || retries[0].Status != 502 || retries[0].Code != "" || retries[0].Attempt != 1 ||
+		retries[1].Status != 409 || retries[1].Code != "conflict_error" || retries[1].Attempt != 2 || retries[1].Err == nil {
+		t.Errorf("retries observed: %+v", retries)
 	}
 	if len(bodies) != 3 {
 		t.Fatalf("%d attempts, want 3", len(bodies))

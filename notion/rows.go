@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/report"
 )
 
 // Row is a section database row as a migration reads it back.
@@ -135,10 +136,26 @@ func (c *Client) Rows(ctx context.Context, db string, f RowFilter, fn func(Row) 
 	}
 }
 
-// MarkLinksRewritten clears PropLinksPending on row pageID once its
-// internal links are rewritten. Repeating it is harmless.
-func (c *Client) MarkLinksRewritten(ctx context.Context, pageID string) error {
-	return c.setProps(ctx, pageID, map[string]any{PropLinksPending: map[string]any{"checkbox": false}},
+// MarkLinksRewritten clears PropLinksPending on row r once its internal
+// links are rewritten, and adds to its loss properties what the link pass
+// could not carry over (linkLosses: links whose page was not migrated, a
+// page Notion refused to change), so the migration report and the JSON
+// report built from the rows hold them. The entries are added to the
+// record r was read with: marking it again from the same read writes the
+// same.
+func (c *Client) MarkLinksRewritten(ctx context.Context, r Row, linkLosses []report.Entry) error {
+	props := map[string]any{PropLinksPending: map[string]any{"checkbox": false}}
+	if len(linkLosses) > 0 {
+		es, err := report.Decode(r.LossRecord)
+		if err != nil {
+			// A person edited the record: the link pass's entries replace it.
+			es = nil
+		}
+		for k, v := range lossProperties(report.Merge(append(es, linkLosses...))) {
+			props[k] = v
+		}
+	}
+	return c.setProps(ctx, r.PageID, props,
 		func(p pageObject) bool { b := p.Properties[PropLinksPending].Checkbox; return b != nil && !*b })
 }
 

@@ -48,10 +48,10 @@ func TestRowsFiltersAndLinkPassMarks(t *testing.T) {
 	if len(pending) != 2 || !pending["p0"].LinksPending || !pending["p2"].LinksPending {
 		t.Fatalf("rows with links pending: %+v", pending)
 	}
-	if err := c.MarkLinksRewritten(ctx, pending["p0"].PageID); err != nil {
+	if err := c.MarkLinksRewritten(ctx, pending["p0"], nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.MarkLinksRewritten(ctx, pending["p0"].PageID); err != nil {
+	if err := c.MarkLinksRewritten(ctx, pending["p0"], nil); err != nil {
 		t.Fatalf("marking twice: %v", err)
 	}
 	if left := rows(notion.RowFilter{LinksPending: true}); len(left) != 1 || left["p2"].PageID == "" {

@@ -9,6 +9,7 @@
 //	starter retry   --user alice --section "Ideas"    # or --all
 //	starter finish  --user alice                      # end a waiting migration, print the report
 //	starter list    --user alice                      # migrations by search attribute
+//	starter report  --user alice --out report.json    # an ended migration's loss report (docs/report.schema.json)
 //
 // Every command is also a temporal CLI command; each --help shows it. The
 // Temporal address, namespace and task queue flags and variables are the

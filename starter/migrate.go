@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -65,12 +64,16 @@ func newMigrateCmd(c *cli, name, summary string) *cobra.Command {
 		if ex.NotionParent == "" {
 			ex.NotionParent = "<Notion page ID>"
 		}
-		raw := jsonText(ex)
+		args, _ := workflows.StartCommand(tf.taskQueue, "<notebookID>", "<notebook name>", ex) // an input always marshals
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = shellQuote(a)
+		}
 		id := workflows.NotebookWorkflowID(ex.User, "<notebookID>")
-		return fmt.Sprintf("temporal workflow start %s --task-queue %s --type %s --workflow-id %s --input %s\n"+
+		return fmt.Sprintf("temporal %s %s %s\n"+
 			"temporal workflow query %s --workflow-id %s --name %s\n"+
 			"temporal workflow result %s --workflow-id %s",
-			tf.cliFlags(), shellQuote(tf.taskQueue), workflows.MigrateNotebookName, shellQuote(id), shellQuote(raw),
+			strings.Join(quoted[:2], " "), tf.cliFlags(), strings.Join(quoted[2:], " "),
 			tf.cliFlags(), shellQuote(id), workflows.QueryProgress, tf.cliFlags(), shellQuote(id))
 	}, func(ctx context.Context, cmd *cobra.Command) error {
 		return c.migrate(ctx, tf, in, given(cmd.Flags()), o)
@@ -133,17 +136,11 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 	in.Notebook = nb.ID
 	id := workflows.NotebookWorkflowID(in.User, nb.ID)
 	c.warnNoWorker(ctx, tc, tf)
-	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: id, TaskQueue: tf.taskQueue,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		// Without it the SDK hands back the running migration as if it
-		// had started it, and the input given here is silently dropped.
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary:                            fmt.Sprintf("Migrate notebook %q of %s", nb.Name, in.User),
-		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrUser.ValueSet(in.User),
-			workflows.AttrNotebook.ValueSet(nb.ID)),
-	}, workflows.MigrateNotebookName, in)
+	opts := workflows.StartOptions(tf.taskQueue, nb.ID, nb.Name, in)
+	// Without it the SDK hands back the running migration as if it had
+	// started it, and the input given here is silently dropped.
+	opts.WorkflowExecutionErrorWhenAlreadyStarted = true
+	run, err := tc.ExecuteWorkflow(ctx, opts, workflows.MigrateNotebookName, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return fmt.Errorf("a migration of notebook %q for %s is already running (%s), so nothing was started and none of "+

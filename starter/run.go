@@ -49,6 +49,7 @@ func commands() []command {
 		{"finish", "end a migration that waits with failed sections, and print its report", newFinishCmd},
 		{"list", "list migrations, by user and status (search attributes)", newListCmd},
 		{"sync", "keep Notion in step with OneNote: a notebook's sync schedule (create, pause, resume, delete, list)", newSyncCmd},
+		{"report", "write an ended migration's loss report as JSON (--out FILE)", newReportCmd},
 	}
 }
 

@@ -57,8 +57,14 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, graph.GenSpec{Seed: 3, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
+}
+
+// newHarnessWith is newHarness with alice's notebooks generated from spec.
+func newHarnessWith(t *testing.T, spec graph.GenSpec) *harness {
+	t.Helper()
 	st := stack.ForTest(t, stack.Graph(graph.Config{Seed: 1, TimeScale: 60, AppID: testApp}),
-		stack.Notebooks("alice", graph.GenSpec{Seed: 3, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3}),
+		stack.Notebooks("alice", spec),
 		stack.Notion(notionemu.Config{Seed: 1, Rate: -1}))
 	h := &harness{st: st, tc: st.C, graph: st.Graph, graphURL: st.GraphRoot, notion: st.Notion, notionURL: st.NotionURL,
 		notebook: st.Notebooks["alice"][0]}

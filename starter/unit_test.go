@@ -38,7 +38,7 @@ func TestHelpShowsTheTemporalCommand(t *testing.T) {
 		{[]string{"scan", "-user", "alice", "--help"}, []string{
 			`temporal workflow execute --address temporal.example:7233 --namespace default --task-queue notebridge --type ScanNotebooks --workflow-id scan/alice --input '{"user":"alice"}'`}},
 		{[]string{"migrate", "-user", "alice", "-notion-parent", "p1", "-h"}, []string{
-			`temporal workflow start --address temporal.example:7233 --namespace default --task-queue notebridge --type MigrateNotebook --workflow-id 'migrate/alice/<notebookID>' --input '{"user":"alice","notebook":"<notebook ID or name>","notionParent":"p1"}'`,
+			`temporal workflow start --address temporal.example:7233 --namespace default --task-queue notebridge --type MigrateNotebook --workflow-id 'migrate/alice/<notebookID>' --id-reuse-policy AllowDuplicate --id-conflict-policy Fail --static-summary 'Migrate notebook "<notebook name>" of alice' --static-details 'Migrates OneNote notebook **<notebook name>** (ID <notebookID>) of user alice into Notion, under page p1. Its current details say how it goes; follow it with ` + "`" + `starter status -w migrate/alice/<notebookID> --follow` + "`" + ` or the ` + "`" + `progress` + "`" + ` query.' --search-attribute 'NoteBridgeUser="alice"' --search-attribute 'NoteBridgeNotebook="<notebookID>"' --input '{"user":"alice","notebook":"<notebook ID or name>","notionParent":"p1"}'`,
 			`temporal workflow query --address temporal.example:7233 --namespace default --workflow-id 'migrate/alice/<notebookID>' --name progress`}},
 		{[]string{"status", "-w", "migrate/alice/nb1", "-app-id", "app1", "-help"}, []string{
 			"temporal workflow query --address temporal.example:7233 --namespace default --workflow-id migrate/alice/nb1 --name progress",

@@ -183,7 +183,7 @@ func newFaultHarness(t *testing.T) *faultHarness {
 	}
 	h.acts, err = activities.New(activities.Config{
 		GraphBaseURL: h.graphURL, GraphHTTP: onenote.NewHTTPClient(3 * time.Second),
-		Tokens: lazyTokens{h.store}, Notion: nc, StagingDir: t.TempDir(),
+		Tokens: lazyTokens{h.store}, Notion: nc, StagingDir: t.TempDir(), Signals: h.c,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -109,7 +109,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: h.graphURL, GraphHTTP: graphHTTP,
 		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc,
-		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection},
+		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection}, Signals: h.c,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func (h *harness) notionWrites() int {
 func (h *harness) start(t *testing.T, in workflows.MigrateInput) client.WorkflowRun {
 	t.Helper()
 	nb := h.notebooks[0]
-	run, err := stack.StartMigration(context.Background(), h.c, e2eQueue, nb.ID, in, "Migrate "+nb.DisplayName)
+	run, err := stack.StartMigration(context.Background(), h.c, e2eQueue, nb.ID, nb.DisplayName, in)
 	if err != nil {
 		t.Fatal(err)
 	}

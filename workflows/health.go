@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
@@ -194,12 +195,7 @@ func upstreamOf(service string, err error, o limiter.Outcome, at time.Time, sect
 	if o.Status == 0 && o.Code == "" && app.HasDetails() {
 		_ = app.Details(&o)
 	}
-	switch {
-	case o.Status != 0 && o.Code != "":
-		e.Code = fmt.Sprintf("%d/%s", o.Status, o.Code)
-	case o.Status != 0:
-		e.Code = strconv.Itoa(o.Status)
-	}
+	e.Code = outcomeCode(o)
 	if app.Type() == failure.SectionProtected || app.Type() == failure.Refused || app.Type() == failure.Config {
 		return nil
 	}
@@ -210,6 +206,53 @@ func upstreamOf(service string, err error, o limiter.Outcome, at time.Time, sect
 	}
 	e.Message = clipText(app.Message(), maxHealthText)
 	return e
+}
+
+// notionFailing is what a Notion activity signalled while its client
+// retries a failing request (activities.SignalUpstreamFailing), as an
+// upstream error of section ("" for the notebook's own activities).
+func notionFailing(f activities.UpstreamFailure, section string) *UpstreamError {
+	e := &UpstreamError{Service: ServiceNotion, Type: failure.NotionRetryable, Message: clipText(f.Message, maxHealthText),
+		Section: section, At: f.At, Ongoing: true}
+	switch {
+	case f.Status != 0 && f.Code != "":
+		e.Code = fmt.Sprintf("%d/%s", f.Status, f.Code)
+	case f.Status != 0:
+		e.Code = strconv.Itoa(f.Status)
+	default:
+		e.Type = "no answer"
+	}
+	return e
+}
+
+// receiveFailures hands record each failure the workflow's Notion
+// activities signal while their client retries, so the health names a
+// Notion outage at its first failed request, not minutes later when a
+// page gives up.
+func receiveFailures(ctx workflow.Context, section string, record func(workflow.Context, *UpstreamError)) {
+	ch := workflow.GetSignalChannelWithOptions(ctx, activities.SignalUpstreamFailing, workflow.SignalChannelOptions{
+		Description: "A Notion request failing while the client retries it (sent by the Notion activities, at most every 30 s)"})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var f activities.UpstreamFailure
+			if !ch.Receive(ctx, &f) {
+				return
+			}
+			record(ctx, notionFailing(f, section))
+		}
+	})
+}
+
+// outcomeCode is an answer's code for the health report: "503/10002"
+// (HTTP status and OneNote code), "503", or "" without an answer.
+func outcomeCode(o limiter.Outcome) string {
+	switch {
+	case o.Status != 0 && o.Code != "":
+		return fmt.Sprintf("%d/%s", o.Status, o.Code)
+	case o.Status != 0:
+		return strconv.Itoa(o.Status)
+	}
+	return ""
 }
 
 // observe is the section's entity.Call hook: it keeps the last Graph
@@ -239,6 +282,8 @@ func (s *section) upstream(e *UpstreamError) {
 	e.Since = e.At
 	if l := s.lastErr; l != nil && l.Ongoing && l.Service == e.Service && !l.Since.IsZero() {
 		e.Since = l.Since
+	} else {
+		s.urgent = true
 	}
 	s.lastErr = e
 	s.changes++
@@ -278,13 +323,16 @@ func (s *section) reportProgress(ctx workflow.Context) {
 			if err := workflow.Await(ctx, func() bool { return s.changes != sent }); err != nil {
 				return
 			}
-			if wait := last.Add(every).Sub(workflow.Now(ctx)); !last.IsZero() && wait > 0 {
-				t := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "Hold the next progress report to the notebook"})
-				if err := t.Get(ctx, nil); err != nil {
+			if wait := last.Add(every).Sub(workflow.Now(ctx)); !last.IsZero() && wait > 0 && !s.urgent {
+				// A service that starts failing is news at once: it ends
+				// the hold.
+				if _, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: wait,
+					TimerOptions: workflow.TimerOptions{Summary: "Hold the next progress report to the notebook"}},
+					func() bool { return s.urgent }); err != nil {
 					return
 				}
 			}
-			sent, last = s.changes, workflow.Now(ctx)
+			sent, last, s.urgent = s.changes, workflow.Now(ctx), false
 			// Best effort: a notebook gone has nobody to tell.
 			_ = workflow.SignalExternalWorkflow(ctx, parent.ID, "", SignalSectionProgress, s.pulse(ctx))
 		}
@@ -331,6 +379,16 @@ func (nb *notebook) heard(lastPage time.Time, e *UpstreamError) {
 		c.Since = l.Since
 	}
 	nb.lastErr = &c
+}
+
+// recovered marks the notebook's last error of service past (one of its
+// own calls to the service succeeded).
+func (nb *notebook) recovered(service string) {
+	if e := nb.lastErr; e != nil && e.Ongoing && e.Service == service {
+		c := *e
+		c.Ongoing = false
+		nb.lastErr = &c
+	}
 }
 
 // health judges the migration at nb.now from what the sections reported.
@@ -384,7 +442,6 @@ func (nb *notebook) stallCause(h Health, since time.Time) string {
 
 // nextAction is the command a person can run now.
 func (nb *notebook) nextAction(h Health) string {
-	id := NotebookWorkflowID(nb.in.User, nb.idOr())
 	lim := entity.WorkflowID(LimiterResource, nb.w.App)
 	e := h.LastError
 	switch {
@@ -392,17 +449,28 @@ func (nb *notebook) nextAction(h Health) string {
 		return fmt.Sprintf("starter login --user %s", nb.in.User)
 	case e != nil && e.Ongoing && e.Type == failure.NotionAuth:
 		return "check the worker's Notion token (NOTION_TOKEN), then restart the worker"
-	case h.Stall != "" && (h.Breaker != nil || e != nil && e.Ongoing && e.Service == ServiceGraph):
+	case (h.Stall != "" || h.State == "failing") && (h.Breaker != nil || e != nil && e.Ongoing && e.Service == ServiceGraph):
 		return fmt.Sprintf("wait: the pages go on by themselves once Graph answers; the limiter's breakers (cause, when they close): "+
 			"temporal workflow query --workflow-id %s --name %s", lim, entity.QueryState)
-	case h.Stall != "" && e != nil && e.Ongoing:
-		return fmt.Sprintf("wait: the pages retry once Notion answers (https://status.notion.so); "+
-			"their last failures: temporal workflow describe --workflow-id %s/section/<sectionID>", id)
+	case (h.Stall != "" || h.State == "failing") && e != nil && e.Ongoing:
+		return fmt.Sprintf("wait: the pages retry by themselves once Notion answers (https://status.notion.so); "+
+			"the retrying requests: temporal workflow describe --workflow-id %s", nb.failingWorkflow(e))
 	case h.Stall != "":
 		return fmt.Sprintf("check a worker polls the task queue (temporal task-queue describe --task-queue %s) and the limiter "+
 			"(temporal workflow query --workflow-id %s --name %s)", nb.taskQueue, lim, entity.QueryState)
 	}
 	return ""
+}
+
+// failingWorkflow is the workflow whose pending activities retry e: the
+// section it names, or the notebook.
+func (nb *notebook) failingWorkflow(e *UpstreamError) string {
+	for _, s := range nb.sections {
+		if e.Section != "" && s.Path == e.Section {
+			return SectionWorkflowID(nb.in.User, nb.idOr(), s.ID)
+		}
+	}
+	return NotebookWorkflowID(nb.in.User, nb.idOr())
 }
 
 // retryCommand is the operator's way out of the wait for retries.
@@ -468,6 +536,9 @@ func healthMarkdown(h Health) string {
 	}
 	if h.Next != "" {
 		b.WriteString("\n\nNext: `" + h.Next + "`")
+	}
+	if b.Len() == 0 {
+		b.WriteString("\n\nHealth: " + h.State + ", no upstream error")
 	}
 	return b.String()
 }

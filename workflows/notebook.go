@@ -53,6 +53,9 @@ type SectionSummary struct {
 	Relisted bool `json:"relisted,omitempty"`
 	// Live is a running section's last report (progress query only).
 	Live *SectionPulse `json:"live,omitempty"`
+	// DatabaseID is the section's Notion database (the notebook's report
+	// only): `starter report` reads the loss records of its rows.
+	DatabaseID string `json:"databaseID,omitempty"`
 	// result is the section's last full result.
 	result *SectionResult
 }
@@ -68,15 +71,17 @@ func (s *SectionSummary) setResult(r *SectionResult) {
 
 // NotebookReport is MigrateNotebook's result.
 type NotebookReport struct {
-	User         string           `json:"user"`
-	NotebookID   string           `json:"notebookID"`
-	NotebookName string           `json:"notebookName"`
-	DryRun       bool             `json:"dryRun,omitempty"`
-	Sections     []SectionSummary `json:"sections"`
-	Pages        int              `json:"pages"`
-	Written      int              `json:"written"`
-	Skipped      int              `json:"skipped"`
-	FailedPages  int              `json:"failedPages"`
+	User         string `json:"user"`
+	NotebookID   string `json:"notebookID"`
+	NotebookName string `json:"notebookName"`
+	// NotebookPageID is the notebook's Notion page ("" in a dry run).
+	NotebookPageID string           `json:"notebookPageID,omitempty"`
+	DryRun         bool             `json:"dryRun,omitempty"`
+	Sections       []SectionSummary `json:"sections"`
+	Pages          int              `json:"pages"`
+	Written        int              `json:"written"`
+	Skipped        int              `json:"skipped"`
+	FailedPages    int              `json:"failedPages"`
 	// FailedSections counts sections that did not complete cleanly.
 	FailedSections int `json:"failedSections"`
 	// SkippedSections counts sections left out because they cannot be
@@ -102,7 +107,8 @@ type NotebookReport struct {
 	LinkFailed int `json:"linkFailed,omitempty"`
 	// LinkLosses counts the internal links the link pass kept as text
 	// (their page was not migrated), on LinkLossPages pages; the pages
-	// LossPages names carry them in their notes.
+	// LossPages names carry them in their notes, and Approximations
+	// counts them too.
 	LinkLosses    int `json:"linkLosses,omitempty"`
 	LinkLossPages int `json:"linkLossPages,omitempty"`
 	// UnsentUnits counts Graph permit units granted but not used
@@ -242,6 +248,10 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		return NotebookReport{}, err
 	}
 	nb.receivePulses(ctx)
+	receiveFailures(ctx, "", func(ctx workflow.Context, e *UpstreamError) {
+		nb.heard(time.Time{}, e)
+		nb.details(ctx)
+	})
 	nb.watchStalls(ctx)
 	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
@@ -301,6 +311,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		if err != nil {
 			return NotebookReport{}, nb.explain(err)
 		}
+		nb.recovered(ServiceNotion)
 	}
 	nb.dbs, nb.page = layout.SectionDatabaseIDs, layout.NotebookPageID
 	if nb.in.Sync != nil && !nb.in.DryRun {
@@ -725,10 +736,13 @@ func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, db
 }
 
 // addLinkLosses adds a link pass's losses to the report: counted apart
-// from the write's, and noted on the pages LossPages names (a page
-// already named gets the notes added).
+// from the write's, noted on the pages LossPages names (a page already
+// named gets the notes added), and among the approximations, as the
+// rows' loss records (and so the report page) hold them: each link kept
+// as text, and each page whose links Notion refused to change.
 func (rep *NotebookReport) addLinkLosses(r activities.RewriteLinksResult) {
 	rep.LinkLosses += r.Losses
+	rep.Approximations += r.Losses + r.Failed
 	rep.LinkLossPages += r.LossPageCount
 	for _, lp := range r.LossPages {
 		i := -1
@@ -776,12 +790,15 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 		return
 	}
 	rep.ReportPageID, rep.LossKinds = res.ReportPageID, res.Kinds
+	nb.recovered(ServiceNotion)
 }
 
 func (nb *notebook) report() NotebookReport {
-	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, DryRun: nb.in.DryRun}
+	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, NotebookPageID: nb.page, DryRun: nb.in.DryRun}
 	for _, s := range nb.sections {
-		rep.Sections = append(rep.Sections, *s)
+		line := *s
+		line.DatabaseID = nb.dbs[s.ID]
+		rep.Sections = append(rep.Sections, line)
 		switch s.Status {
 		case SectionDone:
 		case SectionSkipped:
@@ -870,27 +887,29 @@ func (nb *notebook) progress() NotebookProgress {
 		case SectionSkipped:
 			p.Skipped++
 		}
+		// A running section counts what it last reported, an ended one
+		// its result.
 		switch l, r := nb.live[s.ID], s.result; {
 		case s.Status == SectionRunning && l != nil:
 			p.Sections[len(p.Sections)-1].Live = l
-			p.PagesListed += l.Pages
-			p.PagesDone += l.Done
-			p.PagesFailed += l.Failed
-			p.PagesSkipped += l.Skipped
-			p.Permits += l.Permits
-			p.Waited += l.Waited
+			p.add(*l)
 		case r != nil:
-			p.PagesListed += r.Pages
-			p.PagesDone += r.Done
-			p.PagesFailed += r.Failed
-			p.PagesSkipped += r.Skipped
-			p.Permits += r.Permits
-			p.Waited += r.Waited
+			p.add(SectionPulse{Pages: r.Pages, Done: r.Done, Failed: r.Failed, Skipped: r.Skipped, Permits: r.Permits, Waited: r.Waited})
 		}
 	}
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)
 	return p
+}
+
+// add counts a section's pages into the notebook's.
+func (p *NotebookProgress) add(c SectionPulse) {
+	p.PagesListed += c.Pages
+	p.PagesDone += c.Done
+	p.PagesFailed += c.Failed
+	p.PagesSkipped += c.Skipped
+	p.Permits += c.Permits
+	p.Waited += c.Waited
 }
 
 // eta is the time left: the listed pages left at the slower of the pace

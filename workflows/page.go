@@ -258,8 +258,8 @@ func (s *section) resources(sctx workflow.Context, key activities.StageKey, titl
 		case r.ErrorType == failure.GraphThrottled:
 			// The limiter's breaker holds the next permit back.
 		default:
-			s.upstream(&UpstreamError{Service: ServiceGraph, Type: r.ErrorType, Message: clipText(r.Error, maxHealthText),
-				Section: s.in.Section.Path, At: workflow.Now(sctx), Ongoing: true})
+			s.upstream(&UpstreamError{Service: ServiceGraph, Type: r.ErrorType, Code: outcomeCode(r.Outcome),
+				Message: clipText(r.Error, maxHealthText), Section: s.in.Section.Path, At: workflow.Now(sctx), Ongoing: true})
 			if err := s.backoff(sctx, backoff, title); err != nil {
 				return lost, err
 			}

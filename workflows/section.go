@@ -329,6 +329,9 @@ type section struct {
 	changes  int
 	lastPage time.Time
 	lastErr  *UpstreamError
+	// urgent is set when a service starts failing: the next report to
+	// the notebook goes at once, not a pulse after the last one.
+	urgent bool
 	// breaker is the last breaker the limiter queued a request behind.
 	breaker *BreakerHold
 	// presetPending: the batch came with the input (SectionInput.Listed)
@@ -368,6 +371,7 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 		return SectionResult{}, err
 	}
 	s.reportProgress(ctx)
+	receiveFailures(ctx, in.Section.Path, func(_ workflow.Context, e *UpstreamError) { s.upstream(e) })
 	s.upsertStatus(ctx, "migrating")
 	s.lim = w.caller(ctx, spec)
 	if h, ok := s.lim.(holds); ok {
@@ -387,8 +391,11 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 			status = "failed"
 		}
 		s.upsertStatus(ctx, status)
+		s.details(ctx)
 	case !workflow.IsContinueAsNewError(err):
 		s.upsertStatus(ctx, "failed")
+		s.phase = "failed"
+		s.details(ctx)
 	}
 	return res, err
 }
@@ -672,6 +679,9 @@ func (s *section) details(ctx workflow.Context) {
 		s.in.Section.Path, p.Phase, p.Done, p.Pages, p.Skipped, p.Failed, p.Waited.Round(time.Second))
 	if p.ETA > 0 {
 		md += fmt.Sprintf(" · ETA %s", p.ETA)
+	}
+	if e := s.lastErr; e != nil {
+		md += "\n\nLast upstream error: " + e.String()
 	}
 	workflow.SetCurrentDetails(ctx, md)
 }

@@ -383,14 +383,16 @@ func (d *demo) scan(ctx context.Context) (workflows.NotebookScan, error) {
 // startMigration starts MigrateNotebook with the temporal CLI and prints
 // the exact command.
 func (d *demo) startMigration(ctx context.Context, id string, nb workflows.NotebookScan) error {
-	in, err := json.Marshal(workflows.MigrateInput{User: d.opts.user, Notebook: nb.ID,
-		NotionParent: d.notionParent, Limits: d.limits()})
+	in := workflows.MigrateInput{User: d.opts.user, Notebook: nb.ID, NotionParent: d.notionParent, Limits: d.limits()}
+	start, err := workflows.StartCommand("notebridge", nb.ID, nb.Name, in)
 	if err != nil {
-		return fmt.Errorf("input: %w", err)
+		return err
+	}
+	if want := workflows.NotebookWorkflowID(in.User, nb.ID); want != id {
+		return fmt.Errorf("workflow ID %s, the start gives %s", id, want)
 	}
 	cli := filepath.Join(d.opts.bin, "temporal")
-	args := []string{"workflow", "start", "--address", d.temporalAddr, "--namespace", "default",
-		"--task-queue", "notebridge", "--type", workflows.MigrateNotebookName, "--workflow-id", id, "--input", string(in)}
+	args := append(append(start[:2:2], "--address", d.temporalAddr, "--namespace", "default"), start[2:]...)
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = shellQuote(a)

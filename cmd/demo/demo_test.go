@@ -19,10 +19,11 @@ import (
 	"github.com/notebridge/notebridge/internal/stack"
 )
 
-// TestDemoRunsEndToEnd runs the whole demo in process on a fast profile and
-// checks its summary against the Notion emulator's export and that no child
-// process outlives it.
-func TestDemoRunsEndToEnd(t *testing.T) {
+// needStack skips a test that runs the whole demo when -short is set or
+// the temporal CLI is missing, and returns the module root and the CLI's
+// path.
+func needStack(t *testing.T) (root, temporalBin string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server, two emulators and a worker")
 	}
@@ -30,9 +31,18 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "bin", "temporal")); err != nil {
+	temporalBin = filepath.Join(root, "bin", "temporal")
+	if _, err := os.Stat(temporalBin); err != nil {
 		t.Skipf("no temporal CLI in %s/bin: run `make temporal`", root)
 	}
+	return root, temporalBin
+}
+
+// TestDemoRunsEndToEnd runs the whole demo in process on a fast profile and
+// checks its summary against the Notion emulator's export and that no child
+// process outlives it.
+func TestDemoRunsEndToEnd(t *testing.T) {
+	needStack(t)
 	dir := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()

@@ -21,17 +21,7 @@ import (
 // tee dies first, and the demo's writes to the broken pipe must not kill
 // its cleanup.
 func TestCtrlCThroughAPipeStopsEverything(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server, two emulators and a worker")
-	}
-	root, err := stack.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	temporalBin := filepath.Join(root, "bin", "temporal")
-	if _, err := os.Stat(temporalBin); err != nil {
-		t.Skipf("no temporal CLI in %s/bin: run `make temporal`", root)
-	}
+	root, temporalBin := needStack(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "bin")
 	if err := stack.Build(t.Context(), root, bin, "./cmd/demo"); err != nil {

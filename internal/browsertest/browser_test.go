@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -226,7 +227,7 @@ func TestMigrationInTheBrowser(t *testing.T) {
 	shoot := func(name string) {
 		t.Helper()
 		path := filepath.Join(shots, name+".png")
-		if err := p.Screenshot(ctx, path); err != nil {
+		if err := p.ScreenshotView(ctx, path); err != nil {
 			t.Errorf("screenshot %s: %v", name, err)
 			return
 		}
@@ -279,6 +280,20 @@ func TestMigrationInTheBrowser(t *testing.T) {
 		return shownTitle(h1) == shownTitle(page.Title)
 	})
 	shoot("notion-page")
+	// The notebook's "Migration report" page: the losses, each linked to
+	// its page.
+	report := findTitled(ws.Pages, "Migration report")
+	if report == nil {
+		t.Errorf("the Notion export holds no %q page", "Migration report")
+	} else {
+		if err := p.Navigate(ctx, sum.ViewURL+"/"+report.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, p, "the migration report page", jsText, func(s string) bool {
+			return strings.Contains(s, "Migration report") && strings.Contains(s, "pages migrated from OneNote")
+		})
+		shoot("notion-report")
+	}
 	t.Logf("the Notion view lists all %d migrated pages in %d databases and %d tree items (%s)",
 		rows, len(dbs), len(nav), time.Since(browseStart).Round(time.Millisecond))
 
@@ -307,7 +322,39 @@ func TestMigrationInTheBrowser(t *testing.T) {
 	waitJS(t, ctx, p, "the workflow "+sum.WorkflowID+" on its Web UI page, completed", jsText, func(s string) bool {
 		return strings.Contains(s, sum.WorkflowID) && completed.MatchString(s)
 	})
+	metadata(t, ctx, p, "Migrate notebook")
 	shoot("temporal-workflow")
+	// A section's child workflow and the limiter's, found through the
+	// list as a person would, each on its own page.
+	for _, w := range []struct{ name, query, prefix, summary string }{
+		{"temporal-section", `WorkflowType="MigrateSection"`, sum.WorkflowID + "/section/", "of notebook"},
+		{"temporal-limiter", `WorkflowType="GraphLimiter"`, "limiter/graph-onenote/", "Rate limiter for graph-onenote"},
+	} {
+		if err := p.Navigate(ctx, ui.Scheme+"://"+ui.Host+"/namespaces/default/workflows?query="+url.QueryEscape(w.query)); err != nil {
+			t.Fatal(err)
+		}
+		var href string
+		waitLinks(t, ctx, p, "a row of the Web UI's list linking to a workflow "+w.prefix+"…", func(ls []Link) bool {
+			for _, l := range ls {
+				if strings.Contains(l.Text, w.prefix) && strings.Contains(l.Href, "/workflows/") {
+					href = l.Href
+					return true
+				}
+			}
+			return false
+		})
+		if href == "" {
+			continue
+		}
+		if err := p.Navigate(ctx, href); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, p, "the workflow "+w.prefix+"… on its Web UI page", jsText, func(s string) bool {
+			return strings.Contains(s, w.prefix) && strings.Contains(s, "User Metadata")
+		})
+		metadata(t, ctx, p, w.summary)
+		shoot(w.name)
+	}
 	t.Logf("the Temporal Web UI shows %s in its list and on its page (%s)", sum.WorkflowID, time.Since(uiStart).Round(time.Millisecond))
 
 	if *keep {
@@ -338,6 +385,35 @@ func TestMigrationInTheBrowser(t *testing.T) {
 		t.Errorf("process %d survived the demo's Ctrl-C: %s", p.PID, p.Cmdline)
 	}
 	t.Logf("Ctrl-C stopped the demo and its %d processes; whole test %s", len(before), time.Since(start).Round(time.Second))
+}
+
+// metadata opens the "User Metadata" tab of the workflow page p shows
+// (its summary, static details and current details: the names and the
+// health) and waits for it to load and, where the frames the Web UI
+// renders the Markdown in can be read, to show summary.
+func metadata(t *testing.T, ctx context.Context, p *Page, summary string) {
+	t.Helper()
+	var clicked bool
+	if err := p.Eval(ctx, `(() => { const a = Array.from(document.querySelectorAll("a, button")).find(e => e.innerText.trim() === "User Metadata"); if (!a) return false; a.click(); return true; })()`, &clicked); err != nil || !clicked {
+		t.Errorf("no User Metadata tab on the workflow's page (%v)", err)
+		return
+	}
+	waitJS(t, ctx, p, "the User Metadata tab", jsText, func(s string) bool {
+		return strings.Contains(s, "Current Details") && strings.Contains(s, "Events with Metadata")
+	})
+	const jsFrames = `Array.from(document.querySelectorAll("iframe"), f => (f.contentDocument && f.contentDocument.body) ? f.contentDocument.body.innerText.trim() : "")`
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// Every frame drawn (the current details come after the summary),
+	// one of them the summary.
+	var frames []string
+	if err := p.WaitFor(wctx, "the summary "+strconv.Quote(summary)+" and the details", func(ctx context.Context) (bool, error) {
+		err := p.Eval(ctx, jsFrames, &frames)
+		return err == nil && len(frames) > 1 && !slices.Contains(frames, "") &&
+			slices.ContainsFunc(frames, func(f string) bool { return strings.Contains(f, summary) }), err
+	}); err != nil {
+		t.Logf("the summary %q is not in the readable frames (%v); the screenshot shows what the Web UI drew", summary, err)
+	}
 }
 
 // linksToWorkflow reports whether l opens the Web UI's page of the
@@ -437,6 +513,23 @@ func getJSON(ctx context.Context, u string, v any) error {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		return fmt.Errorf("GET %s: decode: %w", u, err)
+	}
+	return nil
+}
+
+// findTitled finds the live page titled title in the page tree.
+func findTitled(pages []exportPage, title string) *exportPage {
+	for i := range pages {
+		p := &pages[i]
+		if p.Archived {
+			continue
+		}
+		if p.Title == title {
+			return p
+		}
+		if f := findTitled(p.Pages, title); f != nil {
+			return f
+		}
 	}
 	return nil
 }

@@ -511,6 +511,25 @@ func (p *Page) Screenshot(ctx context.Context, path string) error {
 	return nil
 }
 
+// ScreenshotView saves a PNG of what the viewport shows (the browser's
+// width and height, e.g. 1280x900) to path: small enough to commit.
+func (p *Page) ScreenshotView(ctx context.Context, path string) error {
+	var shot struct {
+		Data string `json:"data"`
+	}
+	if err := p.call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot); err != nil {
+		return err
+	}
+	png, err := base64.StdEncoding.DecodeString(shot.Data)
+	if err != nil {
+		return fmt.Errorf("screenshot: decode: %w", err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	return nil
+}
+
 // Close closes the tab.
 func (p *Page) Close(ctx context.Context) error {
 	return p.b.call(ctx, "", "Target.closeTarget", map[string]any{"targetId": p.targetID}, nil)

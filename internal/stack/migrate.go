@@ -17,7 +17,7 @@ import (
 func StartLimiter(ctx context.Context, c client.Client, queue, app string, spec limiter.Spec) error {
 	id := entity.WorkflowID(workflows.LimiterResource, app)
 	_, err := c.SignalWithStartWorkflow(ctx, id, entity.SignalRequest, entity.Message{},
-		client.StartWorkflowOptions{ID: id, TaskQueue: queue}, entity.WorkflowName,
+		client.StartWorkflowOptions{ID: id, TaskQueue: queue, StaticSummary: entity.Summary(workflows.LimiterResource, app)}, entity.WorkflowName,
 		entity.Input{Resource: workflows.LimiterResource, App: app, Spec: &spec})
 	if err != nil {
 		return fmt.Errorf("start limiter %s: %w", id, err)
@@ -38,14 +38,14 @@ func LimiterState(ctx context.Context, c client.Client, app string) (entity.Stat
 	return st, nil
 }
 
-// StartMigration starts MigrateNotebook with in on queue, under the
-// notebook workflow ID of in's user and notebook ID nb.
-func StartMigration(ctx context.Context, c client.Client, queue, nb string, in workflows.MigrateInput, summary string) (client.WorkflowRun, error) {
-	id := workflows.NotebookWorkflowID(in.User, nb)
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, StaticSummary: summary},
-		workflows.MigrateNotebookName, in)
+// StartMigration starts MigrateNotebook with in on queue, for the notebook
+// of ID nb and name name, with the options every start gives
+// (workflows.StartOptions).
+func StartMigration(ctx context.Context, c client.Client, queue, nb, name string, in workflows.MigrateInput) (client.WorkflowRun, error) {
+	o := workflows.StartOptions(queue, nb, name, in)
+	run, err := c.ExecuteWorkflow(ctx, o, workflows.MigrateNotebookName, in)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", id, err)
+		return nil, fmt.Errorf("start %s: %w", o.ID, err)
 	}
 	return run, nil
 }

@@ -123,7 +123,7 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: cfg.GraphURL, GraphHTTP: onenote.NewHTTPClient(cfg.GraphTimeout),
 		Tokens: storeTokens{store: store, timeout: auth.DefaultRefreshTimeout}, Notion: nc,
-		StagingDir: cfg.StagingDir,
+		StagingDir: cfg.StagingDir, Signals: c,
 	})
 	if err != nil {
 		return err

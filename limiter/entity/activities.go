@@ -37,13 +37,19 @@ func (a *Activities) EnsureLimiter(ctx context.Context, req EnsureRequest) error
 			ID:                    req.WorkflowID,
 			TaskQueue:             req.TaskQueue,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-			StaticSummary:         fmt.Sprintf("Rate limiter for %s, app %s: grants every Graph request its permit", req.Input.Resource, req.Input.App),
+			StaticSummary:         Summary(req.Input.Resource, req.Input.App),
 		}, WorkflowName, req.Input)
 	if err != nil {
 		activity.GetLogger(ctx).Warn("Signal-with-start of the limiter failed", "limiter", req.WorkflowID, "error", err)
 		return fmt.Errorf("signal-with-start %s: %w", req.WorkflowID, err)
 	}
 	return nil
+}
+
+// Summary is the static summary of the limiter of resource and app: what
+// the Web UI's list of workflows shows for it.
+func Summary(resource, app string) string {
+	return fmt.Sprintf("Rate limiter for %s, app %s: grants every Graph request its permit", resource, app)
 }
 
 // Register registers the limiter workflow, its activity and the pace

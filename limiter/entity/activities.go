@@ -51,5 +51,8 @@ func (a *Activities) EnsureLimiter(ctx context.Context, req EnsureRequest) error
 func Register(r worker.Registry, c client.Client) {
 	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterWorkflowWithOptions(PaceWorkflow, workflow.RegisterOptions{Name: PaceWorkflowName})
-	r.RegisterActivityWithOptions((&Activities{Client: c}).EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
+	r.RegisterWorkflowWithOptions(CoordinatorWorkflow, workflow.RegisterOptions{Name: CoordinatorWorkflowName})
+	a := &Activities{Client: c}
+	r.RegisterActivityWithOptions(a.EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
+	r.RegisterActivityWithOptions(a.EnsureCoordinator, activity.RegisterOptions{Name: EnsureCoordinatorActivity})
 }

@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/shard"
 )
 
 // Signal and query names. They are part of the protocol: changing one
@@ -171,6 +172,12 @@ type Input struct {
 	// means never for this reason. Tests use it where history length is
 	// not measured.
 	ContinueAfter int `json:"continueAfter,omitempty"`
+	// Shard, when set, makes this limiter one shard of a sharded limiter:
+	// it serves the users that hash to it (shard.Of), and grants only
+	// within the app-budget lease the coordinator gives it.
+	Shard *ShardConfig `json:"shard,omitempty"`
+	// Lease is a shard's lease holder across continue-as-new.
+	Lease shard.Holder `json:"lease,omitzero"`
 }
 
 // Stats are the limiter's lifetime counters.

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/shard"
 )
 
 // defaultMaxHistory bounds a run's history even before Temporal suggests
@@ -26,6 +27,9 @@ func Workflow(ctx workflow.Context, in Input) error {
 	}
 	requests := workflow.GetSignalChannel(ctx, SignalRequest)
 	specs := workflow.GetSignalChannel(ctx, SignalSetSpec)
+	if e.lease != nil {
+		e.leases = workflow.GetSignalChannel(ctx, SignalLease)
+	}
 	for {
 		e.drain(ctx, requests, specs)
 		e.decide(ctx)
@@ -53,6 +57,11 @@ type entity struct {
 	timerAt     time.Time
 	cancelTimer workflow.CancelFunc
 	fired       bool
+
+	// lease is set for a shard of a sharded limiter (Input.Shard): the
+	// app budget it may use, from the coordinator; leases is its channel.
+	lease  *leasing
+	leases workflow.ReceiveChannel
 
 	// passes counts decision passes in this run.
 	passes int
@@ -91,6 +100,9 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		}
 		e.model = m
 	}
+	if in.Shard != nil {
+		e.lease = &leasing{cfg: *in.Shard, holder: in.Lease}
+	}
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
 }
@@ -123,7 +135,21 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 		}
 		if err := e.model.SetSpec(padded(spec, e.in.Skew), now); err != nil {
 			workflow.GetLogger(ctx).Error("Rejected spec", "error", err)
+			continue
 		}
+		if e.lease != nil {
+			// The user scope is the spec's, the app scope the lease's.
+			e.in.Spec = &spec
+			e.lease.applied = shard.Share{}
+			e.applyShare(ctx, now)
+		}
+	}
+	for e.leases != nil {
+		var l shard.Lease
+		if !e.leases.ReceiveAsync(&l) {
+			break
+		}
+		e.applyLease(ctx, l, now)
 	}
 	for {
 		var gm GrantMessage
@@ -211,7 +237,7 @@ func (e *entity) decide(ctx workflow.Context) {
 	}
 	var out outbox
 	var grants []limiter.Grant
-	if !e.closing {
+	if !e.closing && (e.lease == nil || e.lease.holder.Allows(now)) {
 		grants = e.model.Grant(now)
 	}
 	for _, g := range grants {
@@ -231,6 +257,9 @@ func (e *entity) decide(ctx workflow.Context) {
 		out.msgs[to].Run = e.stats.Runs
 	}
 	e.send(ctx, &out)
+	if e.lease != nil && !e.closing {
+		e.report(ctx, now)
+	}
 	e.details(ctx)
 }
 
@@ -282,6 +311,14 @@ func (e *entity) send(ctx workflow.Context, out *outbox) {
 func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
 	now := workflow.Now(ctx)
 	wake := e.model.NextWakeup(now)
+	if e.lease != nil {
+		if !e.lease.holder.Allows(now) {
+			wake = time.Time{} // nothing leaves before a lease comes
+		}
+		if lw := e.leaseWake(now); !lw.IsZero() && (wake.IsZero() || lw.Before(wake)) {
+			wake = lw
+		}
+	}
 	if !wake.IsZero() && !wake.After(now) {
 		// Something may leave already: decide again without sleeping.
 		// This happens when a decision was cut short (it never loops
@@ -300,6 +337,9 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})
 	sel.AddReceive(specs, func(workflow.ReceiveChannel, bool) {})
 	sel.AddReceive(e.failed, func(workflow.ReceiveChannel, bool) {})
+	if e.leases != nil {
+		sel.AddReceive(e.leases, func(workflow.ReceiveChannel, bool) {})
+	}
 	if e.timer != nil {
 		sel.AddFuture(e.timer, func(workflow.Future) { e.fired = true })
 	}
@@ -337,7 +377,12 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 		}
 		e.drain(ctx, requests, specs)
 		e.decide(ctx)
-		if e.sends == 0 && requests.Len() == 0 && specs.Len() == 0 && e.failed.Len() == 0 {
+		if e.lease != nil {
+			if err := workflow.Await(ctx, func() bool { return !e.lease.reporting }); err != nil {
+				return err
+			}
+		}
+		if e.sends == 0 && requests.Len() == 0 && specs.Len() == 0 && e.failed.Len() == 0 && (e.leases == nil || e.leases.Len() == 0) {
 			break
 		}
 	}
@@ -350,6 +395,10 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 	}
 	next := e.in
 	next.Spec, next.State, next.Requesters, next.Stats = nil, state, e.requesters, e.stats
+	if e.lease != nil {
+		// A shard reports the spec to the coordinator it may start.
+		next.Spec, next.Lease = e.in.Spec, e.lease.holder
+	}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 

@@ -65,6 +65,9 @@ const (
 	SignalSetSpec = "set-spec"
 	// QueryState returns a State.
 	QueryState = "state"
+	// QueryUsers takes (offset, limit int) and returns a UsersPage: the
+	// state query lists only the busiest users.
+	QueryUsers = "users"
 	// QueryRetryAfter takes (user string, lane limiter.Lane, cost int) and
 	// returns how long such a request would wait now (a time.Duration).
 	QueryRetryAfter = "retry-after"
@@ -206,4 +209,8 @@ type State struct {
 	Waiting int `json:"waiting"`
 	// HistoryLength is the current run's event count.
 	HistoryLength int `json:"historyLength"`
+	// Users and Leases are how many the model holds; Model lists at most
+	// MaxStateUsers of them (the busiest) and MaxStateLeases leases.
+	Users  int `json:"users"`
+	Leases int `json:"leases"`
 }

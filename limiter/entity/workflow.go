@@ -3,6 +3,7 @@ package entity
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -109,12 +110,18 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 
 func (e *entity) registerQueries(ctx workflow.Context) error {
 	err := workflow.SetQueryHandler(ctx, QueryState, func() (State, error) {
-		return State{
+		return Bounded(State{
 			Model:         e.model.State(workflow.Now(ctx)),
 			Stats:         e.stats,
 			Waiting:       len(e.requesters),
 			HistoryLength: workflow.GetInfo(ctx).GetCurrentHistoryLength(),
-		}, nil
+		}), nil
+	})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetQueryHandler(ctx, QueryUsers, func(offset, limit int) (UsersPage, error) {
+		return Page(e.model.State(workflow.Now(ctx)), offset, limit), nil
 	})
 	if err != nil {
 		return err
@@ -404,27 +411,94 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 
 // details shows the limiter's state in the Web UI.
 func (e *entity) details(ctx workflow.Context) {
-	s := e.model.State(workflow.Now(ctx))
-	users := make([]string, 0, len(s.Users))
+	workflow.SetCurrentDetails(ctx, Details(e.in, e.stats, e.model.State(workflow.Now(ctx))))
+}
+
+// MaxDetailUsers bounds the users the details list, whatever their
+// number: the busiest, then "and N more".
+const MaxDetailUsers = 20
+
+// Details is the text the limiter shows in the Web UI: its totals, then
+// the MaxDetailUsers busiest users that have anything in flight, queued
+// or held by a breaker (most queued and in flight first).
+func Details(in Input, stats Stats, s limiter.Snapshot) string {
+	busy := make([]limiter.UserUsage, 0, len(s.Users))
 	for _, u := range s.Users {
 		if u.InFlight > 0 || u.Queued[0]+u.Queued[1] > 0 || u.Breaker.State != limiter.Closed.String() {
-			users = append(users, fmt.Sprintf("%s: %d in flight, %d+%d queued, breaker %s", u.User, u.InFlight, u.Queued[0], u.Queued[1],
-				breakerText(u.Breaker)))
+			busy = append(busy, u)
 		}
 	}
-	slices.Sort(users)
+	sortBusiest(busy)
 	total := 0
 	// A sum does not depend on the map's order.
 	//workflowcheck:ignore
-	for _, n := range e.stats.Units {
+	for _, n := range stats.Units {
 		total += n
 	}
-	d := fmt.Sprintf("**%s** limiter for app %s (run %d)\n\nGraph requests permitted: %d. In flight: %d. Queued: %d foreground, %d background. App breaker: %s.",
-		e.in.Resource, e.in.App, e.stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], breakerText(s.App.Breaker))
-	for _, u := range users {
-		d += "\n- " + u
+	name := "limiter"
+	if in.Shard != nil {
+		name = fmt.Sprintf("limiter shard %d of %d", in.Shard.Index, in.Shard.Count)
 	}
-	workflow.SetCurrentDetails(ctx, d)
+	d := fmt.Sprintf("**%s** %s for app %s (run %d)\n\nGraph requests permitted: %d. In flight: %d. Queued: %d foreground, %d background. App breaker: %s.",
+		in.Resource, name, in.App, stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], breakerText(s.App.Breaker))
+	for i, u := range busy {
+		if i == MaxDetailUsers {
+			d += fmt.Sprintf("\n- and %d more users", len(busy)-i)
+			break
+		}
+		d += fmt.Sprintf("\n- %s: %d in flight, %d+%d queued, breaker %s", u.User, u.InFlight, u.Queued[0], u.Queued[1], breakerText(u.Breaker))
+	}
+	return d
+}
+
+// sortBusiest orders users by queued plus in flight, most first, ties by
+// name.
+func sortBusiest(us []limiter.UserUsage) {
+	load := func(u limiter.UserUsage) int { return u.InFlight + u.Queued[0] + u.Queued[1] }
+	slices.SortStableFunc(us, func(a, b limiter.UserUsage) int {
+		if d := load(b) - load(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a.User, b.User)
+	})
+}
+
+// MaxStateUsers and MaxStateLeases bound the state query's answer: the
+// busiest users and the first leases; QueryUsers pages through the rest.
+const (
+	MaxStateUsers  = 100
+	MaxStateLeases = 100
+)
+
+// Bounded cuts a state to MaxStateUsers users (the busiest) and
+// MaxStateLeases leases, recording the totals.
+func Bounded(st State) State {
+	st.Users, st.Leases = len(st.Model.Users), len(st.Model.Leases)
+	if len(st.Model.Users) > MaxStateUsers {
+		us := slices.Clone(st.Model.Users)
+		sortBusiest(us)
+		us = us[:MaxStateUsers]
+		slices.SortFunc(us, func(a, b limiter.UserUsage) int { return strings.Compare(a.User, b.User) })
+		st.Model.Users = us
+	}
+	if len(st.Model.Leases) > MaxStateLeases {
+		st.Model.Leases = st.Model.Leases[:MaxStateLeases]
+	}
+	return st
+}
+
+// UsersPage is the answer to QueryUsers.
+type UsersPage struct {
+	Users []limiter.UserUsage `json:"users"`
+	Total int                 `json:"total"`
+}
+
+// Page returns users [offset, offset+limit) of s (sorted by user); limit
+// is at most MaxStateUsers.
+func Page(s limiter.Snapshot, offset, limit int) UsersPage {
+	limit = min(max(limit, 1), MaxStateUsers)
+	offset = min(max(offset, 0), len(s.Users))
+	return UsersPage{Users: s.Users[offset:min(len(s.Users), offset+limit)], Total: len(s.Users)}
 }
 
 // breakerText is "open until 01:02:03 UTC (throttled (429/20166))", or

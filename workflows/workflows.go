@@ -78,6 +78,11 @@ type Workflows struct {
 	// workflow code: deterministic, and the same on every worker. Nil (the
 	// product) means the limiter.
 	NewCaller func(ctx workflow.Context, spec limiter.Spec) Caller
+	// LimiterShards, above 1, spreads the users over that many limiter
+	// shards sharing the app budget through leases (package
+	// limiter/shard), with batched asks and releases; 0 or 1 is the
+	// single limiter entity. Every worker must agree.
+	LimiterShards int
 }
 
 // New returns the workflows for app.
@@ -88,7 +93,8 @@ func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec) caller {
 	if w.NewCaller != nil {
 		return w.NewCaller(ctx, spec)
 	}
-	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec})
+	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec,
+		Shards: w.LimiterShards, Batch: w.LimiterShards > 1})
 }
 
 // Register registers the workflows under their stable names.

@@ -5,12 +5,13 @@
 //     granted, then the largest continue-as-new input of any entity, the
 //     details string, the state query's answer and the time of one
 //     decision pass (release one lease, queue one ask, grant);
+//
 //   - the entity on a Temporal dev server (with -entity): requester
 //     workflows standing for the users' page workers make Graph requests
 //     under permits; Graph requests per second and limiter history
 //     events (every shard and the coordinator) per Graph request.
 //
-//	cd bench && go run ./cmd/limiterscale -entity -out results/limiter-scale.md
+//     cd bench && go run ./cmd/limiterscale -entity -out results/limiter-scale.md
 package main
 
 import (
@@ -336,4 +337,3 @@ func events(ctx context.Context, c client.Client, ids []string) (map[string]int,
 	}
 	return out, nil
 }
-

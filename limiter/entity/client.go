@@ -40,6 +40,12 @@ type ClientOptions struct {
 	// 0 means 8 releases and one second.
 	ReleaseBatch int
 	ReleaseDelay time.Duration
+	// AskAhead, above 1, has Acquire ask for that many permits of a kind
+	// (user, lane, cost; first attempts of indivisible asks) at once when
+	// it has no spare, and later Acquires take the spares: several grants
+	// travel in one signal. A spare unused for SpareAge, or at Flush, is
+	// given back unsent.
+	AskAhead int
 }
 
 // Client asks a limiter for permits from inside a workflow. Create one per
@@ -53,6 +59,11 @@ type Client struct {
 	// held maps the request IDs of permits granted and not yet released
 	// to their lease IDs, so a resent grant is recognised.
 	held map[string]string
+	// ahead holds the permits asked ahead (AskAhead) by kind, in
+	// aheadOrder; aheadIDs are their request IDs still out.
+	ahead      map[aheadKey]*ahead
+	aheadOrder []aheadKey
+	aheadIDs   map[string]bool
 	// orphanTo is the limiter of a grant being given back; userOf the
 	// user of each request waiting for its grant.
 	orphanTo map[string]string
@@ -149,6 +160,8 @@ func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 		running:  make(map[string]bool),
 		orphanTo: make(map[string]string),
 		userOf:   make(map[string]string),
+		ahead:    make(map[aheadKey]*ahead),
+		aheadIDs: make(map[string]bool),
 	}
 	if opts.AssumeRunning {
 		for k := range max(1, opts.Shards) {
@@ -217,6 +230,9 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 // releases made since the last message travel in the same signal. If ctx
 // is cancelled first, the request is withdrawn.
 func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
+	if c.opts.AskAhead > 1 && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
+		return c.acquireAhead(ctx, ask)
+	}
 	ps, err := c.AcquireMany(ctx, []AskOptions{ask})
 	if err != nil {
 		return Permit{}, err
@@ -233,18 +249,7 @@ func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
 // than a cap leaves stands still until leases expire.
 func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit, error) {
 	asked := workflow.Now(ctx)
-	ids := make([]string, len(asks))
-	futures := make([]workflow.Future, len(asks))
-	for i, ask := range asks {
-		c.seq++
-		ids[i] = c.self.RunID + "/" + strconv.Itoa(c.seq)
-		f, s := workflow.NewFuture(ctx)
-		c.waiting[ids[i]] = s
-		c.userOf[ids[i]] = ask.User
-		futures[i] = f
-		c.out.ask(c.limiterFor(ask.User), Ask{RequestID: ids[i], User: ask.User, Lane: ask.Lane,
-			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost, Remaining: ask.Remaining})
-	}
+	futures, ids := c.ask(ctx, asks)
 	if c.opts.Batch {
 		c.flushSoon(ctx)
 	} else {
@@ -263,6 +268,24 @@ func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit,
 			Granted: g.Granted, Expires: g.Expires, Waited: waited})
 	}
 	return permits, nil
+}
+
+// ask queues asks for their limiters and returns a future for each grant
+// and the request IDs.
+func (c *Client) ask(ctx workflow.Context, asks []AskOptions) ([]workflow.Future, []string) {
+	ids := make([]string, len(asks))
+	futures := make([]workflow.Future, len(asks))
+	for i, ask := range asks {
+		c.seq++
+		ids[i] = c.self.RunID + "/" + strconv.Itoa(c.seq)
+		f, s := workflow.NewFuture(ctx)
+		c.waiting[ids[i]] = s
+		c.userOf[ids[i]] = ask.User
+		futures[i] = f
+		c.out.ask(c.limiterFor(ask.User), Ask{RequestID: ids[i], User: ask.User, Lane: ask.Lane,
+			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost, Remaining: ask.Remaining})
+	}
+	return futures, ids
 }
 
 // abandon withdraws the requests still waiting and releases the permits
@@ -357,6 +380,7 @@ func (c *Client) flushAll(ctx workflow.Context) {
 // workflow calls it before it returns, so its last releases are not lost.
 func (c *Client) Flush(ctx workflow.Context) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	c.giveBackSpares(dctx)
 	c.flushAll(dctx)
 	return workflow.Await(dctx, func() bool { return c.posting == 0 && c.out.empty() })
 }

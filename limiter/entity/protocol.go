@@ -23,6 +23,18 @@
 // Requesters use Client (Acquire, Release, Do); the limit model itself is
 // package limiter, which knows nothing of Temporal.
 //
+// For thousands of users one entity per app is too much state and too
+// slow a decision (see bench/results/limiter-scale.md), so the limiter may
+// be sharded (ClientOptions.Shards, the worker's -limiter-shards): each
+// user's requests go to the shard its ID hashes to (ShardWorkflowID), a
+// limiter entity like the single one, with Input.Shard set. The app's
+// limits are leased to the shards by CoordinatorWorkflow (package
+// limiter/shard holds the logic): a shard reports what it holds and
+// wants (SignalReport), the coordinator answers with a lease
+// (SignalLease), and the shard grants only while its lease is valid and
+// only within it. The first report starts the coordinator
+// (signal-with-start through EnsureCoordinator).
+//
 // A second kind of resource, limited by rate alone, is paced rather than
 // permitted: PaceWorkflow (registered as PaceLimiter, one per resource
 // and key, e.g. limiter/notion/<token fingerprint>) runs a

@@ -17,7 +17,7 @@ import (
 // coordinator, against the emulator's app and user limits: the emulator
 // (the referee) sees no 429 and no window over a limit, every request it
 // received had a permit from its user's shard, and the shards together
-// granted every request.
+// granted every request. The clients batch releases and ask ahead.
 func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	const shards, requesters, each = 4, 8, 30
 	f := newFixture(t, 8)
@@ -31,7 +31,7 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 			ID: fmt.Sprintf("sharded-load-%d", i), TaskQueue: itTaskQueue,
 		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[i], f.users[(i+1)%len(f.users)]},
-			N: each, Workers: 3, Spec: itSpec(), Shards: shards, Batch: true})
+			N: each, Workers: 3, Spec: itSpec(), Shards: shards, Batch: true, AskAhead: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,8 +68,9 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 		}
 		total += units[u]
 	}
-	if total != requesters*each {
-		t.Errorf("the shards granted %d permits, want %d", total, requesters*each)
+	// Spares asked ahead and given back unsent count as granted.
+	if total < requesters*each {
+		t.Errorf("the shards granted %d permits, want at least %d", total, requesters*each)
 	}
 	if len(used) < 2 {
 		t.Errorf("the 8 users fell in %d shard(s): the test needs several", len(used))

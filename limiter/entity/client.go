@@ -37,7 +37,7 @@ type ClientOptions struct {
 	// comes first (see Release).
 	Batch bool
 	// ReleaseBatch and ReleaseDelay bound how long batched releases wait:
-	// 0 means 8 releases and one second.
+	// 0 means 16 releases and one second.
 	ReleaseBatch int
 	ReleaseDelay time.Duration
 	// AskAhead, above 1, has Acquire ask for that many permits of a kind
@@ -326,7 +326,7 @@ func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
 	}
 	batch, delay := c.opts.ReleaseBatch, c.opts.ReleaseDelay
 	if batch <= 0 {
-		batch = 8
+		batch = 16
 	}
 	if delay <= 0 {
 		delay = time.Second

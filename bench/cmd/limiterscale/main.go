@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,8 @@ func main() {
 		entShards  = flag.Int("entity-shards", 8, "shards of the sharded design on the dev server")
 		requesters = flag.Int("requesters", 40, "requester workflows per design on the dev server: one user's migration each")
 		each       = flag.Int("each", 30, "Graph requests per requester")
+		runModel   = flag.Bool("model", true, "measure the model")
+		rounds     = flag.Int("rounds", 2, "rounds of the two designs on the dev server, in the order ABBA... (the machine's load drifts)")
 		out        = flag.String("out", "", "write the report to this file too")
 	)
 	flag.Parse()
@@ -55,6 +58,9 @@ func main() {
 	fmt.Fprintf(&b, "Model at %d users x %d page workers (OneNote user limits, the app budget never binding, so every user holds its 5 leases: the largest state).\n\n", *users, *workers)
 	b.WriteString("| design | entities | users per entity (max) | max continue-as-new input | max details | max state query answer | decision pass (mean over entities' passes) |\n|---|---|---|---|---|---|---|\n")
 	for _, n := range []int{1, *shards} {
+		if !*runModel {
+			break
+		}
 		r, err := model(*users, *workers, n, *passes)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "limiterscale:", err)
@@ -68,7 +74,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "model %s done\n", name)
 	}
 	if *runEntity {
-		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers); err != nil {
+		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds); err != nil {
 			fmt.Fprintln(os.Stderr, "limiterscale:", err)
 			os.Exit(1)
 		}
@@ -203,7 +209,7 @@ func freeSpec() limiter.Spec {
 }
 
 // entityRun measures both designs on one dev server.
-func entityRun(b *strings.Builder, shards, requesters, each, users, workers int) error {
+func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int) error {
 	ctx := context.Background()
 	srv, err := devserver.Start(ctx, devserver.Options{})
 	if err != nil {
@@ -246,54 +252,75 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers int)
 	fmt.Fprintf(b, "\nEntity on a Temporal dev server, budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). The sharded design batches releases and asks %d permits ahead.\n\n",
 		requesters, workers, each, users, workers)
 	_ = per
-	b.WriteString("| design | limiter entities | Graph requests | took | Graph requests/s | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request |\n|---|---|---|---|---|---|---|---|\n")
-	var base float64
-	for _, d := range []struct {
+	b.WriteString("| round | design | limiter entities | Graph requests | took | Graph requests/s | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request |\n|---|---|---|---|---|---|---|---|---|\n")
+	type design struct {
 		name   string
 		shards int
 		batch  bool
-	}{{"single entity (current)", 1, false}, {"sharded, batched, asks ahead", shards, true}} {
-		app := fmt.Sprintf("scale-%d", d.shards)
-		start := time.Now()
-		var runs []client.WorkflowRun
-		for i := range requesters {
-			r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-req-%d", app, i), TaskQueue: tq}, graphload.Requester,
-				graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: freeSpec(), Shards: d.shards, Batch: d.batch, AskAhead: aheadOf(d.batch, workers)})
+	}
+	single, sharded := design{"single entity (current)", 1, false}, design{"sharded, batched, asks ahead", shards, true}
+	plain := design{"sharded, unbatched", shards, false}
+	rates := map[string][]float64{}
+	for r := range rounds {
+		order := []design{single, sharded}
+		if r%2 == 1 {
+			order = []design{sharded, single}
+		}
+		for _, d := range order {
+			app := fmt.Sprintf("scale-%d-%t-r%d", d.shards, d.batch, r)
+			start := time.Now()
+			var runs []client.WorkflowRun
+			for i := range requesters {
+				run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-req-%d", app, i), TaskQueue: tq}, graphload.Requester,
+					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: freeSpec(), Shards: d.shards, Batch: d.batch, AskAhead: aheadOf(d.batch, workers)})
+				if err != nil {
+					return err
+				}
+				runs = append(runs, run)
+			}
+			done := 0
+			for _, run := range runs {
+				var o graphload.Output
+				if err := run.Get(ctx, &o); err != nil {
+					return fmt.Errorf("%s: %w", d.name, err)
+				}
+				done += o.Done
+			}
+			took := time.Since(start)
+			ids := []string{entity.WorkflowID("bench", app)}
+			if d.shards > 1 {
+				ids = []string{entity.CoordinatorWorkflowID("bench", app)}
+				for k := range d.shards {
+					ids = append(ids, fmt.Sprintf("%s/shard-%d", entity.WorkflowID("bench", app), k))
+				}
+			}
+			ev, err := events(ctx, c, ids)
 			if err != nil {
 				return err
 			}
-			runs = append(runs, r)
+			rate := float64(done) / took.Seconds()
+			rates[d.name] = append(rates[d.name], rate)
+			n := float64(done)
+			fmt.Fprintf(b, "| %d | %s | %d | %d | %v | %.1f | %.2f | %.2f | %.2f |\n", r+1, d.name, len(ids), done, took.Round(time.Millisecond), rate,
+				float64(sum(ev))/n, float64(ev["WorkflowExecutionSignaled"])/n, float64(ev["SignalExternalWorkflowExecutionInitiated"])/n)
+			fmt.Fprintf(os.Stderr, "round %d %s: %d requests in %v\n", r+1, d.name, done, took.Round(time.Millisecond))
 		}
-		done := 0
-		for _, r := range runs {
-			var o graphload.Output
-			if err := r.Get(ctx, &o); err != nil {
-				return fmt.Errorf("%s: %w", d.name, err)
-			}
-			done += o.Done
-		}
-		took := time.Since(start)
-		ids := []string{entity.WorkflowID("bench", app)}
-		if d.shards > 1 {
-			ids = []string{entity.CoordinatorWorkflowID("bench", app)}
-			for k := range d.shards {
-				ids = append(ids, fmt.Sprintf("%s/shard-%d", entity.WorkflowID("bench", app), k))
-			}
-		}
-		ev, err := events(ctx, c, ids)
-		if err != nil {
-			return err
-		}
-		rate := float64(done) / took.Seconds()
-		if base == 0 {
-			base = rate
-		}
-		n := float64(done)
-		fmt.Fprintf(b, "| %s | %d | %d | %v | %.1f (%.2fx) | %.2f | %.2f | %.2f |\n", d.name, len(ids), done, took.Round(time.Millisecond), rate, rate/base,
-			float64(sum(ev))/n, float64(ev["WorkflowExecutionSignaled"])/n, float64(ev["SignalExternalWorkflowExecutionInitiated"])/n)
-		fmt.Fprintf(os.Stderr, "%s: %d requests in %v\n", d.name, done, took.Round(time.Millisecond))
 	}
+	ms, mh, mp := median(rates[single.name]), median(rates[sharded.name]), median(rates[plain.name])
+	fmt.Fprintf(b, "\nMedian Graph requests/s: single entity %.1f, sharded unbatched %.1f (%.2fx), sharded batched with asks ahead %.1f (%.2fx).\n", ms, mp, mp/ms, mh, mh/ms)
 	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 func sum(m map[string]int) int {

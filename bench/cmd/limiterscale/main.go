@@ -262,9 +262,9 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 	plain := design{"sharded, unbatched", shards, false}
 	rates := map[string][]float64{}
 	for r := range rounds {
-		order := []design{single, sharded}
+		order := []design{single, plain, sharded}
 		if r%2 == 1 {
-			order = []design{sharded, single}
+			order = []design{sharded, plain, single}
 		}
 		for _, d := range order {
 			app := fmt.Sprintf("scale-%d-%t-r%d", d.shards, d.batch, r)

@@ -102,10 +102,10 @@ func TestWorkerMigratesThroughLimiterShards(t *testing.T) {
 	if gs.Throttled != 0 {
 		t.Errorf("upstream throttled %d requests", gs.Throttled)
 	}
-	if _, err := c.DescribeWorkflowExecution(context.Background(), entity.CoordinatorWorkflowID(workflows.LimiterResource, cfg.AppID), ""); err != nil {
+	if _, err := c.DescribeWorkflow(context.Background(), entity.CoordinatorWorkflowID(workflows.LimiterResource, cfg.AppID), ""); err != nil {
 		t.Errorf("the coordinator did not run: %v", err)
 	}
-	if _, err := c.DescribeWorkflowExecution(context.Background(), entity.WorkflowID(workflows.LimiterResource, cfg.AppID), ""); err == nil {
+	if _, err := c.DescribeWorkflow(context.Background(), entity.WorkflowID(workflows.LimiterResource, cfg.AppID), ""); err == nil {
 		t.Error("the single limiter entity ran, want only the shards")
 	}
 }

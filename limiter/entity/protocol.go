@@ -191,8 +191,10 @@ type Input struct {
 	// it serves the users that hash to it (shard.Of), and grants only
 	// within the app-budget lease the coordinator gives it.
 	Shard *ShardConfig `json:"shard,omitempty"`
-	// Lease is a shard's lease holder across continue-as-new.
-	Lease shard.Holder `json:"lease,omitzero"`
+	// Lease is a shard's lease holder across continue-as-new, and Parked
+	// the requests it holds until a lease is large enough for them.
+	Lease  shard.Holder      `json:"lease,omitzero"`
+	Parked []limiter.Request `json:"parked,omitempty"`
 }
 
 // Stats are the limiter's lifetime counters.

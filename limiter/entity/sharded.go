@@ -3,6 +3,7 @@ package entity
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -205,6 +206,50 @@ type leasing struct {
 	started bool
 	// busy is whether the shard held or wanted anything at its last look.
 	busy bool
+	// parked are requests that fit the app's limits but not this shard's
+	// lease (the model refuses a cost above a window): they are queued
+	// when a lease large enough comes.
+	parked []limiter.Request
+}
+
+// park keeps req aside if it fits base (the app's spec; nil: OneNote)
+// though not the lease, and reports whether it did.
+func (ls *leasing) park(req limiter.Request, base *limiter.Spec) bool {
+	spec := limiter.OneNote()
+	if base != nil {
+		spec = *base
+	}
+	cost, slots := max(1, req.Cost), max(1, req.Slots)
+	if slots > spec.App.Concurrency || slots > spec.User.Concurrency || req.Cost < 0 || req.Slots < 0 || req.ID == "" || req.User == "" {
+		return false
+	}
+	for _, ws := range [][]limiter.Window{spec.User.Windows, spec.App.Windows} {
+		for _, w := range ws {
+			if cost > w.Limit {
+				return false
+			}
+		}
+	}
+	for _, p := range ls.parked {
+		if p.ID == req.ID {
+			return true
+		}
+	}
+	ls.parked = append(ls.parked, req)
+	return true
+}
+
+func (ls *leasing) unpark(id string) {
+	ls.parked = slices.DeleteFunc(ls.parked, func(r limiter.Request) bool { return r.ID == id })
+}
+
+// parkedUnits is the units the parked requests want.
+func (ls *leasing) parkedUnits() int {
+	n := 0
+	for _, r := range ls.parked {
+		n += max(1, r.Cost)
+	}
+	return n
 }
 
 // applyLease adopts a lease; the model's app scope becomes its share.
@@ -234,6 +279,14 @@ func (e *entity) applyShare(ctx workflow.Context, now time.Time) {
 		return
 	}
 	ls.applied = l.Share
+	// Requests parked for a larger lease may fit this one.
+	kept := ls.parked[:0]
+	for _, r := range ls.parked {
+		if e.model.Enqueue(r, now) != nil {
+			kept = append(kept, r)
+		}
+	}
+	ls.parked = kept
 }
 
 // report sends the coordinator what this shard holds and wants, when the
@@ -245,7 +298,7 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 	}
 	snap := e.model.State(now)
 	used := shard.Share{Concurrency: snap.App.InFlight}
-	busy := snap.App.InFlight > 0 || snap.Queued[0]+snap.Queued[1] > 0
+	busy := snap.App.InFlight > 0 || snap.Queued[0]+snap.Queued[1] > 0 || len(ls.parked) > 0
 	for _, w := range snap.App.Windows {
 		used.Units = append(used.Units, w.Used)
 		busy = busy || w.Used > 0
@@ -258,7 +311,7 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 	ls.holder.Asking(now)
 	ls.reporting = true
 	msg := ReportMessage{From: workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: snap.Queued[0] + snap.Queued[1]}}
+		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: snap.Queued[0] + snap.Queued[1] + ls.parkedUnits()}}
 	id := CoordinatorWorkflowID(e.in.Resource, e.in.App)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { ls.reporting = false }()

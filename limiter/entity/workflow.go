@@ -102,7 +102,7 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		e.model = m
 	}
 	if in.Shard != nil {
-		e.lease = &leasing{cfg: *in.Shard, holder: in.Lease}
+		e.lease = &leasing{cfg: *in.Shard, holder: in.Lease, parked: in.Parked}
 	}
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
@@ -207,6 +207,9 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 	}
 	for _, id := range m.Cancel {
 		e.model.Cancel(id)
+		if e.lease != nil {
+			e.lease.unpark(id)
+		}
 		if _, leased := e.model.Lease(id); !leased {
 			delete(e.requesters, id)
 		}
@@ -221,6 +224,12 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 		req := limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
 			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost, Remaining: a.Remaining}
 		err := e.model.Enqueue(req, now)
+		if err != nil && e.lease != nil && e.lease.park(req, e.in.Spec) {
+			// Above this shard's lease, not above the app's limits: it
+			// waits for a larger lease.
+			e.requesters[a.RequestID] = m.From
+			continue
+		}
 		if err != nil {
 			e.stats.Refused++
 			out.refuse(m.From, Refusal{RequestID: a.RequestID, Reason: err.Error()})
@@ -404,7 +413,7 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 	next.Spec, next.State, next.Requesters, next.Stats = nil, state, e.requesters, e.stats
 	if e.lease != nil {
 		// A shard reports the spec to the coordinator it may start.
-		next.Spec, next.Lease = e.in.Spec, e.lease.holder
+		next.Spec, next.Lease, next.Parked = e.in.Spec, e.lease.holder, e.lease.parked
 	}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }

@@ -77,6 +77,15 @@ type Input struct {
 	User     string       `json:"user"`
 	N        int          `json:"n"`
 	Spec     limiter.Spec `json:"spec"`
+	// Users, when set, replaces User: the requester's calls go round
+	// these users (a requester standing for many users' page workers).
+	Users []string `json:"users,omitempty"`
+	// Workers is how many calls run at once (0: one after another).
+	Workers int `json:"workers,omitempty"`
+	// Shards, Batch and AskAhead are the client's (entity.ClientOptions).
+	Shards   int  `json:"shards,omitempty"`
+	Batch    bool `json:"batch,omitempty"`
+	AskAhead int  `json:"askAhead,omitempty"`
 }
 
 // Output is what one requester did.
@@ -87,24 +96,48 @@ type Output struct {
 	Stats entity.ClientStats `json:"stats"`
 }
 
-// Requester makes N Graph requests, one after another, each under a
-// permit from the limiter entity.
+// Requester makes N Graph requests, each under a permit from the limiter
+// entity: one after another, or Workers at a time.
 func Requester(ctx workflow.Context, in Input) (Output, error) {
-	c := entity.NewClient(ctx, entity.ClientOptions{Resource: in.Resource, App: in.App, Spec: &in.Spec})
+	c := entity.NewClient(ctx, entity.ClientOptions{Resource: in.Resource, App: in.App, Spec: &in.Spec, Shards: in.Shards, Batch: in.Batch, AskAhead: in.AskAhead})
 	var out Output
-	for range in.N {
-		var r Result
-		st, err := c.Call(ctx, entity.Call{
-			Ask:      entity.AskOptions{User: in.User, Lane: limiter.Background},
-			Activity: GraphGetActivity, Args: []any{in.User},
-			Options: workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second},
-			Backoff: 200 * time.Millisecond,
-		}, &r)
-		if err != nil {
-			return out, err
+	users := in.Users
+	if len(users) == 0 {
+		users = []string{in.User}
+	}
+	next := 0
+	var failed error
+	call := func(ctx workflow.Context) {
+		for next < in.N && failed == nil {
+			user := users[next%len(users)]
+			next++
+			var r Result
+			st, err := c.Call(ctx, entity.Call{
+				Ask:      entity.AskOptions{User: user, Lane: limiter.Background},
+				Activity: GraphGetActivity, Args: []any{user},
+				Options: workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second},
+				Backoff: 200 * time.Millisecond,
+			}, &r)
+			if err != nil {
+				failed = err
+				return
+			}
+			out.Done++
+			out.Waits = append(out.Waits, st.Waited)
 		}
-		out.Done++
-		out.Waits = append(out.Waits, st.Waited)
+	}
+	if in.Workers <= 1 {
+		call(ctx)
+	} else {
+		wg := workflow.NewWaitGroup(ctx)
+		for range in.Workers {
+			wg.Add(1)
+			workflow.Go(ctx, func(ctx workflow.Context) { defer wg.Done(); call(ctx) })
+		}
+		wg.Wait(ctx)
+	}
+	if failed != nil {
+		return out, failed
 	}
 	if err := c.Flush(ctx); err != nil {
 		return out, err

@@ -58,6 +58,9 @@ type config struct {
 	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
 	LogLevel     string
+	// LimiterShards is the number of Graph limiter shards (1: the single
+	// limiter entity).
+	LimiterShards int
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
 	// names.
 	NotionToken string
@@ -72,6 +75,13 @@ func env(name, def string) string {
 
 func envFloat(name string, def float64) float64 {
 	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
 		return v
 	}
 	return def
@@ -114,6 +124,8 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 		"Notion rate windows per token, e.g. 3/1s,180/1m (no more than 3 in any second, 180 in any minute); replaces the windows -notion-rate implies (env NOTEBRIDGE_NOTION_WINDOWS)")
 	fs.StringVar(&c.NotionPacing, "notion-pacing", env("NOTEBRIDGE_NOTION_PACING", pacingShared),
 		"who holds the Notion rate: shared (every worker together, through the pace entity in Temporal) or process (each worker process alone: for a single worker or benchmarks) (env NOTEBRIDGE_NOTION_PACING)")
+	fs.IntVar(&c.LimiterShards, "limiter-shards", envInt("NOTEBRIDGE_LIMITER_SHARDS", 1),
+		"Graph limiter shards: 1 is one limiter entity per app (enough for hundreds of users); above 1 users are spread over that many shards, which share the app limits through a coordinator's leases (for thousands of users; every worker must use the same number) (env NOTEBRIDGE_LIMITER_SHARDS)")
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
 	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -133,6 +145,9 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 		return c, err
 	}
 	c.NotionToken = tok.Reveal()
+	if c.LimiterShards < 1 {
+		return c, fmt.Errorf("-limiter-shards %d: want at least 1", c.LimiterShards)
+	}
 	if c.AppID == "" {
 		return c, errors.New("-app-id (or NOTEBRIDGE_APP_ID) is required")
 	}

@@ -35,17 +35,33 @@ func applyLimits(ctx context.Context, c client.Client, cfg config, log *slog.Log
 	if cfg.LimitsSpec == nil {
 		return nil
 	}
-	id := entity.WorkflowID(workflows.LimiterResource, cfg.AppID)
-	_, err := c.SignalWithStartWorkflow(ctx, id, entity.SignalSetSpec, *cfg.LimitsSpec,
-		client.StartWorkflowOptions{
-			ID:                    id,
-			TaskQueue:             cfg.TaskQueue,
-			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		}, entity.WorkflowName,
-		entity.Input{Resource: workflows.LimiterResource, App: cfg.AppID, Spec: cfg.LimitsSpec})
-	if err != nil {
-		return fmt.Errorf("apply the limits of %s to limiter %s: %w", cfg.LimitsFile, id, err)
+	res, app := workflows.LimiterResource, cfg.AppID
+	type target struct {
+		id, name string
+		in       any
 	}
-	log.Info("Graph limits from file", "file", cfg.LimitsFile, "spec", cfg.LimitsSpec.Name, "limiter", id)
+	targets := []target{{entity.WorkflowID(res, app), entity.WorkflowName, entity.Input{Resource: res, App: app, Spec: cfg.LimitsSpec}}}
+	if n := cfg.LimiterShards; n > 1 {
+		// Every shard (its user limits) and the coordinator (the app
+		// budget it leases out).
+		targets = []target{{entity.CoordinatorWorkflowID(res, app), entity.CoordinatorWorkflowName,
+			entity.CoordinatorInput{Resource: res, App: app, Shards: n, Spec: cfg.LimitsSpec}}}
+		for k := range n {
+			targets = append(targets, target{fmt.Sprintf("%s/shard-%d", entity.WorkflowID(res, app), k), entity.WorkflowName,
+				entity.Input{Resource: res, App: app, Spec: cfg.LimitsSpec, Shard: &entity.ShardConfig{Index: k, Count: n, TaskQueue: cfg.TaskQueue}}})
+		}
+	}
+	for _, t := range targets {
+		_, err := c.SignalWithStartWorkflow(ctx, t.id, entity.SignalSetSpec, *cfg.LimitsSpec,
+			client.StartWorkflowOptions{
+				ID:                    t.id,
+				TaskQueue:             cfg.TaskQueue,
+				WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			}, t.name, t.in)
+		if err != nil {
+			return fmt.Errorf("apply the limits of %s to limiter %s: %w", cfg.LimitsFile, t.id, err)
+		}
+	}
+	log.Info("Graph limits from file", "file", cfg.LimitsFile, "spec", cfg.LimitsSpec.Name, "limiters", len(targets))
 	return nil
 }

@@ -83,6 +83,7 @@ func run(ctx context.Context, cfg config, log *slog.Logger) error { return runWi
 func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*workflows.Workflows) error) error {
 	wf := workflows.New(cfg.AppID)
 	wf.Limits = cfg.Limits
+	wf.LimiterShards = cfg.LimiterShards
 	if configure != nil {
 		if err := configure(wf); err != nil {
 			return err

@@ -57,5 +57,8 @@ func Summary(resource, app string) string {
 func Register(r worker.Registry, c client.Client) {
 	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterWorkflowWithOptions(PaceWorkflow, workflow.RegisterOptions{Name: PaceWorkflowName})
-	r.RegisterActivityWithOptions((&Activities{Client: c}).EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
+	r.RegisterWorkflowWithOptions(CoordinatorWorkflow, workflow.RegisterOptions{Name: CoordinatorWorkflowName})
+	a := &Activities{Client: c}
+	r.RegisterActivityWithOptions(a.EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
+	r.RegisterActivityWithOptions(a.EnsureCoordinator, activity.RegisterOptions{Name: EnsureCoordinatorActivity})
 }

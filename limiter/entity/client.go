@@ -3,6 +3,7 @@ package entity
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -26,6 +27,25 @@ type ClientOptions struct {
 	// (and tests) that start the limiter themselves. A refused signal
 	// still falls back to it.
 	AssumeRunning bool
+	// Shards, above 1, spreads users over that many limiter shards
+	// (ShardWorkflowID), which share the app budget through a
+	// coordinator's leases. Every worker of a deployment must agree.
+	Shards int
+	// Batch sends fewer, larger messages: asks made in one workflow task
+	// travel in one signal per limiter, and releases wait for the next
+	// ask, for ReleaseBatch of them, or for ReleaseDelay, whichever
+	// comes first (see Release).
+	Batch bool
+	// ReleaseBatch and ReleaseDelay bound how long batched releases wait:
+	// 0 means 16 releases and one second.
+	ReleaseBatch int
+	ReleaseDelay time.Duration
+	// AskAhead, above 1, has Acquire ask for that many permits of a kind
+	// (user, lane, cost; first attempts of indivisible asks) at once when
+	// it has no spare, and later Acquires take the spares: several grants
+	// travel in one signal. A spare unused for SpareAge, or at Flush, is
+	// given back unsent.
+	AskAhead int
 }
 
 // Client asks a limiter for permits from inside a workflow. Create one per
@@ -33,20 +53,30 @@ type ClientOptions struct {
 // (several workflow goroutines), and routes each grant to its waiter.
 type Client struct {
 	opts    ClientOptions
-	id      string // limiter workflow ID
 	self    Address
 	seq     int
 	waiting map[string]workflow.Settable
 	// held maps the request IDs of permits granted and not yet released
 	// to their lease IDs, so a resent grant is recognised.
 	held map[string]string
-	// ensure is set once the limiter is known to run.
-	ensure bool
-	// releases wait to ride along with the next message; flushing is set
-	// while a goroutine is due to send them alone; posting counts
-	// messages not yet delivered.
-	releases []Return
+	// ahead holds the permits asked ahead (AskAhead) by kind, in
+	// aheadOrder; aheadIDs are their request IDs still out.
+	ahead      map[aheadKey]*ahead
+	aheadOrder []aheadKey
+	aheadIDs   map[string]bool
+	// orphanTo is the limiter of a grant being given back; userOf the
+	// user of each request waiting for its grant.
+	orphanTo map[string]string
+	userOf   map[string]string
+	// running lists the limiters known to run.
+	running map[string]bool
+	// releases (and, with Batch, asks) wait to ride along with the next
+	// message to their limiter, in out; flushing is set while a goroutine
+	// is due to send them; timed while a batched release waits for its
+	// delay; posting counts messages not yet delivered.
+	out      outgoing
 	flushing bool
+	timed    bool
 	posting  int
 	// Stats counts what this client saw.
 	Stats ClientStats
@@ -123,13 +153,21 @@ func (e *RefusedError) Error() string {
 func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 	info := workflow.GetInfo(ctx)
 	c := &Client{
-		opts:    opts,
-		id:      WorkflowID(opts.Resource, opts.App),
-		self:    Address{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID},
-		waiting: make(map[string]workflow.Settable),
-		held:    make(map[string]string),
+		opts:     opts,
+		self:     Address{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID},
+		waiting:  make(map[string]workflow.Settable),
+		held:     make(map[string]string),
+		running:  make(map[string]bool),
+		orphanTo: make(map[string]string),
+		userOf:   make(map[string]string),
+		ahead:    make(map[aheadKey]*ahead),
+		aheadIDs: make(map[string]bool),
 	}
-	c.ensure = opts.AssumeRunning
+	if opts.AssumeRunning {
+		for k := range max(1, opts.Shards) {
+			c.running[c.limiterOf(k)] = true
+		}
+	}
 	if c.opts.TaskQueue == "" {
 		c.opts.TaskQueue = info.TaskQueueName
 	}
@@ -154,6 +192,7 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 	for _, g := range gm.Grants {
 		if s, ok := c.waiting[g.RequestID]; ok {
 			delete(c.waiting, g.RequestID)
+			delete(c.userOf, g.RequestID)
 			c.held[g.RequestID] = g.LeaseID
 			c.Stats.Granted++
 			s.Set(g, nil)
@@ -166,10 +205,12 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 		}
 		c.Stats.Orphaned++
 		orphans = append(orphans, Return{LeaseID: g.LeaseID, RequestID: g.RequestID})
+		c.orphanTo[g.RequestID] = c.limiterFor(g.User)
 	}
 	for _, r := range gm.Refused {
 		if s, ok := c.waiting[r.RequestID]; ok {
 			delete(c.waiting, r.RequestID)
+			delete(c.userOf, r.RequestID)
 			s.Set(nil, &RefusedError{RequestID: r.RequestID, Reason: r.Reason})
 		}
 	}
@@ -178,8 +219,10 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 			c.onHold(h)
 		}
 	}
-	if len(orphans) > 0 {
-		c.post(ctx, Message{Release: orphans})
+	for _, r := range orphans {
+		to := c.orphanTo[r.RequestID]
+		delete(c.orphanTo, r.RequestID)
+		c.post(ctx, to, Message{Release: []Return{r}})
 	}
 }
 
@@ -187,6 +230,9 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 // releases made since the last message travel in the same signal. If ctx
 // is cancelled first, the request is withdrawn.
 func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
+	if c.opts.AskAhead > 1 && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
+		return c.acquireAhead(ctx, ask)
+	}
 	ps, err := c.AcquireMany(ctx, []AskOptions{ask})
 	if err != nil {
 		return Permit{}, err
@@ -203,20 +249,12 @@ func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
 // than a cap leaves stands still until leases expire.
 func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit, error) {
 	asked := workflow.Now(ctx)
-	msg := Message{Release: c.releases}
-	c.releases = nil
-	ids := make([]string, len(asks))
-	futures := make([]workflow.Future, len(asks))
-	for i, ask := range asks {
-		c.seq++
-		ids[i] = c.self.RunID + "/" + strconv.Itoa(c.seq)
-		f, s := workflow.NewFuture(ctx)
-		c.waiting[ids[i]] = s
-		futures[i] = f
-		msg.Acquire = append(msg.Acquire, Ask{RequestID: ids[i], User: ask.User, Lane: ask.Lane,
-			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost, Remaining: ask.Remaining})
+	futures, ids := c.ask(ctx, asks)
+	if c.opts.Batch {
+		c.flushSoon(ctx)
+	} else {
+		c.flushAsks(ctx)
 	}
-	c.post(ctx, msg)
 	permits := make([]Permit, 0, len(asks))
 	for i, f := range futures {
 		var g limiter.Grant
@@ -232,6 +270,24 @@ func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit,
 	return permits, nil
 }
 
+// ask queues asks for their limiters and returns a future for each grant
+// and the request IDs.
+func (c *Client) ask(ctx workflow.Context, asks []AskOptions) ([]workflow.Future, []string) {
+	ids := make([]string, len(asks))
+	futures := make([]workflow.Future, len(asks))
+	for i, ask := range asks {
+		c.seq++
+		ids[i] = c.self.RunID + "/" + strconv.Itoa(c.seq)
+		f, s := workflow.NewFuture(ctx)
+		c.waiting[ids[i]] = s
+		c.userOf[ids[i]] = ask.User
+		futures[i] = f
+		c.out.ask(c.limiterFor(ask.User), Ask{RequestID: ids[i], User: ask.User, Lane: ask.Lane,
+			Cost: max(1, ask.Cost), Attempt: ask.Attempt, MinCost: ask.MinCost, Remaining: ask.Remaining})
+	}
+	return futures, ids
+}
+
 // abandon withdraws the requests still waiting and releases the permits
 // already granted, after a failed or cancelled acquire.
 func (c *Client) abandon(ctx workflow.Context, waiting []string, granted []Permit) {
@@ -243,8 +299,12 @@ func (c *Client) abandon(ctx workflow.Context, waiting []string, granted []Permi
 			cancel = append(cancel, id)
 		}
 	}
+	for _, id := range cancel {
+		c.out.cancel(c.limiterFor(c.userOf[id]), id)
+		delete(c.userOf, id)
+	}
 	if len(cancel) > 0 {
-		c.post(dctx, Message{Cancel: cancel})
+		c.flushAll(dctx)
 	}
 	for _, p := range granted {
 		c.Release(dctx, p, limiter.Outcome{})
@@ -253,11 +313,43 @@ func (c *Client) abandon(ctx workflow.Context, waiting []string, granted []Permi
 
 // Release gives a permit back with what upstream said. It does not block:
 // the release rides along with the next Acquire made before the workflow
-// next blocks, or goes alone as soon as it blocks. Releasing twice is
-// harmless. Call Flush before the workflow returns.
+// next blocks, or goes alone as soon as it blocks; with
+// ClientOptions.Batch it waits for the next Acquire, for ReleaseBatch
+// releases, or for ReleaseDelay. Releasing twice is harmless. Call Flush
+// before the workflow returns.
 func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
 	delete(c.held, p.RequestID)
-	c.releases = append(c.releases, Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})
+	c.out.release(c.limiterFor(p.User), Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})
+	if !c.opts.Batch {
+		c.flushSoon(ctx)
+		return
+	}
+	batch, delay := c.opts.ReleaseBatch, c.opts.ReleaseDelay
+	if batch <= 0 {
+		batch = 16
+	}
+	if delay <= 0 {
+		delay = time.Second
+	}
+	if c.out.releases() >= batch {
+		c.flushSoon(ctx)
+		return
+	}
+	if c.timed {
+		return
+	}
+	c.timed = true
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	workflow.Go(dctx, func(ctx workflow.Context) {
+		_ = workflow.NewTimerWithOptions(ctx, delay, workflow.TimerOptions{Summary: "Send the batched limiter releases"}).Get(ctx, nil)
+		c.timed = false
+		c.flushAll(ctx)
+	})
+}
+
+// flushSoon sends everything waiting as soon as the workflow blocks (the
+// end of this workflow task), in one message per limiter.
+func (c *Client) flushSoon(ctx workflow.Context) {
 	if c.flushing {
 		return
 	}
@@ -265,33 +357,54 @@ func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	workflow.Go(dctx, func(ctx workflow.Context) {
 		c.flushing = false
-		if len(c.releases) > 0 {
-			m := Message{Release: c.releases}
-			c.releases = nil
-			c.post(ctx, m)
-		}
+		c.flushAll(ctx)
 	})
+}
+
+// flushAsks sends now the messages that carry asks (with the releases
+// for the same limiters); the other releases keep waiting.
+func (c *Client) flushAsks(ctx workflow.Context) {
+	for _, to := range c.out.take(true) {
+		c.post(ctx, to.limiter, to.msg)
+	}
+}
+
+// flushAll sends every message waiting.
+func (c *Client) flushAll(ctx workflow.Context) {
+	for _, to := range c.out.take(false) {
+		c.post(ctx, to.limiter, to.msg)
+	}
 }
 
 // Flush waits until every message to the limiter has been delivered. A
 // workflow calls it before it returns, so its last releases are not lost.
 func (c *Client) Flush(ctx workflow.Context) error {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	if len(c.releases) > 0 {
-		m := Message{Release: c.releases}
-		c.releases = nil
-		c.post(dctx, m)
+	c.giveBackSpares(dctx)
+	c.flushAll(dctx)
+	return workflow.Await(dctx, func() bool { return c.posting == 0 && c.out.empty() })
+}
+
+// limiterFor is the workflow ID of user's limiter.
+func (c *Client) limiterFor(user string) string {
+	return ShardWorkflowID(c.opts.Resource, c.opts.App, user, c.opts.Shards)
+}
+
+// limiterOf is the workflow ID of shard k.
+func (c *Client) limiterOf(k int) string {
+	if c.opts.Shards < 2 {
+		return WorkflowID(c.opts.Resource, c.opts.App)
 	}
-	return workflow.Await(dctx, func() bool { return c.posting == 0 })
+	return shardID(c.opts.Resource, c.opts.App, k)
 }
 
 // post sends a message without blocking the caller. If it cannot be
 // delivered, the requests it asked for fail with the error.
-func (c *Client) post(ctx workflow.Context, m Message) {
+func (c *Client) post(ctx workflow.Context, to string, m Message) {
 	c.posting++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { c.posting-- }()
-		err := c.send(ctx, m)
+		err := c.send(ctx, to, m)
 		if err == nil {
 			return
 		}
@@ -309,11 +422,11 @@ func (c *Client) post(ctx workflow.Context, m Message) {
 // signal-with-start through the EnsureLimiter activity when it does not
 // (first use) or when the signal is refused (the short window of a
 // continue-as-new).
-func (c *Client) send(ctx workflow.Context, m Message) error {
+func (c *Client) send(ctx workflow.Context, to string, m Message) error {
 	m.From = c.self
 	m.Sent = workflow.Now(ctx)
-	if c.ensure {
-		err := workflow.SignalExternalWorkflow(ctx, c.id, "", SignalRequest, m).Get(ctx, nil)
+	if c.running[to] {
+		err := workflow.SignalExternalWorkflow(ctx, to, "", SignalRequest, m).Get(ctx, nil)
 		if err == nil {
 			return nil
 		}
@@ -328,14 +441,21 @@ func (c *Client) send(ctx workflow.Context, m Message) error {
 			BackoffCoefficient: 2, MaximumInterval: 5 * time.Second},
 		Summary: "Signal the Graph limiter (start it if needed)",
 	})
+	in := Input{Resource: c.opts.Resource, App: c.opts.App, Spec: c.opts.Spec}
+	if c.opts.Shards > 1 {
+		k, err := strconv.Atoi(strings.TrimPrefix(to, WorkflowID(c.opts.Resource, c.opts.App)+"/shard-"))
+		if err != nil {
+			return fmt.Errorf("limiter %s: not a shard of %d", to, c.opts.Shards)
+		}
+		in.Shard = &ShardConfig{Index: k, Count: c.opts.Shards, TaskQueue: c.opts.TaskQueue}
+	}
 	err := workflow.ExecuteActivity(actx, EnsureLimiterActivity, EnsureRequest{
-		WorkflowID: c.id, TaskQueue: c.opts.TaskQueue, Message: m,
-		Input: Input{Resource: c.opts.Resource, App: c.opts.App, Spec: c.opts.Spec},
+		WorkflowID: to, TaskQueue: c.opts.TaskQueue, Message: m, Input: in,
 	}).Get(actx, nil)
 	if err != nil {
-		return fmt.Errorf("limiter %s: %w", c.id, err)
+		return fmt.Errorf("limiter %s: %w", to, err)
 	}
-	c.ensure = true
+	c.running[to] = true
 	return nil
 }
 
@@ -349,4 +469,61 @@ func (c *Client) Do(ctx workflow.Context, ask AskOptions, fn func(ctx workflow.C
 	o, err := fn(ctx, p)
 	c.Release(ctx, p, o)
 	return err
+}
+
+// outgoing holds what waits to be sent, one message per limiter, in the
+// order the limiters were first written to.
+type outgoing struct {
+	order []string
+	msgs  map[string]*Message
+}
+
+func (o *outgoing) get(to string) *Message {
+	if o.msgs == nil {
+		o.msgs = make(map[string]*Message)
+	}
+	m := o.msgs[to]
+	if m == nil {
+		m = &Message{}
+		o.msgs[to] = m
+		o.order = append(o.order, to)
+	}
+	return m
+}
+
+func (o *outgoing) ask(to string, a Ask)        { m := o.get(to); m.Acquire = append(m.Acquire, a) }
+func (o *outgoing) release(to string, r Return) { m := o.get(to); m.Release = append(m.Release, r) }
+func (o *outgoing) cancel(to string, id string) { m := o.get(to); m.Cancel = append(m.Cancel, id) }
+func (o *outgoing) empty() bool                 { return len(o.order) == 0 }
+
+// releases counts the releases waiting.
+func (o *outgoing) releases() int {
+	n := 0
+	for _, to := range o.order {
+		n += len(o.msgs[to].Release)
+	}
+	return n
+}
+
+type addressed struct {
+	limiter string
+	msg     Message
+}
+
+// take removes and returns the messages waiting: only those with asks
+// (or cancellations) when asksOnly is set.
+func (o *outgoing) take(asksOnly bool) []addressed {
+	var out []addressed
+	var keep []string
+	for _, to := range o.order {
+		m := o.msgs[to]
+		if asksOnly && len(m.Acquire)+len(m.Cancel) == 0 {
+			keep = append(keep, to)
+			continue
+		}
+		out = append(out, addressed{to, *m})
+		delete(o.msgs, to)
+	}
+	o.order = keep
+	return out
 }

@@ -344,7 +344,7 @@ func dupRequester(ctx workflow.Context) (requesterResult, error) {
 	ask := Ask{RequestID: "dup-1", User: "u", Lane: limiter.Background}
 	// Sent twice at once: the limiter queues it once.
 	for range 2 {
-		if err := c.send(ctx, Message{Acquire: []Ask{ask}}); err != nil {
+		if err := c.send(ctx, c.limiterFor("u"), Message{Acquire: []Ask{ask}}); err != nil {
 			return requesterResult{}, err
 		}
 	}
@@ -353,7 +353,7 @@ func dupRequester(ctx workflow.Context) (requesterResult, error) {
 		return requesterResult{}, err
 	}
 	// Sent again after the grant: the limiter answers with the same lease.
-	if err := c.send(ctx, Message{Acquire: []Ask{ask}}); err != nil {
+	if err := c.send(ctx, c.limiterFor("u"), Message{Acquire: []Ask{ask}}); err != nil {
 		return requesterResult{}, err
 	}
 	_ = workflow.Sleep(ctx, time.Second) // let the resent grant arrive

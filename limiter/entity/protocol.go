@@ -23,6 +23,18 @@
 // Requesters use Client (Acquire, Release, Do); the limit model itself is
 // package limiter, which knows nothing of Temporal.
 //
+// For thousands of users one entity per app is too much state and too
+// slow a decision (see bench/results/limiter-scale.md), so the limiter may
+// be sharded (ClientOptions.Shards, the worker's -limiter-shards): each
+// user's requests go to the shard its ID hashes to (ShardWorkflowID), a
+// limiter entity like the single one, with Input.Shard set. The app's
+// limits are leased to the shards by CoordinatorWorkflow (package
+// limiter/shard holds the logic): a shard reports what it holds and
+// wants (SignalReport), the coordinator answers with a lease
+// (SignalLease), and the shard grants only while its lease is valid and
+// only within it. The first report starts the coordinator
+// (signal-with-start through EnsureCoordinator).
+//
 // A second kind of resource, limited by rate alone, is paced rather than
 // permitted: PaceWorkflow (registered as PaceLimiter, one per resource
 // and key, e.g. limiter/notion/<token fingerprint>) runs a
@@ -50,6 +62,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/shard"
 )
 
 // Signal and query names. They are part of the protocol: changing one
@@ -64,6 +77,9 @@ const (
 	SignalSetSpec = "set-spec"
 	// QueryState returns a State.
 	QueryState = "state"
+	// QueryUsers takes (offset, limit int) and returns a UsersPage: the
+	// state query lists only the busiest users.
+	QueryUsers = "users"
 	// QueryRetryAfter takes (user string, lane limiter.Lane, cost int) and
 	// returns how long such a request would wait now (a time.Duration).
 	QueryRetryAfter = "retry-after"
@@ -171,6 +187,14 @@ type Input struct {
 	// means never for this reason. Tests use it where history length is
 	// not measured.
 	ContinueAfter int `json:"continueAfter,omitempty"`
+	// Shard, when set, makes this limiter one shard of a sharded limiter:
+	// it serves the users that hash to it (shard.Of), and grants only
+	// within the app-budget lease the coordinator gives it.
+	Shard *ShardConfig `json:"shard,omitempty"`
+	// Lease is a shard's lease holder across continue-as-new, and Parked
+	// the requests it holds until a lease is large enough for them.
+	Lease  shard.Holder      `json:"lease,omitzero"`
+	Parked []limiter.Request `json:"parked,omitempty"`
 }
 
 // Stats are the limiter's lifetime counters.
@@ -199,4 +223,8 @@ type State struct {
 	Waiting int `json:"waiting"`
 	// HistoryLength is the current run's event count.
 	HistoryLength int `json:"historyLength"`
+	// Users and Leases are how many the model holds; Model lists at most
+	// MaxStateUsers of them (the busiest) and MaxStateLeases leases.
+	Users  int `json:"users"`
+	Leases int `json:"leases"`
 }

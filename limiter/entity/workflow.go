@@ -3,11 +3,13 @@ package entity
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/shard"
 )
 
 // defaultMaxHistory bounds a run's history even before Temporal suggests
@@ -26,6 +28,9 @@ func Workflow(ctx workflow.Context, in Input) error {
 	}
 	requests := workflow.GetSignalChannel(ctx, SignalRequest)
 	specs := workflow.GetSignalChannel(ctx, SignalSetSpec)
+	if e.lease != nil {
+		e.leases = workflow.GetSignalChannel(ctx, SignalLease)
+	}
 	for {
 		e.drain(ctx, requests, specs)
 		e.decide(ctx)
@@ -53,6 +58,11 @@ type entity struct {
 	timerAt     time.Time
 	cancelTimer workflow.CancelFunc
 	fired       bool
+
+	// lease is set for a shard of a sharded limiter (Input.Shard): the
+	// app budget it may use, from the coordinator; leases is its channel.
+	lease  *leasing
+	leases workflow.ReceiveChannel
 
 	// passes counts decision passes in this run.
 	passes int
@@ -91,18 +101,27 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 		}
 		e.model = m
 	}
+	if in.Shard != nil {
+		e.lease = &leasing{cfg: *in.Shard, holder: in.Lease, parked: in.Parked}
+	}
 	e.failed = workflow.NewBufferedChannel(ctx, 1<<16)
 	return e, nil
 }
 
 func (e *entity) registerQueries(ctx workflow.Context) error {
 	err := workflow.SetQueryHandler(ctx, QueryState, func() (State, error) {
-		return State{
+		return Bounded(State{
 			Model:         e.model.State(workflow.Now(ctx)),
 			Stats:         e.stats,
 			Waiting:       len(e.requesters),
 			HistoryLength: workflow.GetInfo(ctx).GetCurrentHistoryLength(),
-		}, nil
+		}), nil
+	})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetQueryHandler(ctx, QueryUsers, func(offset, limit int) (UsersPage, error) {
+		return Page(e.model.State(workflow.Now(ctx)), offset, limit), nil
 	})
 	if err != nil {
 		return err
@@ -123,7 +142,21 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 		}
 		if err := e.model.SetSpec(padded(spec, e.in.Skew), now); err != nil {
 			workflow.GetLogger(ctx).Error("Rejected spec", "error", err)
+			continue
 		}
+		if e.lease != nil {
+			// The user scope is the spec's, the app scope the lease's.
+			e.in.Spec = &spec
+			e.lease.applied = shard.Share{}
+			e.applyShare(ctx, now)
+		}
+	}
+	for e.leases != nil {
+		var l shard.Lease
+		if !e.leases.ReceiveAsync(&l) {
+			break
+		}
+		e.applyLease(ctx, l, now)
 	}
 	for {
 		var gm GrantMessage
@@ -174,6 +207,9 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 	}
 	for _, id := range m.Cancel {
 		e.model.Cancel(id)
+		if e.lease != nil {
+			e.lease.unpark(id)
+		}
 		if _, leased := e.model.Lease(id); !leased {
 			delete(e.requesters, id)
 		}
@@ -188,6 +224,12 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 		req := limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
 			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost, Remaining: a.Remaining}
 		err := e.model.Enqueue(req, now)
+		if err != nil && e.lease != nil && e.lease.park(req, e.in.Spec) {
+			// Above this shard's lease, not above the app's limits: it
+			// waits for a larger lease.
+			e.requesters[a.RequestID] = m.From
+			continue
+		}
 		if err != nil {
 			e.stats.Refused++
 			out.refuse(m.From, Refusal{RequestID: a.RequestID, Reason: err.Error()})
@@ -211,7 +253,7 @@ func (e *entity) decide(ctx workflow.Context) {
 	}
 	var out outbox
 	var grants []limiter.Grant
-	if !e.closing {
+	if !e.closing && (e.lease == nil || e.lease.holder.Allows(now)) {
 		grants = e.model.Grant(now)
 	}
 	for _, g := range grants {
@@ -231,6 +273,9 @@ func (e *entity) decide(ctx workflow.Context) {
 		out.msgs[to].Run = e.stats.Runs
 	}
 	e.send(ctx, &out)
+	if e.lease != nil && !e.closing {
+		e.report(ctx, now)
+	}
 	e.details(ctx)
 }
 
@@ -282,6 +327,14 @@ func (e *entity) send(ctx workflow.Context, out *outbox) {
 func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
 	now := workflow.Now(ctx)
 	wake := e.model.NextWakeup(now)
+	if e.lease != nil {
+		if !e.lease.holder.Allows(now) {
+			wake = time.Time{} // nothing leaves before a lease comes
+		}
+		if lw := e.leaseWake(now); !lw.IsZero() && (wake.IsZero() || lw.Before(wake)) {
+			wake = lw
+		}
+	}
 	if !wake.IsZero() && !wake.After(now) {
 		// Something may leave already: decide again without sleeping.
 		// This happens when a decision was cut short (it never loops
@@ -300,6 +353,9 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})
 	sel.AddReceive(specs, func(workflow.ReceiveChannel, bool) {})
 	sel.AddReceive(e.failed, func(workflow.ReceiveChannel, bool) {})
+	if e.leases != nil {
+		sel.AddReceive(e.leases, func(workflow.ReceiveChannel, bool) {})
+	}
 	if e.timer != nil {
 		sel.AddFuture(e.timer, func(workflow.Future) { e.fired = true })
 	}
@@ -337,7 +393,12 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 		}
 		e.drain(ctx, requests, specs)
 		e.decide(ctx)
-		if e.sends == 0 && requests.Len() == 0 && specs.Len() == 0 && e.failed.Len() == 0 {
+		if e.lease != nil {
+			if err := workflow.Await(ctx, func() bool { return !e.lease.reporting }); err != nil {
+				return err
+			}
+		}
+		if e.sends == 0 && requests.Len() == 0 && specs.Len() == 0 && e.failed.Len() == 0 && (e.leases == nil || e.leases.Len() == 0) {
 			break
 		}
 	}
@@ -350,32 +411,103 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 	}
 	next := e.in
 	next.Spec, next.State, next.Requesters, next.Stats = nil, state, e.requesters, e.stats
+	if e.lease != nil {
+		// A shard reports the spec to the coordinator it may start.
+		next.Spec, next.Lease, next.Parked = e.in.Spec, e.lease.holder, e.lease.parked
+	}
 	return workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 }
 
 // details shows the limiter's state in the Web UI.
 func (e *entity) details(ctx workflow.Context) {
-	s := e.model.State(workflow.Now(ctx))
-	users := make([]string, 0, len(s.Users))
+	workflow.SetCurrentDetails(ctx, Details(e.in, e.stats, e.model.State(workflow.Now(ctx))))
+}
+
+// MaxDetailUsers bounds the users the details list, whatever their
+// number: the busiest, then "and N more".
+const MaxDetailUsers = 20
+
+// Details is the text the limiter shows in the Web UI: its totals, then
+// the MaxDetailUsers busiest users that have anything in flight, queued
+// or held by a breaker (most queued and in flight first).
+func Details(in Input, stats Stats, s limiter.Snapshot) string {
+	busy := make([]limiter.UserUsage, 0, len(s.Users))
 	for _, u := range s.Users {
 		if u.InFlight > 0 || u.Queued[0]+u.Queued[1] > 0 || u.Breaker.State != limiter.Closed.String() {
-			users = append(users, fmt.Sprintf("%s: %d in flight, %d+%d queued, breaker %s", u.User, u.InFlight, u.Queued[0], u.Queued[1],
-				breakerText(u.Breaker)))
+			busy = append(busy, u)
 		}
 	}
-	slices.Sort(users)
+	sortBusiest(busy)
 	total := 0
 	// A sum does not depend on the map's order.
 	//workflowcheck:ignore
-	for _, n := range e.stats.Units {
+	for _, n := range stats.Units {
 		total += n
 	}
-	d := fmt.Sprintf("**%s** limiter for app %s (run %d)\n\nGraph requests permitted: %d. In flight: %d. Queued: %d foreground, %d background. App breaker: %s.",
-		e.in.Resource, e.in.App, e.stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], breakerText(s.App.Breaker))
-	for _, u := range users {
-		d += "\n- " + u
+	name := "limiter"
+	if in.Shard != nil {
+		name = fmt.Sprintf("limiter shard %d of %d", in.Shard.Index, in.Shard.Count)
 	}
-	workflow.SetCurrentDetails(ctx, d)
+	d := fmt.Sprintf("**%s** %s for app %s (run %d)\n\nGraph requests permitted: %d. In flight: %d. Queued: %d foreground, %d background. App breaker: %s.",
+		in.Resource, name, in.App, stats.Runs, total, s.App.InFlight, s.Queued[0], s.Queued[1], breakerText(s.App.Breaker))
+	for i, u := range busy {
+		if i == MaxDetailUsers {
+			d += fmt.Sprintf("\n- and %d more users", len(busy)-i)
+			break
+		}
+		d += fmt.Sprintf("\n- %s: %d in flight, %d+%d queued, breaker %s", u.User, u.InFlight, u.Queued[0], u.Queued[1], breakerText(u.Breaker))
+	}
+	return d
+}
+
+// sortBusiest orders users by queued plus in flight, most first, ties by
+// name.
+func sortBusiest(us []limiter.UserUsage) {
+	load := func(u limiter.UserUsage) int { return u.InFlight + u.Queued[0] + u.Queued[1] }
+	slices.SortStableFunc(us, func(a, b limiter.UserUsage) int {
+		if d := load(b) - load(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a.User, b.User)
+	})
+}
+
+// MaxStateUsers and MaxStateLeases bound the state query's answer: the
+// busiest users and the first leases; QueryUsers pages through the rest.
+const (
+	MaxStateUsers  = 100
+	MaxStateLeases = 100
+)
+
+// Bounded cuts a state to MaxStateUsers users (the busiest) and
+// MaxStateLeases leases, recording the totals.
+func Bounded(st State) State {
+	st.Users, st.Leases = len(st.Model.Users), len(st.Model.Leases)
+	if len(st.Model.Users) > MaxStateUsers {
+		us := slices.Clone(st.Model.Users)
+		sortBusiest(us)
+		us = us[:MaxStateUsers]
+		slices.SortFunc(us, func(a, b limiter.UserUsage) int { return strings.Compare(a.User, b.User) })
+		st.Model.Users = us
+	}
+	if len(st.Model.Leases) > MaxStateLeases {
+		st.Model.Leases = st.Model.Leases[:MaxStateLeases]
+	}
+	return st
+}
+
+// UsersPage is the answer to QueryUsers.
+type UsersPage struct {
+	Users []limiter.UserUsage `json:"users"`
+	Total int                 `json:"total"`
+}
+
+// Page returns users [offset, offset+limit) of s (sorted by user); limit
+// is at most MaxStateUsers.
+func Page(s limiter.Snapshot, offset, limit int) UsersPage {
+	limit = min(max(limit, 1), MaxStateUsers)
+	offset = min(max(offset, 0), len(s.Users))
+	return UsersPage{Users: s.Users[offset:min(len(s.Users), offset+limit)], Total: len(s.Users)}
 }
 
 // breakerText is "open until 01:02:03 UTC (throttled (429/20166))", or

@@ -1,0 +1,87 @@
+package entity_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/notebridge/notebridge/internal/graphload"
+	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/limiter/shard"
+)
+
+// TestIntegrationShardedLimiterHoldsTheAppLimits runs requesters for 8
+// users through 4 limiter shards, whose app budget is leased out by the
+// coordinator, against the emulator's app and user limits: the emulator
+// (the referee) sees no 429 and no window over a limit, every request it
+// received had a permit from its user's shard, and the shards together
+// granted every request. The clients batch releases and ask ahead.
+func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
+	const shards, requesters, each = 4, 8, 30
+	f := newFixture(t, 8)
+	w := newWorker(f.srv.Client(), f.cfg)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var runs []client.WorkflowRun
+	for i := range requesters {
+		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+			ID: fmt.Sprintf("sharded-load-%d", i), TaskQueue: itTaskQueue,
+		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[i], f.users[(i+1)%len(f.users)]},
+			N: each, Workers: 3, Spec: itSpec(), Shards: shards, Batch: true, AskAhead: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	waitAll(t, runs, each)
+	gs := f.graph.Stats()
+	if gs.Throttled != 0 {
+		t.Errorf("upstream throttled %d requests, want 0 (by status: %v)", gs.Throttled, gs.ByStatus)
+	}
+	if v := f.graph.Violations(); len(v) != 0 {
+		t.Errorf("the emulator found %d windows over a limit, first: %+v", len(v), v[0])
+	}
+	units := map[string]int{}
+	used := map[int]bool{}
+	for _, u := range f.users {
+		k := shard.Of(u, shards)
+		used[k] = true
+		v, err := f.srv.Client().QueryWorkflow(context.Background(), entity.ShardWorkflowID(itResource, itApp, u, shards), "", entity.QueryState)
+		if err != nil {
+			t.Fatalf("query shard %d of %s: %v", k, u, err)
+		}
+		var st entity.State
+		if err := v.Get(&st); err != nil {
+			t.Fatal(err)
+		}
+		units[u] = st.Stats.Units[u]
+	}
+	total := 0
+	for _, u := range f.users {
+		got := gs.Users[u].Requests
+		if got > int64(units[u]) {
+			t.Errorf("%s: emulator received %d requests, more than the %d permits its shard granted", u, got, units[u])
+		}
+		total += units[u]
+	}
+	// Spares asked ahead and given back unsent count as granted.
+	if total < requesters*each {
+		t.Errorf("the shards granted %d permits, want at least %d", total, requesters*each)
+	}
+	if len(used) < 2 {
+		t.Errorf("the 8 users fell in %d shard(s): the test needs several", len(used))
+	}
+	v, err := f.srv.Client().QueryWorkflow(context.Background(), entity.CoordinatorWorkflowID(itResource, itApp), "", entity.QueryShards)
+	if err != nil {
+		t.Fatalf("query the coordinator: %v", err)
+	}
+	var status []shard.ShardStatus
+	if err := v.Get(&status); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("emulator: %d requests, max concurrency %d; coordinator: %+v", gs.Requests, gs.MaxConcurrent, status)
+}

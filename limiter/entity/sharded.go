@@ -1,0 +1,350 @@
+package entity
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/shard"
+)
+
+// Names of the sharded design (see package shard): each shard is a
+// limiter entity (Workflow, with Input.Shard set) for the users that hash
+// to it, and one coordinator per (resource, app) leases the app budget to
+// the shards.
+const (
+	// CoordinatorWorkflowName is the coordinator's registered type name.
+	CoordinatorWorkflowName = "GraphLimiterCoordinator"
+	// SignalReport carries a ReportMessage from a shard to the coordinator.
+	SignalReport = "limiter-report"
+	// SignalLease carries a shard.Lease from the coordinator to a shard.
+	SignalLease = "limiter-lease"
+	// QueryShards returns the coordinator's []shard.ShardStatus.
+	QueryShards = "shards"
+	// EnsureCoordinatorActivity is the registered name of
+	// Activities.EnsureCoordinator.
+	EnsureCoordinatorActivity = "EnsureLimiterCoordinator"
+)
+
+// ShardWorkflowID is the limiter shard of user among shards for resource
+// and app: WorkflowID(resource, app) itself for one shard (the single
+// entity), else "limiter/<resource>/<app>/shard-<k>".
+func ShardWorkflowID(resource, app, user string, shards int) string {
+	if shards < 2 {
+		return WorkflowID(resource, app)
+	}
+	return shardID(resource, app, shard.Of(user, shards))
+}
+
+func shardID(resource, app string, k int) string {
+	return fmt.Sprintf("%s/shard-%d", WorkflowID(resource, app), k)
+}
+
+// CoordinatorWorkflowID is the coordinator of resource and app's shards.
+func CoordinatorWorkflowID(resource, app string) string {
+	return WorkflowID(resource, app) + "/coordinator"
+}
+
+// ShardConfig makes a limiter entity one shard of several.
+type ShardConfig struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// TaskQueue is where the coordinator runs if this shard starts it.
+	TaskQueue string `json:"taskQueue,omitempty"`
+}
+
+// ReportMessage is what a shard signals to the coordinator.
+type ReportMessage struct {
+	From   string       `json:"from"` // the shard's workflow ID
+	Report shard.Report `json:"report"`
+}
+
+// CoordinatorInput starts (or continues) a coordinator.
+type CoordinatorInput struct {
+	Resource string `json:"resource"`
+	App      string `json:"app"`
+	Shards   int    `json:"shards"`
+	// Spec is the spec whose app scope is leased out (padded like the
+	// shards' specs); nil means limiter.OneNote().
+	Spec *limiter.Spec `json:"spec,omitempty"`
+	// TTL is a lease's lifetime; 0 means shard.DefaultTTL.
+	TTL time.Duration `json:"ttl,omitempty"`
+	// State is the coordinator's state across continue-as-new.
+	State []byte `json:"state,omitempty"`
+	// MaxHistory continues as new at this many events; 0 means 8,000.
+	MaxHistory int `json:"maxHistory,omitempty"`
+}
+
+// CoordinatorWorkflow hosts a shard.Coordinator: it answers every report
+// with a lease, and continues as new, carrying its (small) state, when its
+// history grows long.
+func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
+	now := workflow.Now(ctx)
+	c := new(shard.Coordinator)
+	if len(in.State) > 0 {
+		if err := c.UnmarshalJSON(in.State); err != nil {
+			return fmt.Errorf("limiter coordinator: %w", err)
+		}
+	} else {
+		spec := limiter.OneNote()
+		if in.Spec != nil {
+			spec = *in.Spec
+		}
+		var err error
+		if c, err = shard.NewCoordinator(shard.BudgetOf(padded(spec, 0)), in.Shards, in.TTL, now); err != nil {
+			return fmt.Errorf("limiter coordinator: %w", err)
+		}
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryShards, func() ([]shard.ShardStatus, error) {
+		return c.Status(workflow.Now(ctx)), nil
+	}); err != nil {
+		return err
+	}
+	reports := workflow.GetSignalChannel(ctx, SignalReport)
+	specs := workflow.GetSignalChannel(ctx, SignalSetSpec)
+	limit := in.MaxHistory
+	if limit <= 0 {
+		limit = defaultMaxHistory
+	}
+	sends := 0
+	for {
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(reports, func(workflow.ReceiveChannel, bool) {})
+		sel.AddReceive(specs, func(workflow.ReceiveChannel, bool) {})
+		sel.Select(ctx)
+		now := workflow.Now(ctx)
+		for {
+			var spec limiter.Spec
+			if !specs.ReceiveAsync(&spec) {
+				break
+			}
+			if err := c.SetBudget(shard.BudgetOf(padded(spec, 0))); err != nil {
+				workflow.GetLogger(ctx).Error("Rejected spec", "error", err)
+			}
+		}
+		for {
+			var m ReportMessage
+			if !reports.ReceiveAsync(&m) {
+				break
+			}
+			l, err := c.Refresh(m.Report, now)
+			if err != nil {
+				workflow.GetLogger(ctx).Error("Rejected report", "from", m.From, "error", err)
+				continue
+			}
+			sends++
+			f := workflow.SignalExternalWorkflow(ctx, m.From, "", SignalLease, l)
+			workflow.Go(ctx, func(ctx workflow.Context) {
+				// A lost lease costs the shard a retry (shard.RetryAsk).
+				_ = f.Get(ctx, nil)
+				sends--
+			})
+		}
+		info := workflow.GetInfo(ctx)
+		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= limit {
+			if err := workflow.Await(ctx, func() bool { return sends == 0 }); err != nil {
+				return err
+			}
+			if reports.Len() > 0 || specs.Len() > 0 {
+				continue
+			}
+			st, err := c.MarshalJSON()
+			if err != nil {
+				return fmt.Errorf("limiter coordinator: save state: %w", err)
+			}
+			next := in
+			next.Spec, next.State = nil, st
+			return workflow.NewContinueAsNewError(ctx, CoordinatorWorkflowName, next)
+		}
+	}
+}
+
+// EnsureCoordinatorRequest asks EnsureCoordinator to deliver Report to the
+// coordinator, starting it with Input on TaskQueue if it is not running.
+type EnsureCoordinatorRequest struct {
+	WorkflowID string           `json:"workflowID"`
+	TaskQueue  string           `json:"taskQueue"`
+	Input      CoordinatorInput `json:"input"`
+	Report     ReportMessage    `json:"report"`
+}
+
+// EnsureCoordinator signals the coordinator with signal-with-start, so the
+// first shard to report starts it.
+func (a *Activities) EnsureCoordinator(ctx context.Context, req EnsureCoordinatorRequest) error {
+	_, err := a.Client.SignalWithStartWorkflow(ctx, req.WorkflowID, SignalReport, req.Report,
+		client.StartWorkflowOptions{
+			ID:                    req.WorkflowID,
+			TaskQueue:             req.TaskQueue,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			StaticSummary: fmt.Sprintf("Leases the Graph app budget of %s, app %s, to its %d limiter shards",
+				req.Input.Resource, req.Input.App, req.Input.Shards),
+		}, CoordinatorWorkflowName, req.Input)
+	if err != nil {
+		activity.GetLogger(ctx).Warn("Signal-with-start of the limiter coordinator failed", "coordinator", req.WorkflowID, "error", err)
+		return fmt.Errorf("signal-with-start %s: %w", req.WorkflowID, err)
+	}
+	return nil
+}
+
+// leasing is a shard entity's side of the lease protocol.
+type leasing struct {
+	cfg    ShardConfig
+	holder shard.Holder
+	// applied is the share the model's app scope was last set to.
+	applied shard.Share
+	// reporting is set while a report is on its way.
+	reporting bool
+	// started is set once the coordinator is known to run.
+	started bool
+	// busy is whether the shard held or wanted anything at its last look.
+	busy bool
+	// parked are requests that fit the app's limits but not this shard's
+	// lease (the model refuses a cost above a window): they are queued
+	// when a lease large enough comes.
+	parked []limiter.Request
+}
+
+// park keeps req aside if it fits base (the app's spec; nil: OneNote)
+// though not the lease, and reports whether it did.
+func (ls *leasing) park(req limiter.Request, base *limiter.Spec) bool {
+	spec := limiter.OneNote()
+	if base != nil {
+		spec = *base
+	}
+	cost, slots := max(1, req.Cost), max(1, req.Slots)
+	if slots > spec.App.Concurrency || slots > spec.User.Concurrency || req.Cost < 0 || req.Slots < 0 || req.ID == "" || req.User == "" {
+		return false
+	}
+	for _, ws := range [][]limiter.Window{spec.User.Windows, spec.App.Windows} {
+		for _, w := range ws {
+			if cost > w.Limit {
+				return false
+			}
+		}
+	}
+	for _, p := range ls.parked {
+		if p.ID == req.ID {
+			return true
+		}
+	}
+	ls.parked = append(ls.parked, req)
+	return true
+}
+
+func (ls *leasing) unpark(id string) {
+	ls.parked = slices.DeleteFunc(ls.parked, func(r limiter.Request) bool { return r.ID == id })
+}
+
+// parkedUnits is the units the parked requests want.
+func (ls *leasing) parkedUnits() int {
+	n := 0
+	for _, r := range ls.parked {
+		n += max(1, r.Cost)
+	}
+	return n
+}
+
+// applyLease adopts a lease; the model's app scope becomes its share.
+func (e *entity) applyLease(ctx workflow.Context, l shard.Lease, now time.Time) {
+	if e.lease.holder.Apply(l, now) {
+		e.applyShare(ctx, now)
+	}
+}
+
+// applyShare sets the model's app scope to the held lease's share (a
+// share that lets nothing through is enforced by not granting at all).
+func (e *entity) applyShare(ctx workflow.Context, now time.Time) {
+	ls := e.lease
+	l := ls.holder.Lease
+	if l.Share.Zero() || l.Share.String() == ls.applied.String() {
+		return
+	}
+	spec := e.model.Spec()
+	for w := range spec.App.Windows {
+		if w < len(l.Share.Units) {
+			spec.App.Windows[w].Limit = l.Share.Units[w]
+		}
+	}
+	spec.App.Concurrency = l.Share.Concurrency
+	if err := e.model.SetSpec(spec, now); err != nil {
+		workflow.GetLogger(ctx).Error("Rejected lease", "lease", l.Share.String(), "error", err)
+		return
+	}
+	ls.applied = l.Share
+	// Requests parked for a larger lease may fit this one.
+	kept := ls.parked[:0]
+	for _, r := range ls.parked {
+		if e.model.Enqueue(r, now) != nil {
+			kept = append(kept, r)
+		}
+	}
+	ls.parked = kept
+}
+
+// report sends the coordinator what this shard holds and wants, when the
+// holder says it is due.
+func (e *entity) report(ctx workflow.Context, now time.Time) {
+	ls := e.lease
+	if next := ls.holder.NextReport(now, true); ls.reporting || next.After(now) {
+		return
+	}
+	snap := e.model.State(now)
+	used := shard.Share{Concurrency: snap.App.InFlight}
+	busy := snap.App.InFlight > 0 || snap.Queued[0]+snap.Queued[1] > 0 || len(ls.parked) > 0
+	for _, w := range snap.App.Windows {
+		used.Units = append(used.Units, w.Used)
+		busy = busy || w.Used > 0
+	}
+	ls.busy = busy
+	next := ls.holder.NextReport(now, busy)
+	if next.IsZero() || next.After(now) {
+		return
+	}
+	ls.holder.Asking(now)
+	ls.reporting = true
+	msg := ReportMessage{From: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: snap.Queued[0] + snap.Queued[1] + ls.parkedUnits()}}
+	id := CoordinatorWorkflowID(e.in.Resource, e.in.App)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer func() { ls.reporting = false }()
+		if ls.started {
+			if workflow.SignalExternalWorkflow(ctx, id, "", SignalReport, msg).Get(ctx, nil) == nil {
+				return
+			}
+		}
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: 30 * time.Second, ScheduleToCloseTimeout: 2 * time.Minute,
+			RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 5 * time.Second},
+			Summary:     "Report to the limiter coordinator (start it if needed)",
+		})
+		spec := e.model.Spec()
+		err := workflow.ExecuteActivity(actx, EnsureCoordinatorActivity, EnsureCoordinatorRequest{
+			WorkflowID: id, TaskQueue: ls.cfg.TaskQueue, Report: msg,
+			Input: CoordinatorInput{Resource: e.in.Resource, App: e.in.App, Shards: ls.cfg.Count, Spec: e.in.Spec},
+		}).Get(actx, nil)
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("Could not report to the limiter coordinator", "error", err, "spec", spec.Name)
+			return
+		}
+		ls.started = true
+	})
+}
+
+// leaseWake is when the shard must wake for its lease: the next report
+// or the lease's expiry, whichever is first (zero: never).
+func (e *entity) leaseWake(now time.Time) time.Time {
+	ls := e.lease
+	t := ls.holder.NextReport(now, ls.busy)
+	if ls.holder.Allows(now) && (t.IsZero() || ls.holder.Lease.Expires.Before(t)) {
+		t = ls.holder.Lease.Expires
+	}
+	return t
+}

@@ -1,0 +1,368 @@
+package shard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// DefaultTTL is a lease's lifetime when Options.TTL is zero. A shard
+// refreshes a third of the way through, so two refreshes may be lost
+// before its lease lapses.
+const DefaultTTL = 30 * time.Second
+
+// ErrShard is wrapped by the errors of a report from a shard the
+// coordinator does not have.
+var ErrShard = errors.New("shard: no such shard")
+
+// offer is a lease handed to a shard that the shard may be running on.
+type offer struct {
+	Version uint64 `json:"version"`
+	Share   Share  `json:"share"`
+	Expires int64  `json:"expires"`
+}
+
+// shardState is what the coordinator knows of one shard.
+type shardState struct {
+	// Offers are the lease the shard last said it runs on and every
+	// lease handed to it since: it may be running on any of them.
+	Offers   []offer `json:"offers,omitempty"`
+	Used     Share   `json:"used"`
+	Demand   Share   `json:"demand"`
+	Reported int64   `json:"reported"`
+}
+
+type coordState struct {
+	Budget Budget           `json:"budget"`
+	TTL    limiter.Duration `json:"ttl"`
+	Seq    uint64           `json:"seq"`
+	Shards []shardState     `json:"shards"`
+}
+
+// Coordinator divides an app budget between shards as leases. Create it
+// with NewCoordinator. It is not safe for concurrent use.
+type Coordinator struct{ st coordState }
+
+// NewCoordinator returns a coordinator of n shards sharing b, whose
+// leases last ttl (0: DefaultTTL). Lease versions start at now in
+// nanoseconds, so a coordinator that lost its state (started again) hands
+// out versions newer than any its predecessor did, and shards take them.
+func NewCoordinator(b Budget, n int, ttl time.Duration, now time.Time) (*Coordinator, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("shard: %d shards: need at least one", n)
+	}
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &Coordinator{st: coordState{Budget: b, TTL: limiter.Duration(ttl), Seq: uint64(now.UnixNano()), Shards: make([]shardState, n)}}, nil
+}
+
+func (b Budget) validate() error {
+	if len(b.Windows) == 0 || b.Concurrency < 1 {
+		return errors.New("shard: a budget needs a window and a positive concurrency")
+	}
+	for _, w := range b.Windows {
+		if w.Limit < 1 || w.Per <= 0 {
+			return fmt.Errorf("shard: budget window %d per %s", w.Limit, w.Per.D())
+		}
+	}
+	return nil
+}
+
+// Shards is the number of shards.
+func (c *Coordinator) Shards() int { return len(c.st.Shards) }
+
+// Budget is the budget divided.
+func (c *Coordinator) Budget() Budget { return c.st.Budget }
+
+// SetBudget replaces the budget. Leases already handed out stay valid
+// until they expire, so a lowered budget binds once they have (at most
+// one TTL, plus the windows they were used in).
+func (c *Coordinator) SetBudget(b Budget) error {
+	if err := b.validate(); err != nil {
+		return err
+	}
+	if len(b.Windows) != len(c.st.Budget.Windows) {
+		// Shares are per window: old offers no longer line up. Keep
+		// reserving their largest unit count in every window.
+		for i := range c.st.Shards {
+			s := &c.st.Shards[i]
+			for k := range s.Offers {
+				s.Offers[k].Share.Units = resize(s.Offers[k].Share.Units, len(b.Windows))
+			}
+			s.Used.Units = resize(s.Used.Units, len(b.Windows))
+		}
+	}
+	c.st.Budget = b
+	return nil
+}
+
+func resize(u []int, n int) []int {
+	m := 0
+	for _, v := range u {
+		m = max(m, v)
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = m
+	}
+	return out
+}
+
+// Refresh takes a shard's report at now and returns its next lease: its
+// demand-based share of the budget, no more than what the other shards'
+// reservations leave. The budget is never over-committed: the sum of
+// Reserved stays within it.
+func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
+	if r.Shard < 0 || r.Shard >= len(c.st.Shards) {
+		return Lease{}, fmt.Errorf("%w: %d of %d", ErrShard, r.Shard, len(c.st.Shards))
+	}
+	n := now.UnixNano()
+	nw := len(c.st.Budget.Windows)
+	s := &c.st.Shards[r.Shard]
+	if v := r.Lease.Version; v > 0 {
+		// Every lease older than the one the shard runs on is dead.
+		s.Offers = slices.DeleteFunc(s.Offers, func(o offer) bool { return o.Version < v })
+		if !slices.ContainsFunc(s.Offers, func(o offer) bool { return o.Version == v }) {
+			// A lease this coordinator does not know (its state was
+			// lost): reserve it until it expires.
+			s.Offers = slices.Insert(s.Offers, 0, offer{Version: v,
+				Share:   Share{Units: resize0(r.Lease.Share.Units, nw), Concurrency: r.Lease.Share.Concurrency},
+				Expires: r.Lease.Expires.UnixNano()})
+		}
+	}
+	s.Used = Share{Units: resize0(r.Used.Units, nw), Concurrency: r.Used.Concurrency}
+	s.Demand = r.demand(nw)
+	s.Reported = n
+	c.prune(n)
+
+	target := c.targets(n)
+	others := c.reserved(n, r.Shard)
+	share := Share{Units: make([]int, nw)}
+	for w, win := range c.st.Budget.Windows {
+		share.Units[w] = max(0, min(target.Units[w][r.Shard], win.Limit-others.Units[w]))
+	}
+	share.Concurrency = max(0, min(target.Concurrency[r.Shard], c.st.Budget.Concurrency-others.Concurrency))
+	c.st.Seq++
+	exp := n + int64(c.st.TTL)
+	s.Offers = append(s.Offers, offer{Version: c.st.Seq, Share: share, Expires: exp})
+	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, exp).UTC()}, nil
+}
+
+// resize0 is u cut or padded with zeros to n entries.
+func resize0(u []int, n int) []int {
+	out := make([]int, n)
+	copy(out, u)
+	return out
+}
+
+// Reserved is the sum of every shard's reservation at now: what the
+// shards together may hold of each window and of the concurrency.
+func (c *Coordinator) Reserved(now time.Time) Share { return c.reserved(now.UnixNano(), -1) }
+
+// Reservation is shard i's reservation at now.
+func (c *Coordinator) Reservation(i int, now time.Time) Share {
+	return c.reservation(&c.st.Shards[i], now.UnixNano())
+}
+
+func (c *Coordinator) reserved(n int64, skip int) Share {
+	sum := Share{Units: make([]int, len(c.st.Budget.Windows))}
+	for i := range c.st.Shards {
+		if i == skip {
+			continue
+		}
+		r := c.reservation(&c.st.Shards[i], n)
+		for w := range sum.Units {
+			sum.Units[w] += r.Units[w]
+		}
+		sum.Concurrency += r.Concurrency
+	}
+	return sum
+}
+
+// reservation is what s may hold at n: the largest of its possible
+// leases and of what it last reported holding, in each window until that
+// window's length after its last lease expires (its last grant has left
+// the window by then), and in concurrency until the in-flight lifetime
+// after it.
+func (c *Coordinator) reservation(s *shardState, n int64) Share {
+	b := &c.st.Budget
+	out := Share{Units: make([]int, len(b.Windows))}
+	until := s.Reported
+	for _, o := range s.Offers {
+		until = max(until, o.Expires)
+	}
+	for w, win := range b.Windows {
+		if n >= until+int64(win.Per) {
+			continue
+		}
+		m := 0
+		if w < len(s.Used.Units) {
+			m = s.Used.Units[w]
+		}
+		for _, o := range s.Offers {
+			m = max(m, o.Share.Units[w])
+		}
+		out.Units[w] = m
+	}
+	if n < until+int64(b.InFlightFor) {
+		m := s.Used.Concurrency
+		for _, o := range s.Offers {
+			m = max(m, o.Share.Concurrency)
+		}
+		out.Concurrency = m
+	}
+	return out
+}
+
+// prune forgets what a shard held once none of it can count any more.
+func (c *Coordinator) prune(n int64) {
+	longest := c.st.Budget.InFlightFor
+	for _, w := range c.st.Budget.Windows {
+		longest = max(longest, w.Per)
+	}
+	for i := range c.st.Shards {
+		s := &c.st.Shards[i]
+		until := s.Reported
+		for _, o := range s.Offers {
+			until = max(until, o.Expires)
+		}
+		if n >= until+int64(longest) {
+			s.Offers, s.Used = nil, Share{}
+		}
+	}
+}
+
+// targets is each shard's fair share of every dimension: max-min over
+// the demands of the shards whose last report is within a lease's
+// lifetime, the rest of the budget spread over those with any demand.
+type targets struct {
+	Units       [][]int // window, shard
+	Concurrency []int
+}
+
+func (c *Coordinator) targets(n int64) targets {
+	ns := len(c.st.Shards)
+	live := func(s *shardState) bool { return n-s.Reported < int64(c.st.TTL) }
+	start := int(c.st.Seq % uint64(ns))
+	var t targets
+	for w, win := range c.st.Budget.Windows {
+		d := make([]int, ns)
+		for i := range c.st.Shards {
+			if s := &c.st.Shards[i]; live(s) && w < len(s.Demand.Units) {
+				d[i] = s.Demand.Units[w]
+			}
+		}
+		t.Units = append(t.Units, fill(win.Limit, d, start))
+	}
+	d := make([]int, ns)
+	for i := range c.st.Shards {
+		if s := &c.st.Shards[i]; live(s) {
+			d[i] = s.Demand.Concurrency
+		}
+	}
+	t.Concurrency = fill(c.st.Budget.Concurrency, d, start)
+	return t
+}
+
+// fill divides capacity max-min over demand, then spreads what is left
+// evenly over the shards with any demand. Units that do not divide evenly
+// go one each to the shards in index order from start, so that no shard
+// is always the one left out.
+func fill(capacity int, demand []int, start int) []int {
+	n := len(demand)
+	out := make([]int, n)
+	left := capacity
+	var wanting []int
+	for k := range n {
+		if i := (start + k) % n; demand[i] > 0 {
+			wanting = append(wanting, i)
+		}
+	}
+	active := slices.Clone(wanting)
+	for len(active) > 0 && left > 0 {
+		each := left / len(active)
+		if each == 0 {
+			for _, i := range active[:left] {
+				out[i]++
+			}
+			left = 0
+			break
+		}
+		var next []int
+		for _, i := range active {
+			g := min(each, demand[i]-out[i])
+			out[i] += g
+			left -= g
+			if out[i] < demand[i] {
+				next = append(next, i)
+			}
+		}
+		active = next
+	}
+	if left > 0 && len(wanting) > 0 {
+		each := left / len(wanting)
+		for k, i := range wanting {
+			out[i] += each
+			if k < left-each*len(wanting) {
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
+// ShardStatus is one shard as the coordinator sees it, for queries.
+type ShardStatus struct {
+	Shard       int       `json:"shard"`
+	Reserved    Share     `json:"reserved"`
+	Demand      Share     `json:"demand"`
+	LastReport  time.Time `json:"lastReport,omitzero"`
+	LeaseExpiry time.Time `json:"leaseExpiry,omitzero"`
+}
+
+// Status lists every shard at now.
+func (c *Coordinator) Status(now time.Time) []ShardStatus {
+	n := now.UnixNano()
+	out := make([]ShardStatus, len(c.st.Shards))
+	for i := range c.st.Shards {
+		s := &c.st.Shards[i]
+		st := ShardStatus{Shard: i, Reserved: c.reservation(s, n), Demand: s.Demand}
+		if s.Reported > 0 {
+			st.LastReport = time.Unix(0, s.Reported).UTC()
+		}
+		for _, o := range s.Offers {
+			if e := time.Unix(0, o.Expires).UTC(); e.After(st.LeaseExpiry) {
+				st.LeaseExpiry = e
+			}
+		}
+		out[i] = st
+	}
+	return out
+}
+
+// MarshalJSON writes the coordinator's whole state.
+func (c *Coordinator) MarshalJSON() ([]byte, error) { return json.Marshal(&c.st) }
+
+// UnmarshalJSON replaces c with the state MarshalJSON wrote.
+func (c *Coordinator) UnmarshalJSON(b []byte) error {
+	var st coordState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("shard: decode coordinator: %w", err)
+	}
+	if err := st.Budget.validate(); err != nil {
+		return fmt.Errorf("shard: decode coordinator: %w", err)
+	}
+	if len(st.Shards) < 1 {
+		return errors.New("shard: decode coordinator: no shards")
+	}
+	c.st = st
+	return nil
+}

@@ -1,0 +1,293 @@
+package shard
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// simShard is a shard driven by the test: it sends as much as its lease
+// lets it, each request holding a slot for inFlight.
+type simShard struct {
+	h     Holder
+	sends []time.Time // every send
+	ends  []time.Time // when each request in flight ends
+	dead  bool
+	asks  int
+}
+
+const inFlight = 3 * time.Second
+
+func (s *simShard) used(b Budget, now time.Time) Share {
+	u := Share{Units: make([]int, len(b.Windows))}
+	for w, win := range b.Windows {
+		u.Units[w] = countSince(s.sends, now.Add(-win.Per.D()))
+	}
+	for _, e := range s.ends {
+		if e.After(now) {
+			u.Concurrency++
+		}
+	}
+	return u
+}
+
+// forget drops the sends before t and the requests that ended.
+func (s *simShard) forget(t time.Time) {
+	k := 0
+	for k < len(s.sends) && !s.sends[k].After(t) {
+		k++
+	}
+	s.sends = s.sends[k:]
+	live := s.ends[:0]
+	for _, e := range s.ends {
+		if e.After(t) {
+			live = append(live, e)
+		}
+	}
+	s.ends = live
+}
+
+// countSince counts the sends after t (a send at t-Per has left a window
+// ending now).
+func countSince(sends []time.Time, t time.Time) int {
+	n := 0
+	for _, s := range sends {
+		if s.After(t) {
+			n++
+		}
+	}
+	return n
+}
+
+type scenario struct {
+	name string
+	// busy says whether shard i has work at elapsed time t.
+	busy func(i int, t time.Duration) bool
+	// silent says whether shard i no longer reports at t (it stopped
+	// refreshing); dead ones also stop sending.
+	silent func(i int, t time.Duration) bool
+	zombie bool // a silent shard keeps sending on the lease it has
+	// lose says whether the lease answering shard i's k-th report is
+	// lost.
+	lose func(i, k int) bool
+	// wantUse is the least share of the minute window that the busy,
+	// live shards together must use in the run's last minute.
+	wantUse float64
+	// wantShare, when set, is the least share of that minute that the
+	// named shard must use.
+	wantShare map[int]float64
+}
+
+func never(int, time.Duration) bool  { return false }
+func keep(int, int) bool             { return false }
+func always(int, time.Duration) bool { return true }
+
+func TestCoordinatorNeverOvercommits(t *testing.T) {
+	budget := Budget{
+		Windows:     []limiter.Window{{Limit: 60, Per: limiter.Duration(time.Minute)}, {Limit: 400, Per: limiter.Duration(10 * time.Minute)}},
+		Concurrency: 8,
+		InFlightFor: limiter.Duration(inFlight),
+	}
+	const shards = 4
+	const run = 25 * time.Minute
+	scenarios := []scenario{
+		{name: "all busy", busy: always, silent: never, lose: keep, wantUse: 0.9},
+		{name: "one busy, three with a trickle", busy: func(i int, t time.Duration) bool { return i == 0 || t%(2*time.Minute) < time.Second },
+			silent: never, lose: keep, wantShare: map[int]float64{0: 0.75}},
+		{name: "demand moves from shard 0 to shard 1", busy: func(i int, t time.Duration) bool {
+			return (i == 0 && t < 10*time.Minute) || (i == 1 && t >= 10*time.Minute)
+		}, silent: never, lose: keep, wantShare: map[int]float64{1: 0.9}},
+		{name: "a shard stops refreshing and sending", busy: always,
+			silent: func(i int, t time.Duration) bool { return i == 0 && t >= 4*time.Minute }, lose: keep, wantUse: 0.9},
+		{name: "a shard stops refreshing but keeps sending on its lease", busy: always, zombie: true,
+			silent: func(i int, t time.Duration) bool { return i == 2 && t >= 3*time.Minute }, lose: keep, wantUse: 0.9},
+		{name: "half the leases are lost", busy: always, silent: never,
+			lose: func(i, k int) bool { return (k+i)%2 == 0 }, wantUse: 0.85},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+			c, err := NewCoordinator(budget, shards, 30*time.Second, start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim := make([]*simShard, shards)
+			for i := range sim {
+				sim[i] = &simShard{}
+			}
+			type delivery struct {
+				at    time.Time
+				shard int
+				lease Lease
+			}
+			var inbox []delivery
+			const step = 250 * time.Millisecond
+			for el := time.Duration(0); el <= run; el += step {
+				now := start.Add(el)
+				// Leases sent one step ago arrive.
+				var later []delivery
+				for _, d := range inbox {
+					if d.at.After(now) {
+						later = append(later, d)
+						continue
+					}
+					if !sim[d.shard].dead {
+						sim[d.shard].h.Apply(d.lease, now)
+					}
+				}
+				inbox = later
+				for i, s := range sim {
+					silent := sc.silent(i, el)
+					if silent && !sc.zombie {
+						s.dead = true
+					}
+					if s.dead {
+						continue
+					}
+					busy := sc.busy(i, el)
+					s.forget(now.Add(-budget.Windows[1].Per.D()))
+					u := s.used(budget, now)
+					if busy && s.h.Allows(now) {
+						for {
+							u = s.used(budget, now)
+							if !fits(u, s.h.Lease.Share) {
+								break
+							}
+							s.sends = append(s.sends, now)
+							s.ends = append(s.ends, now.Add(inFlight))
+						}
+					}
+					if silent {
+						continue
+					}
+					held := u.Concurrency > 0 || u.Units[0] > 0
+					if next := s.h.NextReport(now, busy || held); !next.IsZero() && !next.After(now) {
+						queued := 0
+						if busy {
+							queued = 50
+						}
+						s.h.Asking(now)
+						l, err := c.Refresh(Report{Shard: i, Lease: s.h.Lease, Used: u, Queued: queued}, now)
+						if err != nil {
+							t.Fatal(err)
+						}
+						s.asks++
+						if !sc.lose(i, s.asks) {
+							inbox = append(inbox, delivery{now.Add(step), i, l})
+						}
+						// The state survives a round trip at any time.
+						b, _ := json.Marshal(c)
+						c = new(Coordinator)
+						if err := json.Unmarshal(b, c); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				checkBudget(t, budget, c, sim, now)
+			}
+			end := start.Add(run)
+			total := 0
+			for i, s := range sim {
+				n := countSince(s.sends, end.Add(-time.Minute))
+				total += n
+				if want, ok := sc.wantShare[i]; ok && float64(n) < want*float64(budget.Windows[0].Limit) {
+					t.Errorf("shard %d sent %d in the last minute, want >= %.0f%% of %d", i, n, 100*want, budget.Windows[0].Limit)
+				}
+			}
+			if sc.wantUse > 0 && float64(total) < sc.wantUse*float64(budget.Windows[0].Limit) {
+				t.Errorf("the shards sent %d in the last minute, want >= %.0f%% of %d", total, 100*sc.wantUse, budget.Windows[0].Limit)
+			}
+		})
+	}
+}
+
+// fits reports whether one more request fits the lease share given what
+// the shard holds.
+func fits(u, s Share) bool {
+	for w := range s.Units {
+		if u.Units[w]+1 > s.Units[w] {
+			return false
+		}
+	}
+	return u.Concurrency+1 <= s.Concurrency
+}
+
+// checkBudget asserts, at now, that what every shard holds together fits
+// the app budget in every window and in concurrency, that each shard
+// holds no more than its reservation, and that the reservations add up
+// to no more than the budget.
+func checkBudget(t *testing.T, b Budget, c *Coordinator, sim []*simShard, now time.Time) {
+	t.Helper()
+	sum := Share{Units: make([]int, len(b.Windows))}
+	for i, s := range sim {
+		u := s.used(b, now)
+		r := c.Reservation(i, now)
+		for w := range b.Windows {
+			sum.Units[w] += u.Units[w]
+			if u.Units[w] > r.Units[w] {
+				t.Fatalf("%s: shard %d holds %d in window %d, more than its reservation %d", now.Format(time.TimeOnly), i, u.Units[w], w, r.Units[w])
+			}
+		}
+		sum.Concurrency += u.Concurrency
+		if u.Concurrency > r.Concurrency {
+			t.Fatalf("%s: shard %d has %d in flight, more than its reservation %d", now.Format(time.TimeOnly), i, u.Concurrency, r.Concurrency)
+		}
+	}
+	res := c.Reserved(now)
+	for w, win := range b.Windows {
+		if sum.Units[w] > win.Limit || res.Units[w] > win.Limit {
+			t.Fatalf("%s: window %d: shards hold %d, reserved %d, limit %d", now.Format(time.TimeOnly), w, sum.Units[w], res.Units[w], win.Limit)
+		}
+	}
+	if sum.Concurrency > b.Concurrency || res.Concurrency > b.Concurrency {
+		t.Fatalf("%s: concurrency: %d in flight, reserved %d, cap %d", now.Format(time.TimeOnly), sum.Concurrency, res.Concurrency, b.Concurrency)
+	}
+}
+
+func TestFill(t *testing.T) {
+	tests := []struct {
+		capacity int
+		demand   []int
+		start    int
+		want     []int
+	}{
+		{60, []int{100, 100, 100, 100}, 0, []int{15, 15, 15, 15}},
+		{60, []int{5, 100, 0, 10}, 0, []int{5, 45, 0, 10}},
+		{60, []int{5, 5, 0, 5}, 0, []int{20, 20, 0, 20}},
+		{3, []int{9, 9, 9, 9}, 1, []int{0, 1, 1, 1}},
+		{3, []int{9, 9, 9, 9}, 2, []int{1, 0, 1, 1}},
+		{10, []int{0, 0, 0}, 0, []int{0, 0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.capacity, tt.demand, tt.start), func(t *testing.T) {
+			got := fill(tt.capacity, tt.demand, tt.start)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("fill = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOfIsStableAndSpreads(t *testing.T) {
+	const n = 16
+	counts := make([]int, n)
+	for i := range 10_000 {
+		u := fmt.Sprintf("user%d@contoso.example", i)
+		k := Of(u, n)
+		if k != Of(u, n) || k < 0 || k >= n {
+			t.Fatalf("Of(%q) = %d, not stable or out of range", u, k)
+		}
+		counts[k]++
+	}
+	for k, c := range counts {
+		if c < 10_000/n*8/10 || c > 10_000/n*12/10 {
+			t.Errorf("shard %d has %d of 10,000 users, want within 20%% of %d", k, c, 10_000/n)
+		}
+	}
+	if Of("x", 1) != 0 || Of("x", 0) != 0 {
+		t.Error("one shard (or none) must be shard 0")
+	}
+}

@@ -1,0 +1,52 @@
+package shard
+
+import "time"
+
+// RetryAsk is how long a shard waits for the answer to a report before
+// it reports again.
+const RetryAsk = 2 * time.Second
+
+// Holder is a shard's side of the lease protocol: the lease it runs on
+// and when it last asked for one. The zero Holder holds no lease.
+type Holder struct {
+	Lease Lease `json:"lease"`
+	// Granted is when the lease arrived (the shard's time).
+	Granted time.Time `json:"granted,omitzero"`
+	// Asked is when the shard last reported.
+	Asked time.Time `json:"asked,omitzero"`
+}
+
+// Apply adopts l at now if it is newer than the lease held, and reports
+// whether it did. Older and repeated leases are ignored.
+func (h *Holder) Apply(l Lease, now time.Time) bool {
+	if l.Version <= h.Lease.Version {
+		return false
+	}
+	h.Lease, h.Granted = l, now
+	return true
+}
+
+// Allows reports whether the shard may grant at now.
+func (h *Holder) Allows(now time.Time) bool { return h.Lease.Valid(now) }
+
+// Asking records a report sent at now.
+func (h *Holder) Asking(now time.Time) { h.Asked = now }
+
+// NextReport is when the shard should report next, given whether it is
+// busy (queued work, or units still inside a window): the zero time for
+// never (idle with nothing leased). A lease is refreshed a third of the
+// way through its life; without a valid lease a busy shard asks at once,
+// and again RetryAsk after an ask that was not answered.
+func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
+	expired := !now.Before(h.Lease.Expires)
+	if !busy && (expired || h.Lease.Share.Zero()) {
+		return time.Time{}
+	}
+	if !h.Asked.IsZero() && h.Asked.After(h.Granted) {
+		return h.Asked.Add(RetryAsk)
+	}
+	if !expired {
+		return h.Granted.Add(h.Lease.Expires.Sub(h.Granted) / 3)
+	}
+	return now
+}

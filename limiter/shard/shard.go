@@ -1,0 +1,103 @@
+package shard
+
+import (
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// Of is the shard of user among n shards (0 <= Of < n): FNV-1a of the
+// user ID, so every process and every run agrees. n < 2 means one shard.
+func Of(user string, n int) int {
+	if n < 2 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(user))
+	return int(h.Sum64() % uint64(n))
+}
+
+// Budget is what the coordinator divides: the app's rate windows and
+// concurrency cap.
+type Budget struct {
+	Windows     []limiter.Window `json:"windows"`
+	Concurrency int              `json:"concurrency"`
+	// InFlightFor is how long a granted request may hold a concurrency
+	// slot (the limiter's LeaseTTL): a shard's slots count against the
+	// app until that long after its last lease expired.
+	InFlightFor limiter.Duration `json:"inFlightFor"`
+}
+
+// BudgetOf is the app scope of spec, as a budget to lease out.
+func BudgetOf(spec limiter.Spec) Budget {
+	ttl := spec.Tuning.LeaseTTL
+	if ttl == 0 {
+		ttl = limiter.DefaultTuning().LeaseTTL
+	}
+	return Budget{Windows: append([]limiter.Window(nil), spec.App.Windows...), Concurrency: spec.App.Concurrency, InFlightFor: ttl}
+}
+
+// Share is an amount of every app window (in window order) and of the
+// app concurrency.
+type Share struct {
+	Units       []int `json:"units"`
+	Concurrency int   `json:"concurrency"`
+}
+
+// Zero reports whether the share lets nothing through: some window or
+// the concurrency is 0.
+func (s Share) Zero() bool {
+	if s.Concurrency <= 0 || len(s.Units) == 0 {
+		return true
+	}
+	for _, u := range s.Units {
+		if u <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s Share) String() string { return fmt.Sprintf("%v/%d", s.Units, s.Concurrency) }
+
+// Lease is a shard's part of the app budget until Expires. Versions of
+// one shard's leases only grow; a shard runs on the newest it received.
+type Lease struct {
+	Shard   int       `json:"shard"`
+	Version uint64    `json:"version"`
+	Share   Share     `json:"share"`
+	Expires time.Time `json:"expires"`
+}
+
+// Valid reports whether the lease lets its shard grant at now.
+func (l Lease) Valid(now time.Time) bool {
+	return l.Version > 0 && now.Before(l.Expires) && !l.Share.Zero()
+}
+
+// Report is what a shard tells the coordinator when it asks for a lease.
+type Report struct {
+	Shard int `json:"shard"`
+	// Lease is the lease the shard runs on (the zero Lease: none yet).
+	Lease Lease `json:"lease"`
+	// Used is what the shard holds now: the units inside each app window
+	// and the requests in flight.
+	Used Share `json:"used"`
+	// Queued is the units the shard's queues hold (its demand beyond
+	// what it used).
+	Queued int `json:"queued"`
+}
+
+// demand is what the shard would use of each window and of the
+// concurrency if it could.
+func (r Report) demand(n int) Share {
+	d := Share{Units: make([]int, n), Concurrency: r.Used.Concurrency + r.Queued}
+	for w := range n {
+		if w < len(r.Used.Units) {
+			d.Units[w] = r.Used.Units[w]
+		}
+		d.Units[w] += r.Queued
+	}
+	return d
+}

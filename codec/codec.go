@@ -27,23 +27,55 @@ const (
 	CipherAES256GCM = "AES256-GCM"
 )
 
+// DefaultCodecEndpoint is the codec server's default address
+// (cmd/codec-server), which a refusal of plaintext names unless
+// Options.CodecEndpoint says otherwise.
+const DefaultCodecEndpoint = "http://127.0.0.1:8234"
+
+// Options configure a Codec beyond its keys. The zero Options is the
+// lenient codec: payloads that are not encrypted pass through Decode.
+type Options struct {
+	// RequireEncrypted makes Decode refuse, with an error wrapping
+	// ErrPlaintext, every payload that holds data but is not encrypted.
+	// Workers set it: a workflow started by a client without the codec
+	// (the temporal CLI without --codec-endpoint) then fails at once with
+	// an error naming the fix, instead of running on input that Temporal
+	// stored unencrypted. Payloads without data (binary/null, the SDK's
+	// "no value") pass: there is nothing in them to protect. The codec
+	// server leaves it off, to show histories written before the codec.
+	RequireEncrypted bool
+	// CodecEndpoint is the codec server's URL a refusal tells people to
+	// start workflows through; DefaultCodecEndpoint when empty.
+	CodecEndpoint string
+}
+
 // Codec encrypts and decrypts payloads. It is a converter.PayloadCodec and
 // is safe for concurrent use.
 type Codec struct {
-	current string                 // ID of the key that encrypts
-	aeads   map[string]cipher.AEAD // by key ID
-	ids     []string               // configured key IDs, in order
+	current  string                 // ID of the key that encrypts
+	aeads    map[string]cipher.AEAD // by key ID
+	ids      []string               // configured key IDs, in order
+	strict   bool                   // Options.RequireEncrypted
+	endpoint string                 // Options.CodecEndpoint, defaulted
 }
 
 var _ converter.PayloadCodec = (*Codec)(nil)
 
-// New returns a Codec that encrypts with keys[0] and decrypts with any of
-// keys.
-func New(keys []Key) (*Codec, error) {
+// New returns a lenient Codec (the zero Options) that encrypts with
+// keys[0] and decrypts with any of keys.
+func New(keys []Key) (*Codec, error) { return NewWithOptions(keys, Options{}) }
+
+// NewWithOptions returns a Codec that encrypts with keys[0], decrypts
+// with any of keys, and treats plaintext as opts say.
+func NewWithOptions(keys []Key, opts Options) (*Codec, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("codec: no key given (set %s or give a key file): %w", EnvKey, ErrNoKey)
 	}
-	c := &Codec{current: keys[0].id, aeads: make(map[string]cipher.AEAD, len(keys))}
+	c := &Codec{current: keys[0].id, aeads: make(map[string]cipher.AEAD, len(keys)),
+		strict: opts.RequireEncrypted, endpoint: strings.TrimSpace(opts.CodecEndpoint)}
+	if c.endpoint == "" {
+		c.endpoint = DefaultCodecEndpoint
+	}
 	for i, k := range keys {
 		if k.IsZero() {
 			return nil, fmt.Errorf("codec: key %d is empty: %w", i+1, ErrInvalidKey)
@@ -119,23 +151,50 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 }
 
 // Decode decrypts each encrypted payload with the key its metadata names.
-// Payloads that are not encrypted (another encoding, or nil) pass through
-// unchanged. A payload sealed with a key that is not configured gives an
-// error wrapping ErrUnknownKey; one that fails authentication, ErrDecrypt.
+// A nil entry stays nil. Payloads that are not encrypted pass through
+// unchanged, unless the codec requires encryption (see DecodePayload). A
+// payload sealed with a key that is not configured gives an error
+// wrapping ErrUnknownKey; one that fails authentication, ErrDecrypt.
 func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
-		if p == nil || string(p.GetMetadata()[converter.MetadataEncoding]) != EncodingEncrypted {
-			out[i] = p
-			continue
-		}
-		d, err := c.decodeOne(p)
+		d, err := c.decode(p)
 		if err != nil {
 			return nil, fmt.Errorf("codec: payload %d: %w", i, err)
 		}
 		out[i] = d
 	}
 	return out, nil
+}
+
+// DecodePayload decodes one payload as Decode does: nil stays nil, an
+// encrypted payload is decrypted, and one that is not encrypted passes
+// through, or, when the codec requires encryption and the payload holds
+// data, is refused with an error wrapping ErrPlaintext that says where
+// the payload came from and how to send it encrypted.
+func (c *Codec) DecodePayload(p *commonpb.Payload) (*commonpb.Payload, error) {
+	d, err := c.decode(p)
+	if err != nil {
+		return nil, fmt.Errorf("codec: %w", err)
+	}
+	return d, nil
+}
+
+func (c *Codec) decode(p *commonpb.Payload) (*commonpb.Payload, error) {
+	switch enc := string(p.GetMetadata()[converter.MetadataEncoding]); {
+	case p == nil:
+		return nil, nil
+	case enc == EncodingEncrypted:
+		return c.decodeOne(p)
+	case !c.strict || enc == converter.MetadataEncodingNil || len(p.GetData()) == 0:
+		return p, nil
+	default:
+		return nil, fmt.Errorf("a %s payload arrived unencrypted, but this worker encrypts payloads: "+
+			"a client without the codec sent it (such as the temporal CLI without --codec-endpoint), so Temporal stored it in plaintext. "+
+			"Start the workflow (or send the update, signal or query) again with --codec-endpoint %s on the temporal command, "+
+			"or with starter, which encrypts; delete a run started this way (temporal workflow delete) to remove the plaintext from its history: %w",
+			printable(enc), c.endpoint, ErrPlaintext)
+	}
 }
 
 func (c *Codec) decodeOne(p *commonpb.Payload) (*commonpb.Payload, error) {
@@ -180,11 +239,18 @@ func printable(s string) string {
 }
 
 // DataConverter returns the SDK's default data converter with payloads
-// encrypted by a Codec of keys (the first encrypts, any decrypts). Give it
-// to client.Options.DataConverter of the worker and of every client that
-// starts, signals or queries workflows.
+// encrypted by a lenient Codec of keys (the first encrypts, any decrypts).
+// Give it to client.Options.DataConverter of every client that starts,
+// signals or queries workflows; workers take DataConverterWithOptions
+// with RequireEncrypted.
 func DataConverter(keys []Key) (converter.DataConverter, error) {
-	c, err := New(keys)
+	return DataConverterWithOptions(keys, Options{})
+}
+
+// DataConverterWithOptions is DataConverter with a Codec configured by
+// opts.
+func DataConverterWithOptions(keys []Key, opts Options) (converter.DataConverter, error) {
+	c, err := NewWithOptions(keys, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -106,17 +106,98 @@ func plainPayload(s string) *commonpb.Payload {
 	return &commonpb.Payload{Metadata: map[string][]byte{converter.MetadataEncoding: []byte("json/plain")}, Data: []byte(`"` + s + `"`)}
 }
 
-func TestDecodePassesUnencryptedThrough(t *testing.T) {
-	c := mustCodec(t, testKey(1))
-	in := []*commonpb.Payload{plainPayload("x"), {Metadata: map[string][]byte{converter.MetadataEncoding: []byte("binary/null")}}, {}, nil}
-	out, err := c.Decode(in)
+func TestDecodePlaintextByMode(t *testing.T) {
+	lenient := mustCodec(t, testKey(1))
+	strict, err := NewWithOptions([]Key{testKey(1)}, Options{RequireEncrypted: true, CodecEndpoint: "http://codec.example:9000"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range in {
-		if out[i] != in[i] {
-			t.Errorf("payload %d changed: %v", i, out[i])
-		}
+	sealed, err := lenient.Encode([]*commonpb.Payload{plainPayload("sealed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	null := &commonpb.Payload{Metadata: map[string][]byte{converter.MetadataEncoding: []byte(converter.MetadataEncodingNil)}}
+	noEncoding := &commonpb.Payload{Data: []byte(`{"user":"alice"}`)}
+	tests := []struct {
+		name    string
+		in      *commonpb.Payload
+		want    *commonpb.Payload // decrypted; nil: in itself, unchanged
+		refused bool              // strict refuses it with ErrPlaintext
+	}{
+		{name: "encrypted", in: sealed[0], want: plainPayload("sealed")},
+		{name: "json plaintext", in: plainPayload("x"), refused: true},
+		{name: "data without encoding", in: noEncoding, refused: true},
+		{name: "nil payload", in: nil},
+		{name: "binary/null", in: null},
+		{name: "empty payload", in: &commonpb.Payload{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, mode := range []struct {
+				name string
+				c    *Codec
+			}{{"lenient", lenient}, {"strict", strict}} {
+				out, err := mode.c.Decode([]*commonpb.Payload{tt.in})
+				if mode.c == strict && tt.refused {
+					if !errors.Is(err, ErrPlaintext) {
+						t.Fatalf("%s: error %v, want ErrPlaintext", mode.name, err)
+					}
+					for _, fix := range []string{"--codec-endpoint http://codec.example:9000", "starter", "unencrypted", "temporal workflow delete"} {
+						if !strings.Contains(err.Error(), fix) {
+							t.Errorf("%s: error %q does not say %q", mode.name, err, fix)
+						}
+					}
+					if _, err := mode.c.DecodePayload(tt.in); !errors.Is(err, ErrPlaintext) {
+						t.Errorf("%s: DecodePayload: %v, want ErrPlaintext", mode.name, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", mode.name, err)
+				}
+				if tt.want != nil {
+					if !proto.Equal(out[0], tt.want) {
+						t.Errorf("%s: decoded %v, want %v", mode.name, out[0], tt.want)
+					}
+				} else if out[0] != tt.in {
+					t.Errorf("%s: payload changed: %v", mode.name, out[0])
+				}
+			}
+		})
+	}
+}
+
+func TestStrictDataConverter(t *testing.T) {
+	strict, err := DataConverterWithOptions([]Key{testKey(1)}, Options{RequireEncrypted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the codec's own clients write decodes, values and nil alike.
+	ps, err := strict.ToPayloads("a", nil, migrateInput{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	var none *migrateInput
+	var in migrateInput
+	if err := strict.FromPayloads(ps, &s, &none, &in); err != nil || s != "a" || none != nil || in.User != "alice" {
+		t.Fatalf("own payloads: %q %v %+v %v", s, none, in, err)
+	}
+	// What a client without the codec writes is refused, naming the
+	// default codec server; its "no value" is not.
+	plain, err := converter.GetDefaultDataConverter().ToPayloads(migrateInput{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strict.FromPayloads(plain, &in); !errors.Is(err, ErrPlaintext) || !strings.Contains(err.Error(), DefaultCodecEndpoint) {
+		t.Errorf("plaintext input: %v", err)
+	}
+	null, err := converter.GetDefaultDataConverter().ToPayloads(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strict.FromPayloads(null, &none); err != nil || none != nil {
+		t.Errorf("plaintext null: %v %v", none, err)
 	}
 }
 

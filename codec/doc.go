@@ -7,9 +7,13 @@
 // and its metadata, so even the encoding is hidden) into one payload with
 // metadata encoding "binary/encrypted", the ID of the key that sealed it
 // and the cipher name. Decode reverses it with whichever configured key
-// has that ID, and passes payloads that are not encrypted through
-// unchanged: a workflow started with plain JSON by `temporal workflow
-// start` still runs on a worker that has the codec.
+// has that ID. A payload that is not encrypted passes through a lenient
+// Codec (New; the codec server's, so histories written before the codec
+// still show) and is refused by a strict one (NewWithOptions with
+// RequireEncrypted; the worker's) with ErrPlaintext, whose message names
+// the codec server to start the workflow through: a workflow started with
+// plain JSON by `temporal workflow start` without --codec-endpoint fails
+// at once instead of running on input Temporal stored unencrypted.
 //
 // Keys rotate: a Codec holds a list of keys; the first encrypts, and any
 // of them decrypts. To rotate, put a new key first and keep the old ones

@@ -311,3 +311,72 @@ func (quietLogger) Debug(string, ...any) {}
 func (quietLogger) Info(string, ...any)  {}
 func (quietLogger) Warn(string, ...any)  {}
 func (quietLogger) Error(string, ...any) {}
+
+// TestCLIWrongKeyShowsReason runs the temporal CLI against a codec server
+// that holds a different key from the one that sealed a history: the CLI
+// must print the codec server's reason (the key IDs) and return at once,
+// not wait out a timeout.
+func TestCLIWrongKeyShowsReason(t *testing.T) {
+	srv := devserver.ForTest(t, devserver.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	sealing, serving := filepath.Join(dir, "sealing.key"), filepath.Join(dir, "serving.key")
+	sealKey, err := codec.GenerateKeyFile(sealing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveKey, err := codec.GenerateKeyFile(serving)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startCodecServer(t, "-addr", "127.0.0.1:0", "-key-file", serving)
+
+	keys, err := codec.LoadKeys(env(nil), sealing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := codec.DataConverter(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := client.Dial(client.Options{HostPort: srv.HostPort(), Namespace: "default", DataConverter: dc, Logger: quietLogger{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	// No worker: the started event alone holds a sealed payload.
+	run, err := cc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "codec-e2e/wrong-key", TaskQueue: e2eQueue},
+		echoWorkflow, echoInput{User: "alice", Notebook: markerInput})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cli, err := devserver.FindCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{"workflow", "show", "--workflow-id", run.GetID()},
+		{"workflow", "show", "--workflow-id", run.GetID(), "--output", "json"},
+	} {
+		args := append(cmd, "--address", srv.HostPort(), "--namespace", "default", "--codec-endpoint", "http://"+addr)
+		cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+		start := time.Now()
+		out, err := exec.CommandContext(cctx, cli, args...).CombinedOutput()
+		took := time.Since(start)
+		ccancel()
+		t.Logf("temporal %s: %v after %v\n%s", strings.Join(cmd, " "), err, took.Round(time.Millisecond), out)
+		if err == nil {
+			t.Errorf("temporal %s exited 0 with a codec server that holds the wrong key", strings.Join(cmd, " "))
+		}
+		for _, want := range []string{sealKey.ID(), serveKey.ID(), "not configured"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("temporal %s: output does not name %q", strings.Join(cmd, " "), want)
+			}
+		}
+		if took > 5*time.Second {
+			t.Errorf("temporal %s took %v: the codec server's answer did not reach the user at once", strings.Join(cmd, " "), took)
+		}
+	}
+}

@@ -15,11 +15,14 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/codec"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
@@ -444,5 +447,101 @@ func runWorker(t *testing.T, cfg config) (stop func()) {
 		if err := <-done; err != nil {
 			t.Errorf("worker: %v", err)
 		}
+	}
+}
+
+// TestWorkerRefusesPlaintextInput runs the worker as main does with a
+// payload key: a migration started by a client without the codec (as
+// `temporal workflow start` without --codec-endpoint starts it) fails at
+// its first workflow task with the error that names the codec server,
+// while a scan started through the codec runs, and a client without the
+// codec can still query it.
+func TestWorkerRefusesPlaintextInput(t *testing.T) {
+	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
+	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
+	g.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2})...)
+	gts := httptest.NewServer(g)
+	defer gts.Close()
+	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
+	nts := httptest.NewServer(n)
+	defer nts.Close()
+	_, cfg := signedInStore(t, g, gts.URL)
+	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-codec-test"
+	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
+	cfg.CodecKeyFile = filepath.Join(t.TempDir(), "codec.key")
+	cfg.CodecEndpoint = "http://127.0.0.1:18234"
+	if _, err := codec.GenerateKeyFile(cfg.CodecKeyFile); err != nil {
+		t.Fatal(err)
+	}
+	defer runWorker(t, cfg)()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	plain := srv.Client()
+	start := time.Now()
+	run, err := plain.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "migrate/alice/plain", TaskQueue: cfg.TaskQueue},
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: "Notebook 1", NotionParent: n.RootPageID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run.Get(ctx, nil)
+	t.Logf("plaintext input: failed after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	for _, want := range []string{"unencrypted", "--codec-endpoint " + cfg.CodecEndpoint, "starter"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("plaintext input: error %v does not say %q", err, want)
+		}
+	}
+	desc, err := plain.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
+		t.Errorf("plaintext input: status %v, want failed", st)
+	}
+	iter := plain.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+			t.Errorf("plaintext input: event %d is %v; the workflow must fail before doing anything", ev.GetEventId(), ev.GetEventType())
+		}
+	}
+
+	// Through the codec the same worker runs workflows.
+	copts := client.Options{HostPort: srv.HostPort(), Namespace: "default", Logger: tlog.NewStructuredLogger(quietLog())}
+	if _, err := codec.ConfigureClient(&copts, func(string) string { return "" }, cfg.CodecKeyFile, codec.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cc, err := client.Dial(copts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	srun, err := cc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "scan/alice", TaskQueue: cfg.TaskQueue},
+		workflows.ScanNotebooksName, workflows.ScanInput{User: "alice", Limits: cfg.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.ScanResult
+	if err := srun.Get(ctx, &res); err != nil || len(res.Notebooks) != 1 {
+		t.Fatalf("scan through the codec: %+v %v", res.Notebooks, err)
+	}
+	// A query without input from a client without the codec is answered
+	// (its result is ciphertext to that client).
+	v, err := plain.QueryWorkflow(ctx, srun.GetID(), srun.GetRunID(), workflows.QueryProgress)
+	if err != nil {
+		t.Fatalf("query without input from a client without the codec: %v", err)
+	}
+	var raw commonpb.Payloads
+	if err := v.Get(&raw); err == nil {
+		t.Logf("query result decoded by a client without the codec: %v", &raw)
+	}
+	var got workflows.ScanResult
+	if err := cc.GetWorkflow(ctx, srun.GetID(), srun.GetRunID()).Get(ctx, &got); err != nil || len(got.Notebooks) != 1 {
+		t.Errorf("scan result through the codec: %+v %v", got.Notebooks, err)
 	}
 }

@@ -27,55 +27,23 @@ const (
 	CipherAES256GCM = "AES256-GCM"
 )
 
-// DefaultCodecEndpoint is the codec server's default address
-// (cmd/codec-server), which a refusal of plaintext names unless
-// Options.CodecEndpoint says otherwise.
-const DefaultCodecEndpoint = "http://127.0.0.1:8234"
-
-// Options configure a Codec beyond its keys. The zero Options is the
-// lenient codec: payloads that are not encrypted pass through Decode.
-type Options struct {
-	// RequireEncrypted makes Decode refuse, with an error wrapping
-	// ErrPlaintext, every payload that holds data but is not encrypted.
-	// Workers set it: a workflow started by a client without the codec
-	// (the temporal CLI without --codec-endpoint) then fails at once with
-	// an error naming the fix, instead of running on input that Temporal
-	// stored unencrypted. Payloads without data (binary/null, the SDK's
-	// "no value") pass: there is nothing in them to protect. The codec
-	// server leaves it off, to show histories written before the codec.
-	RequireEncrypted bool
-	// CodecEndpoint is the codec server's URL a refusal tells people to
-	// start workflows through; DefaultCodecEndpoint when empty.
-	CodecEndpoint string
-}
-
 // Codec encrypts and decrypts payloads. It is a converter.PayloadCodec and
 // is safe for concurrent use.
 type Codec struct {
-	current  string                 // ID of the key that encrypts
-	aeads    map[string]cipher.AEAD // by key ID
-	ids      []string               // configured key IDs, in order
-	strict   bool                   // Options.RequireEncrypted
-	endpoint string                 // Options.CodecEndpoint, defaulted
+	current string                 // ID of the key that encrypts
+	aeads   map[string]cipher.AEAD // by key ID
+	ids     []string               // configured key IDs, in order
 }
 
 var _ converter.PayloadCodec = (*Codec)(nil)
 
-// New returns a lenient Codec (the zero Options) that encrypts with
-// keys[0] and decrypts with any of keys.
-func New(keys []Key) (*Codec, error) { return NewWithOptions(keys, Options{}) }
-
-// NewWithOptions returns a Codec that encrypts with keys[0], decrypts
-// with any of keys, and treats plaintext as opts say.
-func NewWithOptions(keys []Key, opts Options) (*Codec, error) {
+// New returns a Codec that encrypts with keys[0] and decrypts with any of
+// keys.
+func New(keys []Key) (*Codec, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("codec: no key given (set %s or give a key file): %w", EnvKey, ErrNoKey)
 	}
-	c := &Codec{current: keys[0].id, aeads: make(map[string]cipher.AEAD, len(keys)),
-		strict: opts.RequireEncrypted, endpoint: strings.TrimSpace(opts.CodecEndpoint)}
-	if c.endpoint == "" {
-		c.endpoint = DefaultCodecEndpoint
-	}
+	c := &Codec{current: keys[0].id, aeads: make(map[string]cipher.AEAD, len(keys))}
 	for i, k := range keys {
 		if k.IsZero() {
 			return nil, fmt.Errorf("codec: key %d is empty: %w", i+1, ErrInvalidKey)
@@ -151,9 +119,9 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 }
 
 // Decode decrypts each encrypted payload with the key its metadata names.
-// A nil entry stays nil. Payloads that are not encrypted pass through
-// unchanged, unless the codec requires encryption (see DecodePayload). A
-// payload sealed with a key that is not configured gives an error
+// Payloads that are not encrypted (another encoding, or nil) pass through
+// unchanged: a worker that must refuse them checks before (see
+// Options.RequireEncrypted). A payload sealed with a key that is not configured gives an error
 // wrapping ErrUnknownKey; one that fails authentication, ErrDecrypt.
 func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
@@ -169,9 +137,7 @@ func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 
 // DecodePayload decodes one payload as Decode does: nil stays nil, an
 // encrypted payload is decrypted, and one that is not encrypted passes
-// through, or, when the codec requires encryption and the payload holds
-// data, is refused with an error wrapping ErrPlaintext that says where
-// the payload came from and how to send it encrypted.
+// through.
 func (c *Codec) DecodePayload(p *commonpb.Payload) (*commonpb.Payload, error) {
 	d, err := c.decode(p)
 	if err != nil {
@@ -181,20 +147,10 @@ func (c *Codec) DecodePayload(p *commonpb.Payload) (*commonpb.Payload, error) {
 }
 
 func (c *Codec) decode(p *commonpb.Payload) (*commonpb.Payload, error) {
-	switch enc := string(p.GetMetadata()[converter.MetadataEncoding]); {
-	case p == nil:
-		return nil, nil
-	case enc == EncodingEncrypted:
-		return c.decodeOne(p)
-	case !c.strict || enc == converter.MetadataEncodingNil || len(p.GetData()) == 0:
+	if p == nil || string(p.GetMetadata()[converter.MetadataEncoding]) != EncodingEncrypted {
 		return p, nil
-	default:
-		return nil, fmt.Errorf("a %s payload arrived unencrypted, but this worker encrypts payloads: "+
-			"a client without the codec sent it (such as the temporal CLI without --codec-endpoint), so Temporal stored it in plaintext. "+
-			"Start the workflow (or send the update, signal or query) again with --codec-endpoint %s on the temporal command, "+
-			"or with starter, which encrypts; delete a run started this way (temporal workflow delete) to remove the plaintext from its history: %w",
-			printable(enc), c.endpoint, ErrPlaintext)
 	}
+	return c.decodeOne(p)
 }
 
 func (c *Codec) decodeOne(p *commonpb.Payload) (*commonpb.Payload, error) {
@@ -239,20 +195,28 @@ func printable(s string) string {
 }
 
 // DataConverter returns the SDK's default data converter with payloads
-// encrypted by a lenient Codec of keys (the first encrypts, any decrypts).
-// Give it to client.Options.DataConverter of every client that starts,
-// signals or queries workflows; workers take DataConverterWithOptions
-// with RequireEncrypted.
+// encrypted by a Codec of keys (the first encrypts, any decrypts), letting
+// unencrypted payloads through. Give it to client.Options.DataConverter
+// of every client that starts, signals or queries workflows; workers take
+// DataConverterWithOptions with RequireEncrypted.
 func DataConverter(keys []Key) (converter.DataConverter, error) {
 	return DataConverterWithOptions(keys, Options{})
 }
 
-// DataConverterWithOptions is DataConverter with a Codec configured by
-// opts.
+// DataConverterWithOptions is DataConverter that treats unencrypted
+// payloads as opts say.
 func DataConverterWithOptions(keys []Key, opts Options) (converter.DataConverter, error) {
-	c, err := NewWithOptions(keys, opts)
+	c, err := New(keys)
 	if err != nil {
 		return nil, err
 	}
-	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c), nil
+	dc := converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c)
+	if !opts.RequireEncrypted {
+		return dc, nil
+	}
+	endpoint := strings.TrimSpace(opts.CodecEndpoint)
+	if endpoint == "" {
+		endpoint = DefaultCodecEndpoint
+	}
+	return strictConverter{DataConverter: dc, endpoint: endpoint}, nil
 }

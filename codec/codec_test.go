@@ -8,6 +8,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -106,61 +107,75 @@ func plainPayload(s string) *commonpb.Payload {
 	return &commonpb.Payload{Metadata: map[string][]byte{converter.MetadataEncoding: []byte("json/plain")}, Data: []byte(`"` + s + `"`)}
 }
 
-func TestDecodePlaintextByMode(t *testing.T) {
-	lenient := mustCodec(t, testKey(1))
-	strict, err := NewWithOptions([]Key{testKey(1)}, Options{RequireEncrypted: true, CodecEndpoint: "http://codec.example:9000"})
+func TestDecodePassesUnencryptedThrough(t *testing.T) {
+	c := mustCodec(t, testKey(1))
+	in := []*commonpb.Payload{plainPayload("x"), {Metadata: map[string][]byte{converter.MetadataEncoding: []byte("binary/null")}}, {}, nil}
+	out, err := c.Decode(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealed, err := lenient.Encode([]*commonpb.Payload{plainPayload("sealed")})
+	for i := range in {
+		if out[i] != in[i] {
+			t.Errorf("payload %d changed: %v", i, out[i])
+		}
+	}
+}
+
+func TestPlaintextByMode(t *testing.T) {
+	keys := []Key{testKey(1)}
+	lenient, err := DataConverter(keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	null := &commonpb.Payload{Metadata: map[string][]byte{converter.MetadataEncoding: []byte(converter.MetadataEncodingNil)}}
-	noEncoding := &commonpb.Payload{Data: []byte(`{"user":"alice"}`)}
+	strict, err := DataConverterWithOptions(keys, Options{RequireEncrypted: true, CodecEndpoint: "http://codec.example:9000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := lenient.ToPayload(migrateInput{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := func(v any) *commonpb.Payload {
+		p, err := converter.GetDefaultDataConverter().ToPayload(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	tests := []struct {
 		name    string
 		in      *commonpb.Payload
-		want    *commonpb.Payload // decrypted; nil: in itself, unchanged
-		refused bool              // strict refuses it with ErrPlaintext
+		into    func() any // a pointer to decode into
+		refused bool       // strict refuses it with ErrPlaintext
 	}{
-		{name: "encrypted", in: sealed[0], want: plainPayload("sealed")},
-		{name: "json plaintext", in: plainPayload("x"), refused: true},
-		{name: "data without encoding", in: noEncoding, refused: true},
-		{name: "nil payload", in: nil},
-		{name: "binary/null", in: null},
-		{name: "empty payload", in: &commonpb.Payload{}},
+		{name: "encrypted", in: sealed, into: func() any { return new(migrateInput) }},
+		{name: "json plaintext", in: plain(migrateInput{User: "alice"}), into: func() any { return new(migrateInput) }, refused: true},
+		{name: "plaintext string", in: plain("Section 1"), into: func() any { return new(string) }, refused: true},
+		{name: "plaintext binary", in: plain([]byte{1, 2}), into: func() any { return new([]byte) }, refused: true},
+		{name: "binary/null", in: plain(nil), into: func() any { return new(*migrateInput) }},
+		{name: "the SDK's own type", in: plain(temporal.RetryPolicy{MaximumAttempts: 3}), into: func() any { return new(temporal.RetryPolicy) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, mode := range []struct {
-				name string
-				c    *Codec
-			}{{"lenient", lenient}, {"strict", strict}} {
-				out, err := mode.c.Decode([]*commonpb.Payload{tt.in})
-				if mode.c == strict && tt.refused {
-					if !errors.Is(err, ErrPlaintext) {
-						t.Fatalf("%s: error %v, want ErrPlaintext", mode.name, err)
-					}
-					for _, fix := range []string{"--codec-endpoint http://codec.example:9000", "starter", "unencrypted", "temporal workflow delete"} {
-						if !strings.Contains(err.Error(), fix) {
-							t.Errorf("%s: error %q does not say %q", mode.name, err, fix)
-						}
-					}
-					if _, err := mode.c.DecodePayload(tt.in); !errors.Is(err, ErrPlaintext) {
-						t.Errorf("%s: DecodePayload: %v, want ErrPlaintext", mode.name, err)
-					}
-					continue
+			if err := lenient.FromPayload(tt.in, tt.into()); err != nil {
+				t.Errorf("lenient: %v", err)
+			}
+			err := strict.FromPayload(tt.in, tt.into())
+			errs := strict.FromPayloads(&commonpb.Payloads{Payloads: []*commonpb.Payload{tt.in}}, tt.into())
+			if !tt.refused {
+				if err != nil || errs != nil {
+					t.Errorf("strict: %v / %v", err, errs)
 				}
-				if err != nil {
-					t.Fatalf("%s: %v", mode.name, err)
+				return
+			}
+			for _, e := range []error{err, errs} {
+				if !errors.Is(e, ErrPlaintext) {
+					t.Fatalf("strict: error %v, want ErrPlaintext", e)
 				}
-				if tt.want != nil {
-					if !proto.Equal(out[0], tt.want) {
-						t.Errorf("%s: decoded %v, want %v", mode.name, out[0], tt.want)
+				for _, fix := range []string{"--codec-endpoint http://codec.example:9000", "starter", "unencrypted", "temporal workflow delete"} {
+					if !strings.Contains(e.Error(), fix) {
+						t.Errorf("strict: error %q does not say %q", e, fix)
 					}
-				} else if out[0] != tt.in {
-					t.Errorf("%s: payload changed: %v", mode.name, out[0])
 				}
 			}
 		})

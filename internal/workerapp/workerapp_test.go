@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
@@ -457,9 +456,10 @@ func runWorker(t *testing.T, cfg config) (stop func()) {
 // while a scan started through the codec runs, and a client without the
 // codec can still query it.
 func TestWorkerRefusesPlaintextInput(t *testing.T) {
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
+	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes(), DynamicConfig: devserver.LowLatencyConfig()})
 	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
-	g.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2})...)
+	nbs := graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2})
+	g.AddNotebooks("alice", nbs...)
 	gts := httptest.NewServer(g)
 	defer gts.Close()
 	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
@@ -476,12 +476,12 @@ func TestWorkerRefusesPlaintextInput(t *testing.T) {
 	}
 	defer runWorker(t, cfg)()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	plain := srv.Client()
 	start := time.Now()
 	run, err := plain.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "migrate/alice/plain", TaskQueue: cfg.TaskQueue},
-		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: "Notebook 1", NotionParent: n.RootPageID()})
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nbs[0].ID, NotionParent: n.RootPageID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,27 +521,35 @@ func TestWorkerRefusesPlaintextInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cc.Close()
-	srun, err := cc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "scan/alice", TaskQueue: cfg.TaskQueue},
-		workflows.ScanNotebooksName, workflows.ScanInput{User: "alice", Limits: cfg.Limits})
+	mrun, err := cc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "migrate/alice/encrypted", TaskQueue: cfg.TaskQueue},
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nbs[0].ID, NotionParent: n.RootPageID(), Limits: cfg.Limits})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res workflows.ScanResult
-	if err := srun.Get(ctx, &res); err != nil || len(res.Notebooks) != 1 {
-		t.Fatalf("scan through the codec: %+v %v", res.Notebooks, err)
+	// While it runs, a client without the codec: an update without input
+	// reaches its handler (accepted, or refused by its validator for a
+	// reason of its own), one with input is refused naming the codec
+	// server, and a query without input is answered (its result is
+	// ciphertext to that client).
+	update := func(name string, args ...any) error {
+		h, err := plain.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: mrun.GetID(), UpdateName: name, Args: args,
+			WaitForStage: client.WorkflowUpdateStageCompleted})
+		if err != nil {
+			return err
+		}
+		return h.Get(ctx, nil)
 	}
-	// A query without input from a client without the codec is answered
-	// (its result is ciphertext to that client).
-	v, err := plain.QueryWorkflow(ctx, srun.GetID(), srun.GetRunID(), workflows.QueryProgress)
-	if err != nil {
-		t.Fatalf("query without input from a client without the codec: %v", err)
+	if err := update(workflows.UpdateRetryFailed); err != nil && strings.Contains(err.Error(), "unencrypted") {
+		t.Errorf("update without input from a client without the codec: %v", err)
 	}
-	var raw commonpb.Payloads
-	if err := v.Get(&raw); err == nil {
-		t.Logf("query result decoded by a client without the codec: %v", &raw)
+	if err := update(workflows.UpdateRetrySection, "Section 1"); err == nil || !strings.Contains(err.Error(), "--codec-endpoint "+cfg.CodecEndpoint) {
+		t.Errorf("update with plaintext input: %v; want the refusal naming the codec server", err)
 	}
-	var got workflows.ScanResult
-	if err := cc.GetWorkflow(ctx, srun.GetID(), srun.GetRunID()).Get(ctx, &got); err != nil || len(got.Notebooks) != 1 {
-		t.Errorf("scan result through the codec: %+v %v", got.Notebooks, err)
+	if _, err := plain.QueryWorkflow(ctx, mrun.GetID(), mrun.GetRunID(), workflows.QueryProgress); err != nil {
+		t.Errorf("query without input from a client without the codec: %v", err)
+	}
+	var rep workflows.NotebookReport
+	if err := mrun.Get(ctx, &rep); err != nil || rep.Written != 2 {
+		t.Errorf("migration through the codec: wrote %d pages, %v; want 2", rep.Written, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,22 @@ func TestParseConfig(t *testing.T) {
 			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
 		}
 	}
+	// The codec server named in refusals of plaintext, and the switch
+	// that lets plaintext through.
+	t.Setenv("NOTEBRIDGE_CODEC_ENDPOINT", "")
+	t.Setenv("NOTEBRIDGE_CODEC_ALLOW_PLAINTEXT", "")
+	if c, err := parseConfig([]string{"-app-id", "a"}); err != nil || c.CodecEndpoint != codec.DefaultCodecEndpoint || c.CodecAllowPlaintext {
+		t.Errorf("codec defaults: %q %v, %v", c.CodecEndpoint, c.CodecAllowPlaintext, err)
+	}
+	t.Setenv("NOTEBRIDGE_CODEC_ENDPOINT", "https://codec.example")
+	t.Setenv("NOTEBRIDGE_CODEC_ALLOW_PLAINTEXT", "true")
+	if c, err := parseConfig([]string{"-app-id", "a"}); err != nil || c.CodecEndpoint != "https://codec.example" || !c.CodecAllowPlaintext {
+		t.Errorf("codec settings from the environment: %q %v, %v", c.CodecEndpoint, c.CodecAllowPlaintext, err)
+	}
+	if c, err := parseConfig([]string{"-app-id", "a", "-codec-allow-plaintext=false"}); err != nil || c.CodecAllowPlaintext {
+		t.Errorf("-codec-allow-plaintext=false: %v, %v", c.CodecAllowPlaintext, err)
+	}
+
 	var extra string
 	if _, err := parseConfigWith([]string{"-app-id", "a", "-extra", "x"}, func(fs *flag.FlagSet) {
 		fs.StringVar(&extra, "extra", "", "an extension's flag")
@@ -491,6 +508,16 @@ func TestWorkerRefusesPlaintextInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("plaintext input: error %v does not say %q", err, want)
 		}
+	}
+	// What the temporal CLI alone shows of it: the fix.
+	cli, err := devserver.FindCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, cli, "workflow", "describe", "--address", srv.HostPort(), "--namespace", "default",
+		"--workflow-id", run.GetID()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--codec-endpoint "+cfg.CodecEndpoint) {
+		t.Errorf("temporal workflow describe does not show the fix: %v\n%s", err, out)
 	}
 	desc, err := plain.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
 	if err != nil {

@@ -206,8 +206,10 @@ func TestEncryptedHistoryOnDevServer(t *testing.T) {
 	}
 
 	// Sanity check of the detector: a workflow started by a client
-	// without the codec has its input in clear in the history, and the
-	// worker with the codec still runs it.
+	// without the codec has its input in clear in the history, and a
+	// worker with the lenient codec (codec.DataConverter, as with
+	// -codec-allow-plaintext) still runs it; the product worker refuses it
+	// (internal/workerapp TestWorkerRefusesPlaintextInput).
 	prun, err := plain.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "codec-e2e/plain", TaskQueue: e2eQueue},
 		echoWorkflow, echoInput{User: "alice", Notebook: markerInput})
 	if err != nil {

@@ -519,11 +519,11 @@ func TestWorkerRefusesPlaintextInput(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "--codec-endpoint "+cfg.CodecEndpoint) {
 		t.Errorf("temporal workflow describe does not show the fix: %v\n%s", err, out)
 	}
-	desc, err := plain.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+	desc, err := plain.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := desc.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
+	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
 		t.Errorf("plaintext input: status %v, want failed", st)
 	}
 	iter := plain.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

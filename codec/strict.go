@@ -46,8 +46,8 @@ type strictConverter struct {
 
 // FromPayload refuses p if it is plaintext, and decodes it otherwise.
 func (s strictConverter) FromPayload(p *commonpb.Payload, valuePtr any) error {
-	if err := s.check(p, valuePtr); err != nil {
-		return fmt.Errorf("codec: %w", err)
+	if err := s.check(p, valuePtr, ""); err != nil {
+		return err
 	}
 	return s.DataConverter.FromPayload(p, valuePtr)
 }
@@ -59,25 +59,40 @@ func (s strictConverter) FromPayloads(payloads *commonpb.Payloads, valuePtrs ...
 		if i >= len(valuePtrs) {
 			break // not decoded
 		}
-		if err := s.check(p, valuePtrs[i]); err != nil {
-			return fmt.Errorf("codec: payload %d: %w", i, err)
+		if err := s.check(p, valuePtrs[i], fmt.Sprintf(" %d", i)); err != nil {
+			return err
 		}
 	}
 	return s.DataConverter.FromPayloads(payloads, valuePtrs...)
 }
 
-// check returns the refusal of p, decoded into valuePtr, or nil.
-func (s strictConverter) check(p *commonpb.Payload, valuePtr any) error {
+// check returns the refusal of p (payload index: " 1" or ""), decoded
+// into valuePtr, or nil.
+func (s strictConverter) check(p *commonpb.Payload, valuePtr any, index string) error {
 	enc := string(p.GetMetadata()[converter.MetadataEncoding])
 	if p == nil || enc == EncodingEncrypted || enc == converter.MetadataEncodingNil || len(p.GetData()) == 0 || sdkType(valuePtr) {
 		return nil
 	}
-	return fmt.Errorf("a %s payload arrived unencrypted, but this worker encrypts payloads: "+
+	return &plaintextError{index: index, encoding: printable(enc), endpoint: s.endpoint}
+}
+
+// plaintextError is the refusal of an unencrypted payload. It is one
+// error, not a chain, so a workflow's failure shows its message once; it
+// matches ErrPlaintext.
+type plaintextError struct {
+	index, encoding, endpoint string
+}
+
+func (e *plaintextError) Error() string {
+	return fmt.Sprintf("codec: payload%s (%s) arrived unencrypted, but this worker encrypts payloads: "+
 		"a client without the codec sent it (such as the temporal CLI without --codec-endpoint), so Temporal stored it in plaintext. "+
 		"Start the workflow (or send the update or query) again with --codec-endpoint %s on the temporal command, "+
-		"or with starter, which encrypts; delete a run started this way (temporal workflow delete) to remove the plaintext from its history: %w",
-		printable(enc), s.endpoint, ErrPlaintext)
+		"or with starter, which encrypts; delete a run started this way (temporal workflow delete) to remove the plaintext from its history",
+		e.index, e.encoding, e.endpoint)
 }
+
+// Is makes errors.Is(err, ErrPlaintext) true.
+func (e *plaintextError) Is(target error) bool { return target == ErrPlaintext }
 
 // sdkType reports whether valuePtr points to a type the Temporal SDK
 // defines: such values are the SDK's own messages, which it writes with

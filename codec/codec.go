@@ -121,8 +121,9 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 // Decode decrypts each encrypted payload with the key its metadata names.
 // Payloads that are not encrypted (another encoding, or nil) pass through
 // unchanged: a worker that must refuse them checks before (see
-// Options.RequireEncrypted). A payload sealed with a key that is not configured gives an error
-// wrapping ErrUnknownKey; one that fails authentication, ErrDecrypt.
+// Options.RequireEncrypted). A payload sealed with a key that is not
+// configured gives an error wrapping ErrUnknownKey; one that fails
+// authentication, ErrDecrypt.
 func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {

@@ -12,8 +12,10 @@ import (
 // they are and returns "": payloads stay unencrypted. Otherwise it returns
 // the ID of the key that encrypts, for the log. A key that is configured
 // but unusable (a missing or group-readable file, bad base64) is an error,
-// never a silent fallback to plaintext.
-func ConfigureClient(opts *client.Options, getenv func(string) string, keyFile string) (string, error) {
+// never a silent fallback to plaintext. copts configure the Codec: a
+// worker sets RequireEncrypted, a client that only starts and reads
+// workflows leaves it off.
+func ConfigureClient(opts *client.Options, getenv func(string) string, keyFile string, copts Options) (string, error) {
 	if strings.TrimSpace(getenv(EnvKey)) == "" && keyFile == "" {
 		return "", nil
 	}
@@ -21,7 +23,7 @@ func ConfigureClient(opts *client.Options, getenv func(string) string, keyFile s
 	if err != nil {
 		return "", err
 	}
-	dc, err := DataConverter(keys)
+	dc, err := DataConverterWithOptions(keys, copts)
 	if err != nil {
 		return "", err
 	}

@@ -120,22 +120,38 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 
 // Decode decrypts each encrypted payload with the key its metadata names.
 // Payloads that are not encrypted (another encoding, or nil) pass through
-// unchanged. A payload sealed with a key that is not configured gives an
-// error wrapping ErrUnknownKey; one that fails authentication, ErrDecrypt.
+// unchanged: a worker that must refuse them checks before (see
+// Options.RequireEncrypted). A payload sealed with a key that is not
+// configured gives an error wrapping ErrUnknownKey; one that fails
+// authentication, ErrDecrypt.
 func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
-		if p == nil || string(p.GetMetadata()[converter.MetadataEncoding]) != EncodingEncrypted {
-			out[i] = p
-			continue
-		}
-		d, err := c.decodeOne(p)
+		d, err := c.decode(p)
 		if err != nil {
 			return nil, fmt.Errorf("codec: payload %d: %w", i, err)
 		}
 		out[i] = d
 	}
 	return out, nil
+}
+
+// DecodePayload decodes one payload as Decode does: nil stays nil, an
+// encrypted payload is decrypted, and one that is not encrypted passes
+// through.
+func (c *Codec) DecodePayload(p *commonpb.Payload) (*commonpb.Payload, error) {
+	d, err := c.decode(p)
+	if err != nil {
+		return nil, fmt.Errorf("codec: %w", err)
+	}
+	return d, nil
+}
+
+func (c *Codec) decode(p *commonpb.Payload) (*commonpb.Payload, error) {
+	if p == nil || string(p.GetMetadata()[converter.MetadataEncoding]) != EncodingEncrypted {
+		return p, nil
+	}
+	return c.decodeOne(p)
 }
 
 func (c *Codec) decodeOne(p *commonpb.Payload) (*commonpb.Payload, error) {
@@ -180,13 +196,28 @@ func printable(s string) string {
 }
 
 // DataConverter returns the SDK's default data converter with payloads
-// encrypted by a Codec of keys (the first encrypts, any decrypts). Give it
-// to client.Options.DataConverter of the worker and of every client that
-// starts, signals or queries workflows.
+// encrypted by a Codec of keys (the first encrypts, any decrypts), letting
+// unencrypted payloads through. Give it to client.Options.DataConverter
+// of every client that starts, signals or queries workflows; workers take
+// DataConverterWithOptions with RequireEncrypted.
 func DataConverter(keys []Key) (converter.DataConverter, error) {
+	return DataConverterWithOptions(keys, Options{})
+}
+
+// DataConverterWithOptions is DataConverter that treats unencrypted
+// payloads as opts say.
+func DataConverterWithOptions(keys []Key, opts Options) (converter.DataConverter, error) {
 	c, err := New(keys)
 	if err != nil {
 		return nil, err
 	}
-	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c), nil
+	dc := converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), c)
+	if !opts.RequireEncrypted {
+		return dc, nil
+	}
+	endpoint := strings.TrimSpace(opts.CodecEndpoint)
+	if endpoint == "" {
+		endpoint = DefaultCodecEndpoint
+	}
+	return strictConverter{DataConverter: dc, endpoint: endpoint}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -117,6 +118,101 @@ func TestDecodePassesUnencryptedThrough(t *testing.T) {
 		if out[i] != in[i] {
 			t.Errorf("payload %d changed: %v", i, out[i])
 		}
+	}
+}
+
+func TestPlaintextByMode(t *testing.T) {
+	keys := []Key{testKey(1)}
+	lenient, err := DataConverter(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict, err := DataConverterWithOptions(keys, Options{RequireEncrypted: true, CodecEndpoint: "http://codec.example:9000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := lenient.ToPayload(migrateInput{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := func(v any) *commonpb.Payload {
+		p, err := converter.GetDefaultDataConverter().ToPayload(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name    string
+		in      *commonpb.Payload
+		into    func() any // a pointer to decode into
+		refused bool       // strict refuses it with ErrPlaintext
+	}{
+		{name: "encrypted", in: sealed, into: func() any { return new(migrateInput) }},
+		{name: "json plaintext", in: plain(migrateInput{User: "alice"}), into: func() any { return new(migrateInput) }, refused: true},
+		{name: "plaintext string", in: plain("Section 1"), into: func() any { return new(string) }, refused: true},
+		{name: "plaintext binary", in: plain([]byte{1, 2}), into: func() any { return new([]byte) }, refused: true},
+		{name: "binary/null", in: plain(nil), into: func() any { return new(*migrateInput) }},
+		{name: "the SDK's own type", in: plain(temporal.RetryPolicy{MaximumAttempts: 3}), into: func() any { return new(temporal.RetryPolicy) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := lenient.FromPayload(tt.in, tt.into()); err != nil {
+				t.Errorf("lenient: %v", err)
+			}
+			err := strict.FromPayload(tt.in, tt.into())
+			errs := strict.FromPayloads(&commonpb.Payloads{Payloads: []*commonpb.Payload{tt.in}}, tt.into())
+			if !tt.refused {
+				if err != nil || errs != nil {
+					t.Errorf("strict: %v / %v", err, errs)
+				}
+				return
+			}
+			for _, e := range []error{err, errs} {
+				if !errors.Is(e, ErrPlaintext) {
+					t.Fatalf("strict: error %v, want ErrPlaintext", e)
+				}
+				for _, fix := range []string{"--codec-endpoint http://codec.example:9000", "starter", "unencrypted", "temporal workflow delete"} {
+					if !strings.Contains(e.Error(), fix) {
+						t.Errorf("strict: error %q does not say %q", e, fix)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestStrictDataConverter(t *testing.T) {
+	strict, err := DataConverterWithOptions([]Key{testKey(1)}, Options{RequireEncrypted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the codec's own clients write decodes, values and nil alike.
+	ps, err := strict.ToPayloads("a", nil, migrateInput{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	var none *migrateInput
+	var in migrateInput
+	if err := strict.FromPayloads(ps, &s, &none, &in); err != nil || s != "a" || none != nil || in.User != "alice" {
+		t.Fatalf("own payloads: %q %v %+v %v", s, none, in, err)
+	}
+	// What a client without the codec writes is refused, naming the
+	// default codec server; its "no value" is not.
+	plain, err := converter.GetDefaultDataConverter().ToPayloads(migrateInput{User: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strict.FromPayloads(plain, &in); !errors.Is(err, ErrPlaintext) || !strings.Contains(err.Error(), DefaultCodecEndpoint) {
+		t.Errorf("plaintext input: %v", err)
+	}
+	null, err := converter.GetDefaultDataConverter().ToPayloads(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strict.FromPayloads(null, &none); err != nil || none != nil {
+		t.Errorf("plaintext null: %v %v", none, err)
 	}
 }
 

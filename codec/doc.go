@@ -8,8 +8,13 @@
 // metadata encoding "binary/encrypted", the ID of the key that sealed it
 // and the cipher name. Decode reverses it with whichever configured key
 // has that ID, and passes payloads that are not encrypted through
-// unchanged: a workflow started with plain JSON by `temporal workflow
-// start` still runs on a worker that has the codec.
+// unchanged, so the codec server still shows histories written before
+// the codec. A worker refuses them instead: DataConverterWithOptions with
+// RequireEncrypted fails the decoding of a payload that holds data but is
+// not encrypted with ErrPlaintext, whose message names the codec server
+// to send it through, so a workflow started with plain JSON by `temporal
+// workflow start` without --codec-endpoint fails at once instead of
+// running on input Temporal stored unencrypted.
 //
 // Keys rotate: a Codec holds a list of keys; the first encrypts, and any
 // of them decrypts. To rotate, put a new key first and keep the old ones
@@ -22,8 +27,9 @@
 // slog and JSON all show "[redacted]". Its ID is a public fingerprint.
 //
 // DataConverter wraps the SDK's default data converter with a Codec; give
-// the same one to the worker's and every starter's client.Options
-// (ConfigureClient does it from the environment and a key file). The
+// the same keys to the worker's and every starter's client.Options
+// (ConfigureClient does it from the environment and a key file; the
+// worker asks for RequireEncrypted). The
 // codec server (cmd/codec-server) serves the same Codec over HTTP for the
 // Web UI and the temporal CLI.
 package codec

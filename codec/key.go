@@ -155,4 +155,8 @@ var (
 	ErrDecrypt = errors.New("payload failed to decrypt")
 	// ErrMalformed means an encrypted payload lacks what Decode needs.
 	ErrMalformed = errors.New("malformed encrypted payload")
+	// ErrPlaintext means a Codec that requires encryption
+	// (Options.RequireEncrypted) was given a payload that holds data but
+	// is not encrypted: a client without the codec wrote it.
+	ErrPlaintext = errors.New("payload is not encrypted")
 )

@@ -53,7 +53,7 @@ func (t *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	defer cancel()
 	opts := client.Options{HostPort: t.address, Namespace: t.namespace,
 		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))}
-	if _, err := codec.ConfigureClient(&opts, t.getenv, t.codecKeyFile); err != nil {
+	if _, err := codec.ConfigureClient(&opts, t.getenv, t.codecKeyFile, codec.Options{}); err != nil {
 		return nil, fmt.Errorf("payload encryption: %w", err)
 	}
 	tc, err := client.DialContext(dctx, opts)

@@ -206,8 +206,10 @@ func TestEncryptedHistoryOnDevServer(t *testing.T) {
 	}
 
 	// Sanity check of the detector: a workflow started by a client
-	// without the codec has its input in clear in the history, and the
-	// worker with the codec still runs it.
+	// without the codec has its input in clear in the history, and a
+	// worker with the lenient codec (codec.DataConverter, as with
+	// -codec-allow-plaintext) still runs it; the product worker refuses it
+	// (internal/workerapp TestWorkerRefusesPlaintextInput).
 	prun, err := plain.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "codec-e2e/plain", TaskQueue: e2eQueue},
 		echoWorkflow, echoInput{User: "alice", Notebook: markerInput})
 	if err != nil {
@@ -311,3 +313,85 @@ func (quietLogger) Debug(string, ...any) {}
 func (quietLogger) Info(string, ...any)  {}
 func (quietLogger) Warn(string, ...any)  {}
 func (quietLogger) Error(string, ...any) {}
+
+// TestCLIWrongKeyShowsReason runs the temporal CLI against a codec server
+// that holds a different key from the one that sealed a history: the CLI
+// returns at once, showing the codec server's reason (both key IDs) where
+// the payload would be, instead of retrying the decode for 10 seconds and
+// printing "context deadline exceeded" (what an HTTP 400 answer gave).
+func TestCLIWrongKeyShowsReason(t *testing.T) {
+	srv := devserver.ForTest(t, devserver.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	sealing, serving := filepath.Join(dir, "sealing.key"), filepath.Join(dir, "serving.key")
+	sealKey, err := codec.GenerateKeyFile(sealing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveKey, err := codec.GenerateKeyFile(serving)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startCodecServer(t, "-addr", "127.0.0.1:0", "-key-file", serving)
+
+	keys, err := codec.LoadKeys(env(nil), sealing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := codec.DataConverter(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := client.Dial(client.Options{HostPort: srv.HostPort(), Namespace: "default", DataConverter: dc, Logger: quietLogger{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	// No worker: the started event alone holds a sealed payload.
+	run, err := cc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "codec-e2e/wrong-key", TaskQueue: e2eQueue},
+		echoWorkflow, echoInput{User: "alice", Notebook: markerInput})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cli, err := devserver.FindCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := func(out string) bool {
+		return strings.Contains(out, "could not decrypt") && strings.Contains(out, sealKey.ID()) &&
+			strings.Contains(out, serveKey.ID()) && strings.Contains(out, "not configured")
+	}
+	// JSON output shows payload data in base64: the reason's first bytes,
+	// a multiple of 3 long, are a prefix of its base64.
+	reasonPrefix := []byte(`"codec server could not decrypt this payload: codec: sealed with key ` + sealKey.ID() + `;`)
+	reasonB64 := base64.StdEncoding.EncodeToString(reasonPrefix[:len(reasonPrefix)/3*3])
+	for _, tc := range []struct {
+		args  []string
+		shows func(string) bool // nil: this output shows no payload
+	}{
+		{args: []string{"workflow", "show", "--detailed"}, shows: reason},
+		{args: []string{"workflow", "show", "--output", "json"}, shows: func(out string) bool { return strings.Contains(out, reasonB64) }},
+		{args: []string{"workflow", "show"}},
+	} {
+		args := append(tc.args, "--workflow-id", run.GetID(), "--address", srv.HostPort(), "--namespace", "default",
+			"--codec-endpoint", "http://"+addr)
+		cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+		start := time.Now()
+		out, err := exec.CommandContext(cctx, cli, args...).CombinedOutput()
+		took := time.Since(start)
+		ccancel()
+		name := "temporal " + strings.Join(tc.args, " ")
+		t.Logf("%s: exit %v after %v", name, err, took.Round(time.Millisecond))
+		if err != nil {
+			t.Errorf("%s: %v\n%s", name, err, out)
+		}
+		if took > 5*time.Second {
+			t.Errorf("%s took %v: the codec server's answer did not reach the user at once", name, took)
+		}
+		if tc.shows != nil && !tc.shows(string(out)) {
+			t.Errorf("%s does not show the codec server's reason (naming keys %s and %s):\n%.3000s", name, sealKey.ID(), serveKey.ID(), out)
+		}
+	}
+}

@@ -8,6 +8,11 @@
 //	bin/temporal server start-dev --ui-codec-endpoint http://127.0.0.1:8234
 //	bin/temporal workflow show -w <id> --codec-endpoint http://127.0.0.1:8234
 //
+// A payload it cannot decrypt (sealed with a key it does not hold) comes
+// back as a string naming the key IDs and the fix, where the payload
+// would show: the temporal CLI retries a failed decode until its
+// deadline and would print only "context deadline exceeded".
+//
 // It listens on 127.0.0.1:8234 and serves loopback host names only, unless
 // started with -allow-remote (which then requires -auth-token-file).
 // Browsers may call it from the -ui-origin origins only.

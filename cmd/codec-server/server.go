@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/notebridge/notebridge/auth"
@@ -42,9 +43,11 @@ type handlerConfig struct {
 // newHandler returns the codec server's handler: Temporal's remote codec
 // protocol (POST .../encode and .../decode with {"payloads": [...]},
 // under any path prefix such as /default), CORS for the configured
-// origins, optional bearer-token authorisation, and GET /healthz.
+// origins, optional bearer-token authorisation, and GET /healthz. A
+// payload /decode cannot decrypt comes back as its reason (see
+// explainingCodec).
 func newHandler(cfg handlerConfig) http.Handler {
-	inner := converter.NewPayloadCodecHTTPHandler(cfg.Codec)
+	inner := converter.NewPayloadCodecHTTPHandler(explainingCodec{codec: cfg.Codec, log: cfg.Log})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -109,6 +112,50 @@ func serve(cfg handlerConfig, inner http.Handler, w http.ResponseWriter, r *http
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, cfg.MaxBody)
 	inner.ServeHTTP(w, r)
+}
+
+// explainingCodec is the codec behind /decode: a payload it cannot
+// decrypt (sealed with a key the server lacks, modified, malformed) comes
+// back as a JSON string that says why and what to do, in place of the
+// payload, and the others decode as usual. An error answer (HTTP 400)
+// would not reach people: the temporal CLI treats a failed decode as a
+// retryable gRPC error and retries it until its 10-second deadline, then
+// prints "context deadline exceeded". The reason never holds payload data.
+type explainingCodec struct {
+	codec *codec.Codec
+	log   *slog.Logger
+}
+
+// Encode encrypts with the codec.
+func (e explainingCodec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return e.codec.Encode(payloads)
+}
+
+// Decode decrypts each payload, putting its reason in place of one that
+// does not decrypt.
+func (e explainingCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	out := make([]*commonpb.Payload, len(payloads))
+	for i, p := range payloads {
+		d, err := e.codec.DecodePayload(p)
+		if err != nil {
+			e.log.Warn("payload not decrypted: answered with the reason", "payload", i, "error", err)
+			if d, err = explanation(err); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// explanation is the payload that stands for one that did not decrypt.
+func explanation(reason error) (*commonpb.Payload, error) {
+	msg := "codec server could not decrypt this payload: " + reason.Error()
+	p, err := converter.GetDefaultDataConverter().ToPayload(msg)
+	if err != nil {
+		return nil, fmt.Errorf("explain a payload that did not decrypt: %w", err)
+	}
+	return p, nil
 }
 
 // authorized compares the Authorization header with "Bearer <token>" in

@@ -23,6 +23,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/codec"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/progress"
@@ -326,7 +327,12 @@ func (d *demo) startEmulators(ctx context.Context) error {
 
 func (d *demo) startWorker() error {
 	graphURL, notionURL := d.graphURL+"/v1.0", d.notionURL
-	env := []string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE=", auth.EnvTokenKey + "="}
+	// Against the emulators, payloads stay unencrypted whatever the
+	// operator's shell holds: the demo runs no codec server and starts the
+	// migration with the plain temporal CLI, which a worker with a payload
+	// key refuses (codec.ErrPlaintext).
+	env := []string{"NOTION_TOKEN=" + d.notionToken, "NOTION_TOKEN_FILE=", auth.EnvTokenKey + "=",
+		codec.EnvKey + "=", "NOTEBRIDGE_CODEC_KEY_FILE="}
 	if d.opts.real {
 		e := d.opts.realEnv
 		graphURL, notionURL = e.GraphURL, e.NotionURL

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/onenote"
 )
@@ -41,6 +42,13 @@ type config struct {
 	// (NOTEBRIDGE_CODEC_KEY, when set, wins); neither means payloads are
 	// stored unencrypted.
 	CodecKeyFile string
+	// CodecEndpoint is the codec server's URL that the refusal of an
+	// unencrypted payload tells people to send it through.
+	CodecEndpoint string
+	// CodecAllowPlaintext lets payloads that are not encrypted through
+	// even with a key (for workflows started before encryption was on);
+	// without it the worker refuses them (codec.ErrPlaintext).
+	CodecAllowPlaintext bool
 	// Tenant and Authority are where Microsoft sign-ins are refreshed:
 	// the app registration's tenant and the identity platform (the Graph
 	// emulator's root URL in tests and demos).
@@ -71,6 +79,13 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// envBool reads a boolean environment variable: unset, empty or not a
+// boolean is false.
+func envBool(name string) bool {
+	v, err := strconv.ParseBool(os.Getenv(name))
+	return err == nil && v
 }
 
 func envFloat(name string, def float64) float64 {
@@ -115,6 +130,10 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 		"file holding the token store's key, mode 0600; the environment variable "+auth.EnvTokenKey+" (base64 of 32 bytes) overrides it (env NOTEBRIDGE_TOKEN_KEY_FILE)")
 	fs.StringVar(&c.CodecKeyFile, "codec-key-file", env("NOTEBRIDGE_CODEC_KEY_FILE", ""),
 		"payload encryption key file, mode 0600 (env NOTEBRIDGE_CODEC_KEY_FILE; NOTEBRIDGE_CODEC_KEY wins); without either, payloads are stored unencrypted")
+	fs.StringVar(&c.CodecEndpoint, "codec-endpoint", env("NOTEBRIDGE_CODEC_ENDPOINT", codec.DefaultCodecEndpoint),
+		"the codec server's URL, which the refusal of an unencrypted workflow input tells people to start it through (env NOTEBRIDGE_CODEC_ENDPOINT)")
+	fs.BoolVar(&c.CodecAllowPlaintext, "codec-allow-plaintext", envBool("NOTEBRIDGE_CODEC_ALLOW_PLAINTEXT"),
+		"with a payload key, still accept unencrypted payloads (workflows started before encryption was on); without it they are refused (env NOTEBRIDGE_CODEC_ALLOW_PLAINTEXT)")
 	fs.StringVar(&c.Tenant, "tenant", env("NOTEBRIDGE_TENANT", auth.TenantCommon), "Microsoft tenant of the app registration: common, organizations, consumers, a tenant ID or domain (env NOTEBRIDGE_TENANT)")
 	fs.StringVar(&c.Authority, "authority", env("NOTEBRIDGE_AUTHORITY", auth.DefaultAuthority),
 		"Microsoft identity platform base URL; the Graph emulator's root URL (e.g. http://127.0.0.1:8081) to use its sign-in (env NOTEBRIDGE_AUTHORITY)")

@@ -94,14 +94,19 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 		return err
 	}
 	opts := client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace, Logger: tlog.NewStructuredLogger(log)}
-	keyID, err := codec.ConfigureClient(&opts, os.Getenv, cfg.CodecKeyFile)
+	keyID, err := codec.ConfigureClient(&opts, os.Getenv, cfg.CodecKeyFile,
+		codec.Options{RequireEncrypted: !cfg.CodecAllowPlaintext, CodecEndpoint: cfg.CodecEndpoint})
 	if err != nil {
 		return fmt.Errorf("payload encryption: %w", err)
 	}
-	if keyID == "" {
+	switch {
+	case keyID == "":
 		log.Warn("payloads are stored unencrypted: set NOTEBRIDGE_CODEC_KEY or -codec-key-file to encrypt them")
-	} else {
-		log.Info("payloads encrypted", "key", keyID)
+	case cfg.CodecAllowPlaintext:
+		log.Warn("payloads encrypted, but unencrypted ones are accepted (-codec-allow-plaintext): a workflow started without the codec keeps its input in plaintext",
+			"key", keyID)
+	default:
+		log.Info("payloads encrypted; unencrypted workflow input is refused", "key", keyID, "codecEndpoint", cfg.CodecEndpoint)
 	}
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {

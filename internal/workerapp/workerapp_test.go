@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,9 +18,11 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/codec"
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
@@ -84,6 +87,22 @@ func TestParseConfig(t *testing.T) {
 			t.Errorf("%v: error %v, want one mentioning %q", tc.args, err, tc.want)
 		}
 	}
+	// The codec server named in refusals of plaintext, and the switch
+	// that lets plaintext through.
+	t.Setenv("NOTEBRIDGE_CODEC_ENDPOINT", "")
+	t.Setenv("NOTEBRIDGE_CODEC_ALLOW_PLAINTEXT", "")
+	if c, err := parseConfig([]string{"-app-id", "a"}); err != nil || c.CodecEndpoint != codec.DefaultCodecEndpoint || c.CodecAllowPlaintext {
+		t.Errorf("codec defaults: %q %v, %v", c.CodecEndpoint, c.CodecAllowPlaintext, err)
+	}
+	t.Setenv("NOTEBRIDGE_CODEC_ENDPOINT", "https://codec.example")
+	t.Setenv("NOTEBRIDGE_CODEC_ALLOW_PLAINTEXT", "true")
+	if c, err := parseConfig([]string{"-app-id", "a"}); err != nil || c.CodecEndpoint != "https://codec.example" || !c.CodecAllowPlaintext {
+		t.Errorf("codec settings from the environment: %q %v, %v", c.CodecEndpoint, c.CodecAllowPlaintext, err)
+	}
+	if c, err := parseConfig([]string{"-app-id", "a", "-codec-allow-plaintext=false"}); err != nil || c.CodecAllowPlaintext {
+		t.Errorf("-codec-allow-plaintext=false: %v, %v", c.CodecAllowPlaintext, err)
+	}
+
 	var extra string
 	if _, err := parseConfigWith([]string{"-app-id", "a", "-extra", "x"}, func(fs *flag.FlagSet) {
 		fs.StringVar(&extra, "extra", "", "an extension's flag")
@@ -444,5 +463,120 @@ func runWorker(t *testing.T, cfg config) (stop func()) {
 		if err := <-done; err != nil {
 			t.Errorf("worker: %v", err)
 		}
+	}
+}
+
+// TestWorkerRefusesPlaintextInput runs the worker as main does with a
+// payload key: a migration started by a client without the codec (as
+// `temporal workflow start` without --codec-endpoint starts it) fails at
+// its first workflow task with the error that names the codec server,
+// while a scan started through the codec runs, and a client without the
+// codec can still query it.
+func TestWorkerRefusesPlaintextInput(t *testing.T) {
+	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes(), DynamicConfig: devserver.LowLatencyConfig()})
+	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
+	nbs := graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2})
+	g.AddNotebooks("alice", nbs...)
+	gts := httptest.NewServer(g)
+	defer gts.Close()
+	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
+	nts := httptest.NewServer(n)
+	defer nts.Close()
+	_, cfg := signedInStore(t, g, gts.URL)
+	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-codec-test"
+	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
+	cfg.CodecKeyFile = filepath.Join(t.TempDir(), "codec.key")
+	cfg.CodecEndpoint = "http://127.0.0.1:18234"
+	if _, err := codec.GenerateKeyFile(cfg.CodecKeyFile); err != nil {
+		t.Fatal(err)
+	}
+	defer runWorker(t, cfg)()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	plain := srv.Client()
+	start := time.Now()
+	run, err := plain.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "migrate/alice/plain", TaskQueue: cfg.TaskQueue},
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nbs[0].ID, NotionParent: n.RootPageID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run.Get(ctx, nil)
+	t.Logf("plaintext input: failed after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	for _, want := range []string{"unencrypted", "--codec-endpoint " + cfg.CodecEndpoint, "starter"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("plaintext input: error %v does not say %q", err, want)
+		}
+	}
+	// What the temporal CLI alone shows of it: the fix.
+	cli, err := devserver.FindCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, cli, "workflow", "describe", "--address", srv.HostPort(), "--namespace", "default",
+		"--workflow-id", run.GetID()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--codec-endpoint "+cfg.CodecEndpoint) {
+		t.Errorf("temporal workflow describe does not show the fix: %v\n%s", err, out)
+	}
+	desc, err := plain.DescribeWorkflow(ctx, run.GetID(), run.GetRunID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(); st != enumspb.WORKFLOW_EXECUTION_STATUS_FAILED {
+		t.Errorf("plaintext input: status %v, want failed", st)
+	}
+	iter := plain.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+			t.Errorf("plaintext input: event %d is %v; the workflow must fail before doing anything", ev.GetEventId(), ev.GetEventType())
+		}
+	}
+
+	// Through the codec the same worker runs workflows.
+	copts := client.Options{HostPort: srv.HostPort(), Namespace: "default", Logger: tlog.NewStructuredLogger(quietLog())}
+	if _, err := codec.ConfigureClient(&copts, func(string) string { return "" }, cfg.CodecKeyFile, codec.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cc, err := client.Dial(copts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	mrun, err := cc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "migrate/alice/encrypted", TaskQueue: cfg.TaskQueue},
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nbs[0].ID, NotionParent: n.RootPageID(), Limits: cfg.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While it runs, a client without the codec: an update without input
+	// reaches its handler (accepted, or refused by its validator for a
+	// reason of its own), one with input is refused naming the codec
+	// server, and a query without input is answered (its result is
+	// ciphertext to that client).
+	update := func(name string, args ...any) error {
+		h, err := plain.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: mrun.GetID(), UpdateName: name, Args: args,
+			WaitForStage: client.WorkflowUpdateStageCompleted})
+		if err != nil {
+			return err
+		}
+		return h.Get(ctx, nil)
+	}
+	if err := update(workflows.UpdateRetryFailed); err != nil && strings.Contains(err.Error(), "unencrypted") {
+		t.Errorf("update without input from a client without the codec: %v", err)
+	}
+	if err := update(workflows.UpdateRetrySection, "Section 1"); err == nil || !strings.Contains(err.Error(), "--codec-endpoint "+cfg.CodecEndpoint) {
+		t.Errorf("update with plaintext input: %v; want the refusal naming the codec server", err)
+	}
+	if _, err := plain.QueryWorkflow(ctx, mrun.GetID(), mrun.GetRunID(), workflows.QueryProgress); err != nil {
+		t.Errorf("query without input from a client without the codec: %v", err)
+	}
+	var rep workflows.NotebookReport
+	if err := mrun.Get(ctx, &rep); err != nil || rep.Written != 2 {
+		t.Errorf("migration through the codec: wrote %d pages, %v; want 2", rep.Written, err)
 	}
 }

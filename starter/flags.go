@@ -42,9 +42,20 @@ func (c *cli) temporalFlags(fs *pflag.FlagSet, withQueue bool) *temporalFlags {
 	return t
 }
 
-// cliFlags are the temporal CLI's flags for the same server.
+// cliFlags are the temporal CLI's flags for the same server. With a
+// payload key configured they add the codec server's --codec-endpoint
+// (NOTEBRIDGE_CODEC_ENDPOINT, as the worker reads it): the workers refuse
+// input the CLI did not encrypt.
 func (t *temporalFlags) cliFlags() string {
-	return "--address " + shellQuote(t.address) + " --namespace " + shellQuote(t.namespace)
+	f := "--address " + shellQuote(t.address) + " --namespace " + shellQuote(t.namespace)
+	if t.codecKeyFile != "" || strings.TrimSpace(t.getenv(codec.EnvKey)) != "" {
+		endpoint := t.getenv("NOTEBRIDGE_CODEC_ENDPOINT")
+		if endpoint == "" {
+			endpoint = codec.DefaultCodecEndpoint
+		}
+		f += " --codec-endpoint " + shellQuote(endpoint)
+	}
+	return f
 }
 
 // dial connects to Temporal, or says how to get it running.

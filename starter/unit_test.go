@@ -265,3 +265,29 @@ func TestSectionID(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIFlagsNameTheCodecServer: with a payload key configured, every
+// temporal CLI command starter prints goes through the codec server (the
+// workers refuse plaintext input); without one it does not.
+func TestCLIFlagsNameTheCodecServer(t *testing.T) {
+	tests := []struct {
+		name    string
+		keyFile string
+		env     map[string]string
+		want    string
+	}{
+		{"no key", "", nil, "--address 127.0.0.1:7233 --namespace default"},
+		{"key file", "/k", nil, "--address 127.0.0.1:7233 --namespace default --codec-endpoint http://127.0.0.1:8234"},
+		{"key in the environment, endpoint set", "", map[string]string{"NOTEBRIDGE_CODEC_KEY": "x", "NOTEBRIDGE_CODEC_ENDPOINT": "https://codec.example:9443"},
+			"--address 127.0.0.1:7233 --namespace default --codec-endpoint https://codec.example:9443"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tf := &temporalFlags{address: "127.0.0.1:7233", namespace: "default", codecKeyFile: tt.keyFile,
+				getenv: func(k string) string { return tt.env[k] }}
+			if got := tf.cliFlags(); got != tt.want {
+				t.Errorf("cliFlags() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

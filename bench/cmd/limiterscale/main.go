@@ -259,9 +259,9 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		batch  bool
 		ahead  int
 	}
-	single, sharded := design{"single entity, unbatched (before)", 1, false, 0}, design{"sharded, batched, asks ahead", shards, true, workers}
+	single, sharded := design{"single entity, unbatched (the default)", 1, false, 0}, design{"sharded, batched, asks ahead", shards, true, workers}
 	plain := design{"sharded, unbatched", shards, false, 0}
-	batched := design{"single entity, batched (the default)", 1, true, 0}
+	batched := design{"single entity, batched", 1, true, 0}
 	rates := map[string][]float64{}
 	for r := range rounds {
 		order := []design{single, batched, plain, sharded}

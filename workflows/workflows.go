@@ -80,9 +80,8 @@ type Workflows struct {
 	NewCaller func(ctx workflow.Context, spec limiter.Spec) Caller
 	// LimiterShards, above 1, spreads the users over that many limiter
 	// shards sharing the app budget through leases (package
-	// limiter/shard), with batched releases and asks made ahead
-	// (entity.ClientOptions.AskAhead); 0 or 1 is the
-	// single limiter entity. Every worker must agree.
+	// limiter/shard); 0 or 1 is the single limiter entity. Every worker
+	// must agree.
 	LimiterShards int
 }
 
@@ -94,8 +93,7 @@ func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec) caller {
 	if w.NewCaller != nil {
 		return w.NewCaller(ctx, spec)
 	}
-	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec,
-		Shards: w.LimiterShards, Batch: w.LimiterShards > 1, AskAhead: aheadFor(w.LimiterShards)})
+	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec, Shards: w.LimiterShards})
 }
 
 // Register registers the workflows under their stable names.
@@ -105,12 +103,3 @@ func (w *Workflows) Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(w.ScanNotebooks, workflow.RegisterOptions{Name: ScanNotebooksName})
 }
 
-// aheadFor is how many permits a sharded limiter's client asks ahead:
-// four (a user's concurrency less the foreground's slot), so several
-// grants travel in one signal; none for the single entity.
-func aheadFor(shards int) int {
-	if shards > 1 {
-		return 4
-	}
-	return 0
-}

@@ -82,10 +82,11 @@ type Input struct {
 	Users []string `json:"users,omitempty"`
 	// Workers is how many calls run at once (0: one after another).
 	Workers int `json:"workers,omitempty"`
-	// Shards, Batch and AskAhead are the client's (entity.ClientOptions).
-	Shards   int  `json:"shards,omitempty"`
-	Batch    bool `json:"batch,omitempty"`
-	AskAhead int  `json:"askAhead,omitempty"`
+	// Shards, SignalPerAsk and AskAhead are the client's
+	// (entity.ClientOptions).
+	Shards       int  `json:"shards,omitempty"`
+	SignalPerAsk bool `json:"signalPerAsk,omitempty"`
+	AskAhead     int  `json:"askAhead,omitempty"`
 }
 
 // Output is what one requester did.
@@ -99,7 +100,7 @@ type Output struct {
 // Requester makes N Graph requests, each under a permit from the limiter
 // entity: one after another, or Workers at a time.
 func Requester(ctx workflow.Context, in Input) (Output, error) {
-	c := entity.NewClient(ctx, entity.ClientOptions{Resource: in.Resource, App: in.App, Spec: &in.Spec, Shards: in.Shards, Batch: in.Batch, AskAhead: in.AskAhead})
+	c := entity.NewClient(ctx, entity.ClientOptions{Resource: in.Resource, App: in.App, Spec: &in.Spec, Shards: in.Shards, SignalPerAsk: in.SignalPerAsk, AskAhead: in.AskAhead})
 	var out Output
 	users := in.Users
 	if len(users) == 0 {

@@ -31,15 +31,11 @@ type ClientOptions struct {
 	// (ShardWorkflowID), which share the app budget through a
 	// coordinator's leases. Every worker of a deployment must agree.
 	Shards int
-	// Batch sends fewer, larger messages: asks made in one workflow task
-	// travel in one signal per limiter, and releases wait for the next
-	// ask, for ReleaseBatch of them, or for ReleaseDelay, whichever
-	// comes first (see Release).
-	Batch bool
-	// ReleaseBatch and ReleaseDelay bound how long batched releases wait:
-	// 0 means 16 releases and one second.
-	ReleaseBatch int
-	ReleaseDelay time.Duration
+	// SignalPerAsk sends each ask in a signal of its own, as the first
+	// design did, rather than the asks of one workflow task in one signal
+	// per limiter; it is kept so that benchmarks can measure the two in
+	// one run.
+	SignalPerAsk bool
 	// AskAhead, above 1, has Acquire ask for that many permits of a kind
 	// (user, lane, cost; first attempts of indivisible asks) at once when
 	// it has no spare, and later Acquires take the spares: several grants
@@ -70,13 +66,12 @@ type Client struct {
 	userOf   map[string]string
 	// running lists the limiters known to run.
 	running map[string]bool
-	// releases (and, with Batch, asks) wait to ride along with the next
-	// message to their limiter, in out; flushing is set while a goroutine
-	// is due to send them; timed while a batched release waits for its
-	// delay; posting counts messages not yet delivered.
+	// asks and releases wait in out to travel together at the end of the
+	// workflow task, one message per limiter; flushing is set while a
+	// goroutine is due to send them; posting counts messages not yet
+	// delivered.
 	out      outgoing
 	flushing bool
-	timed    bool
 	posting  int
 	// Stats counts what this client saw.
 	Stats ClientStats
@@ -250,10 +245,10 @@ func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
 func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit, error) {
 	asked := workflow.Now(ctx)
 	futures, ids := c.ask(ctx, asks)
-	if c.opts.Batch {
-		c.flushSoon(ctx)
-	} else {
+	if c.opts.SignalPerAsk {
 		c.flushAsks(ctx)
+	} else {
+		c.flushSoon(ctx)
 	}
 	permits := make([]Permit, 0, len(asks))
 	for i, f := range futures {
@@ -312,39 +307,15 @@ func (c *Client) abandon(ctx workflow.Context, waiting []string, granted []Permi
 }
 
 // Release gives a permit back with what upstream said. It does not block:
-// the release rides along with the next Acquire made before the workflow
-// next blocks, or goes alone as soon as it blocks; with
-// ClientOptions.Batch it waits for the next Acquire, for ReleaseBatch
-// releases, or for ReleaseDelay. Releasing twice is harmless. Call Flush
-// before the workflow returns.
+// the release travels with the asks made in the same workflow task, or
+// alone at the end of it. Holding releases longer, for a later task's ask,
+// was measured to cost more (a timer per requester and its workflow task)
+// than the signals it saved (bench/results/limiter-batched.md). Releasing
+// twice is harmless. Call Flush before the workflow returns.
 func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
 	delete(c.held, p.RequestID)
 	c.out.release(c.limiterFor(p.User), Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})
-	if !c.opts.Batch {
-		c.flushSoon(ctx)
-		return
-	}
-	batch, delay := c.opts.ReleaseBatch, c.opts.ReleaseDelay
-	if batch <= 0 {
-		batch = 16
-	}
-	if delay <= 0 {
-		delay = time.Second
-	}
-	if c.out.releases() >= batch {
-		c.flushSoon(ctx)
-		return
-	}
-	if c.timed {
-		return
-	}
-	c.timed = true
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	workflow.Go(dctx, func(ctx workflow.Context) {
-		_ = workflow.NewTimerWithOptions(ctx, delay, workflow.TimerOptions{Summary: "Send the batched limiter releases"}).Get(ctx, nil)
-		c.timed = false
-		c.flushAll(ctx)
-	})
+	c.flushSoon(ctx)
 }
 
 // flushSoon sends everything waiting as soon as the workflow blocks (the
@@ -495,15 +466,6 @@ func (o *outgoing) ask(to string, a Ask)        { m := o.get(to); m.Acquire = ap
 func (o *outgoing) release(to string, r Return) { m := o.get(to); m.Release = append(m.Release, r) }
 func (o *outgoing) cancel(to string, id string) { m := o.get(to); m.Cancel = append(m.Cancel, id) }
 func (o *outgoing) empty() bool                 { return len(o.order) == 0 }
-
-// releases counts the releases waiting.
-func (o *outgoing) releases() int {
-	n := 0
-	for _, to := range o.order {
-		n += len(o.msgs[to].Release)
-	}
-	return n
-}
 
 type addressed struct {
 	limiter string

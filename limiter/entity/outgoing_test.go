@@ -15,9 +15,6 @@ func TestOutgoingGroupsByLimiter(t *testing.T) {
 	o.release("s2", Return{LeaseID: "L2"})
 	o.ask("s2", Ask{RequestID: "b"})
 	o.cancel("s3", "c")
-	if o.releases() != 2 {
-		t.Errorf("releases() = %d, want 2", o.releases())
-	}
 	got := o.take(true)
 	if len(got) != 2 || got[0].limiter != "s2" || got[1].limiter != "s3" {
 		t.Fatalf("take(asks only) = %+v, want the messages to s2 and s3", got)
@@ -25,8 +22,8 @@ func TestOutgoingGroupsByLimiter(t *testing.T) {
 	if m := got[0].msg; len(m.Acquire) != 2 || len(m.Release) != 1 || m.Release[0].LeaseID != "L2" {
 		t.Errorf("the message to s2 = %+v, want both asks and its release", m)
 	}
-	if o.empty() || o.releases() != 1 {
-		t.Fatalf("after taking the asks, %d releases wait, want s1's", o.releases())
+	if o.empty() {
+		t.Fatal("after taking the asks, nothing waits; want s1's release")
 	}
 	rest := o.take(false)
 	if len(rest) != 1 || rest[0].limiter != "s1" || !o.empty() {

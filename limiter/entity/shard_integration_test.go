@@ -31,7 +31,7 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 			ID: fmt.Sprintf("sharded-load-%d", i), TaskQueue: itTaskQueue,
 		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[i], f.users[(i+1)%len(f.users)]},
-			N: each, Workers: 3, Spec: itSpec(), Shards: shards, Batch: true, AskAhead: 3})
+			N: each, Workers: 3, Spec: itSpec(), Shards: shards, AskAhead: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -140,13 +140,22 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 				workflow.GetLogger(ctx).Error("Rejected report", "from", m.From, "error", err)
 				continue
 			}
-			sends++
-			f := workflow.SignalExternalWorkflow(ctx, m.From, "", SignalLease, l)
-			workflow.Go(ctx, func(ctx workflow.Context) {
-				// A lost lease costs the shard a retry (shard.RetryAsk).
-				_ = f.Get(ctx, nil)
-				sends--
-			})
+			leases := []addressedLease{{m.From, l}}
+			// A short lease: take back from the other shards what they
+			// hold above their fair shares.
+			for _, p := range c.Reclaim(l, now) {
+				leases = append(leases, addressedLease{shardID(in.Resource, in.App, p.Shard), p})
+			}
+			for _, al := range leases {
+				sends++
+				f := workflow.SignalExternalWorkflow(ctx, al.to, "", SignalLease, al.lease)
+				workflow.Go(ctx, func(ctx workflow.Context) {
+					// A lost lease costs the shard a retry (shard.RetryAsk),
+					// a lost pushed one the time until its next refresh.
+					_ = f.Get(ctx, nil)
+					sends--
+				})
+			}
 		}
 		info := workflow.GetInfo(ctx)
 		if info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= limit {
@@ -165,6 +174,12 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 			return workflow.NewContinueAsNewError(ctx, CoordinatorWorkflowName, next)
 		}
 	}
+}
+
+// addressedLease is a lease and the shard workflow it goes to.
+type addressedLease struct {
+	to    string
+	lease shard.Lease
 }
 
 // EnsureCoordinatorRequest asks EnsureCoordinator to deliver Report to the

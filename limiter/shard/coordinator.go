@@ -153,7 +153,97 @@ func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
 	c.st.Seq++
 	exp := n + int64(c.st.TTL)
 	s.Offers = append(s.Offers, offer{Version: c.st.Seq, Share: share, Expires: exp})
-	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, exp).UTC()}, nil
+	short := len(c.overTarget(shortDims(share, target, r.Shard), target, r.Shard, n)) > 0
+	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, exp).UTC(), Short: short}, nil
+}
+
+// dim names one dimension of a share: a window's index, or -1 for the
+// concurrency.
+type dim int
+
+const concurrency dim = -1
+
+func (s Share) at(d dim) int {
+	if d == concurrency {
+		return s.Concurrency
+	}
+	if int(d) < len(s.Units) {
+		return s.Units[d]
+	}
+	return 0
+}
+
+func (t targets) at(d dim, shard int) int {
+	if d == concurrency {
+		return t.Concurrency[shard]
+	}
+	return t.Units[d][shard]
+}
+
+// shortDims lists the dimensions in which share is below half of shard's
+// target.
+func shortDims(share Share, t targets, shard int) []dim {
+	var out []dim
+	for d := concurrency; int(d) < len(t.Units); d++ {
+		if tg := t.at(d, shard); tg > 0 && 2*share.at(d) < tg {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// overTarget lists the shards other than skip whose newest lease, still
+// valid at n, is above their target in one of dims: the leases Reclaim
+// can take part of back.
+func (c *Coordinator) overTarget(dims []dim, t targets, skip int, n int64) []int {
+	var out []int
+	for i := range c.st.Shards {
+		s := &c.st.Shards[i]
+		if i == skip || len(s.Offers) == 0 || len(dims) == 0 {
+			continue
+		}
+		newest := s.Offers[len(s.Offers)-1]
+		if newest.Expires <= n {
+			continue // its reservation is only a window's tail now
+		}
+		for _, d := range dims {
+			if newest.Share.at(d) > t.at(d, i) {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Reclaim takes back, for a shard whose lease came out short (Lease.Short),
+// the part of other shards' leases above their fair shares in the
+// dimensions where it is short: it returns a smaller lease (Lease.Pushed)
+// for each such shard, to be sent to it unasked. A pushed lease keeps its
+// predecessor's expiry and is no larger in any dimension, so it reserves
+// nothing new; once the shard reports running on it, its larger
+// predecessor stops counting, and the short shard's next report (RetryAsk
+// later) gets the freed share. Lost pushed leases cost nothing but time:
+// the shard refreshes as usual.
+func (c *Coordinator) Reclaim(short Lease, now time.Time) []Lease {
+	if !short.Short || short.Shard < 0 || short.Shard >= len(c.st.Shards) {
+		return nil
+	}
+	n := now.UnixNano()
+	target := c.targets(n)
+	var out []Lease
+	for _, i := range c.overTarget(shortDims(short.Share, target, short.Shard), target, short.Shard, n) {
+		s := &c.st.Shards[i]
+		newest := s.Offers[len(s.Offers)-1]
+		share := Share{Units: make([]int, len(newest.Share.Units)), Concurrency: min(newest.Share.Concurrency, target.Concurrency[i])}
+		for w := range share.Units {
+			share.Units[w] = min(newest.Share.Units[w], target.Units[w][i])
+		}
+		c.st.Seq++
+		s.Offers = append(s.Offers, offer{Version: c.st.Seq, Share: share, Expires: newest.Expires})
+		out = append(out, Lease{Shard: i, Version: c.st.Seq, Share: share, Expires: time.Unix(0, newest.Expires).UTC(), Pushed: true})
+	}
+	return out
 }
 
 // resize0 is u cut or padded with zeros to n entries.

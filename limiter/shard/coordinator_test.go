@@ -17,6 +17,10 @@ type simShard struct {
 	ends  []time.Time // when each request in flight ends
 	dead  bool
 	asks  int
+	// pushes counts the leases pushed to it (Coordinator.Reclaim).
+	pushes int
+	// first is the first send after it became busy (0: none yet).
+	first time.Duration
 }
 
 const inFlight = 3 * time.Second
@@ -79,6 +83,12 @@ type scenario struct {
 	// wantShare, when set, is the least share of that minute that the
 	// named shard must use.
 	wantShare map[int]float64
+	// budget and run replace the test's budget and run length when set.
+	budget *Budget
+	run    time.Duration
+	// wantFirstSend, when set, is the latest elapsed time by which the
+	// named shard must have sent its first request.
+	wantFirstSend map[int]time.Duration
 }
 
 func never(int, time.Duration) bool  { return false }
@@ -106,9 +116,29 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 			silent: func(i int, t time.Duration) bool { return i == 2 && t >= 3*time.Minute }, lose: keep, wantUse: 0.9},
 		{name: "half the leases are lost", busy: always, silent: never,
 			lose: func(i, k int) bool { return (k+i)%2 == 0 }, wantUse: 0.85},
+		// Shard 0, alone, holds every slot; shard 1's first lease is
+		// short, the coordinator takes slots back from shard 0, and shard
+		// 1 sends within seconds, not at shard 0's next refresh.
+		{name: "a shard wakes while another holds every slot", busy: func(i int, t time.Duration) bool {
+			return i == 0 || (i == 1 && t >= 2*time.Minute)
+		}, silent: never, lose: keep, run: 4 * time.Minute,
+			budget:        &Budget{Windows: []limiter.Window{{Limit: 6000, Per: limiter.Duration(time.Minute)}}, Concurrency: 40, InFlightFor: limiter.Duration(inFlight)},
+			wantFirstSend: map[int]time.Duration{1: 2*time.Minute + 5*time.Second}},
+		{name: "a shard wakes while another holds every slot, half the leases lost", busy: func(i int, t time.Duration) bool {
+			return i == 0 || (i == 1 && t >= 2*time.Minute)
+		}, silent: never, lose: func(i, k int) bool { return (k+i)%2 == 0 }, run: 4 * time.Minute,
+			budget:        &Budget{Windows: []limiter.Window{{Limit: 6000, Per: limiter.Duration(time.Minute)}}, Concurrency: 40, InFlightFor: limiter.Duration(inFlight)},
+			wantFirstSend: map[int]time.Duration{1: 2*time.Minute + 20*time.Second}},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
+			budget, run := budget, run
+			if sc.budget != nil {
+				budget = *sc.budget
+			}
+			if sc.run > 0 {
+				run = sc.run
+			}
 			start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 			c, err := NewCoordinator(budget, shards, 30*time.Second, start)
 			if err != nil {
@@ -148,7 +178,7 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 						continue
 					}
 					busy := sc.busy(i, el)
-					s.forget(now.Add(-budget.Windows[1].Per.D()))
+					s.forget(now.Add(-budget.Windows[len(budget.Windows)-1].Per.D()))
 					u := s.used(budget, now)
 					if busy && s.h.Allows(now) {
 						for {
@@ -158,6 +188,9 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 							}
 							s.sends = append(s.sends, now)
 							s.ends = append(s.ends, now.Add(inFlight))
+							if s.first == 0 {
+								s.first = el
+							}
 						}
 					}
 					if silent {
@@ -178,6 +211,12 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 						if !sc.lose(i, s.asks) {
 							inbox = append(inbox, delivery{now.Add(step), i, l})
 						}
+						for _, p := range c.Reclaim(l, now) {
+							sim[p.Shard].pushes++
+							if !sc.lose(p.Shard, -sim[p.Shard].pushes) {
+								inbox = append(inbox, delivery{now.Add(step), p.Shard, p})
+							}
+						}
 						// The state survives a round trip at any time.
 						b, _ := json.Marshal(c)
 						c = new(Coordinator)
@@ -195,6 +234,11 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 				total += n
 				if want, ok := sc.wantShare[i]; ok && float64(n) < want*float64(budget.Windows[0].Limit) {
 					t.Errorf("shard %d sent %d in the last minute, want >= %.0f%% of %d", i, n, 100*want, budget.Windows[0].Limit)
+				}
+			}
+			for i, want := range sc.wantFirstSend {
+				if f := sim[i].first; f == 0 || f > want {
+					t.Errorf("shard %d first sent at %v, want by %v", i, f, want)
 				}
 			}
 			if sc.wantUse > 0 && float64(total) < sc.wantUse*float64(budget.Windows[0].Limit) {

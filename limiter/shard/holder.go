@@ -36,7 +36,9 @@ func (h *Holder) Asking(now time.Time) { h.Asked = now }
 // busy (queued work, or units still inside a window): the zero time for
 // never (idle with nothing leased). A lease is refreshed a third of the
 // way through its life; without a valid lease a busy shard asks at once,
-// and again RetryAsk after an ask that was not answered.
+// and again RetryAsk after an ask that was not answered. A pushed lease
+// is acknowledged at once, and a busy shard on a short lease asks again
+// RetryAsk after it came.
 func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
 	expired := !now.Before(h.Lease.Expires)
 	if !busy && (expired || h.Lease.Share.Zero()) {
@@ -45,8 +47,14 @@ func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
 	if !h.Asked.IsZero() && h.Asked.After(h.Granted) {
 		return h.Asked.Add(RetryAsk)
 	}
-	if !expired {
-		return h.Granted.Add(h.Lease.Expires.Sub(h.Granted) / 3)
+	if expired {
+		return now
 	}
-	return now
+	if h.Lease.Pushed {
+		return now
+	}
+	if busy && h.Lease.Short {
+		return h.Granted.Add(RetryAsk)
+	}
+	return h.Granted.Add(h.Lease.Expires.Sub(h.Granted) / 3)
 }

@@ -69,6 +69,15 @@ type Lease struct {
 	Version uint64    `json:"version"`
 	Share   Share     `json:"share"`
 	Expires time.Time `json:"expires"`
+	// Short is set when the share is below half the shard's fair share
+	// because other shards still hold larger leases (being taken back,
+	// see Coordinator.Reclaim): the shard reports again after RetryAsk
+	// rather than a third of the way through the lease.
+	Short bool `json:"short,omitempty"`
+	// Pushed is set on a lease the coordinator sent unasked, to take back
+	// part of a larger one: the shard reports at once, so that the
+	// coordinator stops reserving the larger lease for it.
+	Pushed bool `json:"pushed,omitempty"`
 }
 
 // Valid reports whether the lease lets its shard grant at now.

@@ -52,6 +52,8 @@ func main() {
 		runModel   = flag.Bool("model", true, "measure the model")
 		rounds     = flag.Int("rounds", 2, "rounds of the two designs on the dev server, in the order ABBA... (the machine's load drifts)")
 		out        = flag.String("out", "", "write the report to this file too")
+		designs    = flag.String("designs", "single,batched,ahead,sharded-plain,sharded,sharded-ahead", "designs measured on the dev server, of single, batched, ahead, sharded-plain, sharded, sharded-ahead")
+		verbose    = flag.Bool("v", false, "print each design's limiter history events by type")
 	)
 	flag.Parse()
 	var b strings.Builder
@@ -74,7 +76,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "model %s done\n", name)
 	}
 	if *runEntity {
-		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds); err != nil {
+		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, strings.Split(*designs, ","), *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "limiterscale:", err)
 			os.Exit(1)
 		}
@@ -209,7 +211,7 @@ func freeSpec() limiter.Spec {
 }
 
 // entityRun measures both designs on one dev server.
-func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int) error {
+func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, verbose bool) error {
 	ctx := context.Background()
 	srv, err := devserver.Start(ctx, devserver.Options{})
 	if err != nil {
@@ -242,6 +244,8 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		}
 	}
 	c := srv.Client()
+	_, port, _ := net.SplitHostPort(srv.HostPort())
+	meter := cpuMeter{port: port}
 	const tq = "limiterscale"
 	w := worker.New(c, tq, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
 	graphload.Register(w, c, &graphload.Activities{BaseURL: "http://" + ln.Addr().String(), Tokens: tokens, HTTP: &http.Client{Timeout: 10 * time.Second}})
@@ -249,46 +253,68 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		return err
 	}
 	defer w.Stop()
-	fmt.Fprintf(b, "\nEntity on a Temporal dev server, budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). The sharded design batches releases and asks %d permits ahead.\n\n",
-		requesters, workers, each, users, workers)
+	fmt.Fprintf(b, "\nEntity on a Temporal dev server, budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
+		requesters, workers, each, users, workers-1)
 	_ = per
-	b.WriteString("| round | design | limiter entities | Graph requests | took | Graph requests/s | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request |\n|---|---|---|---|---|---|---|---|---|\n")
+	// The dev server's own CPU when nothing runs, measured for 10 s.
+	idle0 := meter.total()
+	time.Sleep(10 * time.Second)
+	idle := (meter.total() - idle0) / 10
+	fmt.Fprintf(b, "The worker and dev server use %v of CPU a second when idle.\n\n", idle)
+	b.WriteString("| round | design | limiter entities | Graph requests | took | Graph requests/s | CPU ms / Graph request (worker + dev server) | Graph requests / CPU-second | busiest limiter workflow busy | its capacity (Graph requests / busy second) | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	type design struct {
+		key    string
 		name   string
 		shards int
-		batch  bool
+		perAsk bool
 		ahead  int
 	}
-	single, sharded := design{"single entity, unbatched (the default)", 1, false, 0}, design{"sharded, batched, asks ahead", shards, true, workers}
-	plain := design{"sharded, unbatched", shards, false, 0}
-	batched := design{"single entity, batched", 1, true, 0}
-	rates := map[string][]float64{}
+	all := map[string]design{
+		"single":        {"single", "single entity, a signal per ask (the first design)", 1, true, 0},
+		"batched":       {"batched", "single entity, batched (the default)", 1, false, 0},
+		"ahead":         {"ahead", "single entity, batched, asks ahead", 1, false, workers - 1},
+		"sharded-plain": {"sharded-plain", "sharded, a signal per ask", shards, true, 0},
+		"sharded":       {"sharded", "sharded, batched", shards, false, 0},
+		"sharded-ahead": {"sharded-ahead", "sharded, batched, asks ahead", shards, false, workers - 1},
+	}
+	var chosen []design
+	for _, n := range names {
+		d, ok := all[strings.TrimSpace(n)]
+		if !ok {
+			return fmt.Errorf("-designs: no design %q (want single, batched, ahead, sharded-plain, sharded or sharded-ahead)", n)
+		}
+		chosen = append(chosen, d)
+	}
+	rates, cpuRates, capRates := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for r := range rounds {
-		order := []design{single, batched, plain, sharded}
+		order := slices.Clone(chosen)
 		if r%2 == 1 {
 			slices.Reverse(order)
 		}
 		for _, d := range order {
-			app := fmt.Sprintf("scale-%d-%t-%d-r%d", d.shards, d.batch, d.ahead, r)
-			start := time.Now()
+			app := fmt.Sprintf("scale-%s-r%d", d.key, r)
+			start, cpu0, srv0 := time.Now(), meter.total(), meter.server()
 			var runs []client.WorkflowRun
 			for i := range requesters {
 				run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-req-%d", app, i), TaskQueue: tq}, graphload.Requester,
-					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: freeSpec(), Shards: d.shards, Batch: d.batch, AskAhead: d.ahead})
+					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: freeSpec(), Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead})
 				if err != nil {
 					return err
 				}
 				runs = append(runs, run)
 			}
 			done := 0
+			var waits []time.Duration
 			for _, run := range runs {
 				var o graphload.Output
 				if err := run.Get(ctx, &o); err != nil {
 					return fmt.Errorf("%s: %w", d.name, err)
 				}
 				done += o.Done
+				waits = append(waits, o.Waits...)
 			}
-			took := time.Since(start)
+			slices.Sort(waits)
+			took, cpu, srvCPU := time.Since(start), meter.total()-cpu0, meter.server()-srv0
 			ids := []string{entity.WorkflowID("bench", app)}
 			if d.shards > 1 {
 				ids = []string{entity.CoordinatorWorkflowID("bench", app)}
@@ -296,21 +322,62 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 					ids = append(ids, fmt.Sprintf("%s/shard-%d", entity.WorkflowID("bench", app), k))
 				}
 			}
-			ev, err := events(ctx, c, ids)
+			ev, busiest, err := events(ctx, c, ids)
 			if err != nil {
 				return err
 			}
 			rate := float64(done) / took.Seconds()
 			rates[d.name] = append(rates[d.name], rate)
+			perCPU := float64(done) / cpu.Seconds()
+			cpuRates[d.name] = append(cpuRates[d.name], perCPU)
 			n := float64(done)
-			fmt.Fprintf(b, "| %d | %s | %d | %d | %v | %.1f | %.2f | %.2f | %.2f |\n", r+1, d.name, len(ids), done, took.Round(time.Millisecond), rate,
+			capacity := n / busiest.Seconds()
+			capRates[d.name] = append(capRates[d.name], capacity)
+			fmt.Fprintf(b, "| %d | %s | %d | %d | %v | %.1f | %.1f | %.1f | %.0f%% | %.0f | %.2f | %.2f | %.2f |\n", r+1, d.name, len(ids), done, took.Round(time.Millisecond), rate,
+				float64(cpu.Milliseconds())/n, perCPU, 100*busiest.Seconds()/took.Seconds(), capacity,
 				float64(sum(ev))/n, float64(ev["WorkflowExecutionSignaled"])/n, float64(ev["SignalExternalWorkflowExecutionInitiated"])/n)
-			fmt.Fprintf(os.Stderr, "round %d %s: %d requests in %v\n", r+1, d.name, done, took.Round(time.Millisecond))
+			fmt.Fprintf(os.Stderr, "round %d %s: %d requests in %v, CPU %v (dev server %v)\n", r+1, d.name, done, took.Round(time.Millisecond), cpu, srvCPU)
+			if verbose {
+				fmt.Fprintf(os.Stderr, "  waits p50 %v p90 %v p99 %v\n  limiter events: %v\n", waits[len(waits)/2], waits[len(waits)*9/10], waits[len(waits)*99/100], ev)
+				var reqIDs []string
+				for i := range requesters {
+					reqIDs = append(reqIDs, fmt.Sprintf("%s-req-%d", app, i))
+				}
+				rev, _, err := events(ctx, c, reqIDs)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "  requester events (%.2f a Graph request): %v\n", float64(sum(rev))/float64(done), rev)
+			}
 		}
 	}
-	ms, mb, mh, mp := median(rates[single.name]), median(rates[batched.name]), median(rates[sharded.name]), median(rates[plain.name])
-	fmt.Fprintf(b, "\nMedian Graph requests/s: single entity unbatched %.1f, batched %.1f (%.2fx), sharded unbatched %.1f (%.2fx), sharded batched with asks ahead %.1f (%.2fx).\n",
-		ms, mb, mb/ms, mp, mp/ms, mh, mh/ms)
+	base := median(rates[chosen[0].name])
+	b.WriteString("\nMedian Graph requests/s:")
+	for i, d := range chosen {
+		m := median(rates[d.name])
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(b, "%s %s %.1f (%.2fx the %s)", sep, d.name, m, m/base, chosen[0].name)
+	}
+	b.WriteString(".\n")
+	for _, m := range []struct {
+		what  string
+		rates map[string][]float64
+	}{{"Graph requests per CPU-second (worker and dev server)", cpuRates}, {"limiter capacity (Graph requests per busy second of the busiest limiter workflow)", capRates}} {
+		base := median(m.rates[chosen[0].name])
+		fmt.Fprintf(b, "\nMedian %s:", m.what)
+		for i, d := range chosen {
+			v := median(m.rates[d.name])
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(b, "%s %s %.1f (%.2fx)", sep, d.name, v, v/base)
+		}
+		b.WriteString(".\n")
+	}
 	return nil
 }
 
@@ -334,16 +401,21 @@ func sum(m map[string]int) int {
 	return t
 }
 
-// events counts the history events of every run of the workflow IDs.
-func events(ctx context.Context, c client.Client, ids []string) (map[string]int, error) {
+// events counts the history events of every run of the workflow IDs, and
+// returns the busiest workflow's busy time: the sum, over its workflow
+// tasks, of the time from a task's scheduling to its completion (a
+// workflow runs one task at a time, so this is how long it was working or
+// waiting for a worker).
+func events(ctx context.Context, c client.Client, ids []string) (map[string]int, time.Duration, error) {
 	out := map[string]int{}
+	var busiest time.Duration
 	for _, id := range ids {
 		var next []byte
 		var runIDs []string
 		for {
 			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id), NextPageToken: next})
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			for _, e := range resp.GetExecutions() {
 				runIDs = append(runIDs, e.GetExecution().GetRunId())
@@ -352,16 +424,31 @@ func events(ctx context.Context, c client.Client, ids []string) (map[string]int,
 				break
 			}
 		}
+		var busy time.Duration
 		for _, run := range runIDs {
+			var scheduled time.Time
 			it := c.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 			for it.HasNext() {
 				e, err := it.Next()
 				if err != nil {
-					return nil, err
+					return nil, 0, err
 				}
 				out[e.GetEventType().String()]++
+				switch e.GetEventType() {
+				case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+					scheduled = e.GetEventTime().AsTime()
+				case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+					if !scheduled.IsZero() {
+						busy += e.GetEventTime().AsTime().Sub(scheduled)
+						scheduled = time.Time{}
+					}
+				}
+				if a := e.GetWorkflowTaskFailedEventAttributes(); a != nil && os.Getenv("LIMITERSCALE_TRACE") != "" {
+					fmt.Fprintf(os.Stderr, "  %s: workflow task failed: %v %s\n", id, a.GetCause(), a.GetFailure().GetMessage())
+				}
 			}
 		}
+		busiest = max(busiest, busy)
 	}
-	return out, nil
+	return out, busiest, nil
 }

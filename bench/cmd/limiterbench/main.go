@@ -13,23 +13,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/notebridge/notebridge/emulator/graph"
 	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/graphload"
-	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 )
 
@@ -52,16 +48,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "limiterbench:", err)
 		os.Exit(1)
 	}
-}
-
-// freeSpec is a spec whose budget never binds, so the figures measure the
-// protocol and Temporal, not the Graph limits.
-func freeSpec() limiter.Spec {
-	s := limiter.OneNote()
-	s.Name = "free"
-	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
-	s.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
-	return s
 }
 
 type result struct {
@@ -88,25 +74,19 @@ func run(srvOpts devserver.Options, requesters, each, users, soak, pollers int, 
 		return err
 	}
 	defer srv.Stop()
-	g := graph.NewServer(graph.Config{Limits: graph.UnlimitedLimits(), Seed: 1})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	var names []string
+	for i := range users {
+		names = append(names, fmt.Sprintf("user%d", i))
+	}
+	acts, stop, err := graphload.ServeGraph(names, names)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: g}
-	go hs.Serve(ln)
-	defer hs.Close()
-	base := "http://" + ln.Addr().String()
-	tokens := map[string]string{}
-	for i := range users {
-		u := fmt.Sprintf("user%d", i)
-		g.AddNotebooks(u, graph.Generate(graph.GenSpec{Seed: 1, Owner: u, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1})...)
-		tokens[u] = g.IssueToken(u, []string{"Notes.Read"}, 24*time.Hour)
-	}
+	defer stop()
 	c := srv.Client()
 	const tq = "limiterbench"
 	w := worker.New(c, tq, worker.Options{MaxConcurrentWorkflowTaskPollers: pollers, MaxConcurrentActivityTaskPollers: pollers})
-	graphload.Register(w, c, &graphload.Activities{BaseURL: base, Tokens: tokens, HTTP: &http.Client{Timeout: 10 * time.Second}})
+	graphload.Register(w, c, acts)
 	if err := w.Start(); err != nil {
 		return err
 	}
@@ -139,7 +119,7 @@ func run(srvOpts devserver.Options, requesters, each, users, soak, pollers int, 
 			var runs []client.WorkflowRun
 			for i := range l.requesters {
 				r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bench-%s-%d", app, i), TaskQueue: tq},
-					d.workflow, graphload.Input{Resource: "bench", App: app, User: fmt.Sprintf("user%d", i%users), N: l.each, Spec: freeSpec()})
+					d.workflow, graphload.Input{Resource: "bench", App: app, User: fmt.Sprintf("user%d", i%users), N: l.each, Spec: graphload.FreeSpec()})
 				if err != nil {
 					return err
 				}
@@ -171,7 +151,7 @@ func run(srvOpts devserver.Options, requesters, each, users, soak, pollers int, 
 	if soak > 0 {
 		start := time.Now()
 		r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "bench-soak", TaskQueue: tq}, graphload.SoakRequester,
-			graphload.SoakInput{Resource: "bench", App: "soak", User: "user0", Permits: soak, Batch: 100, Spec: freeSpec()})
+			graphload.SoakInput{Resource: "bench", App: "soak", User: "user0", Permits: soak, Batch: 100, Spec: graphload.FreeSpec()})
 		if err != nil {
 			return err
 		}
@@ -204,33 +184,17 @@ func run(srvOpts devserver.Options, requesters, each, users, soak, pollers int, 
 // workflow IDs (the limiter may have continued as new).
 func countEvents(ctx context.Context, c client.Client, ids []string, res *result) error {
 	for i, id := range ids {
-		var runIDs []string
-		var next []byte
-		for {
-			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id), NextPageToken: next})
-			if err != nil {
-				return err
-			}
-			for _, e := range resp.GetExecutions() {
-				runIDs = append(runIDs, e.GetExecution().GetRunId())
-			}
-			if next = resp.GetNextPageToken(); len(next) == 0 {
-				break
-			}
+		lengths := map[int]int{}
+		err := graphload.EachEvent(ctx, c, id, func(run int, e *historypb.HistoryEvent) {
+			res.events[e.GetEventType().String()]++
+			lengths[run]++
+		})
+		if err != nil {
+			return err
 		}
-		for _, run := range runIDs {
-			it := c.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			n := 0
-			for it.HasNext() {
-				e, err := it.Next()
-				if err != nil {
-					return err
-				}
-				res.events[e.GetEventType().String()]++
-				n++
-			}
-			if i == 0 {
-				res.limiterRuns++
+		if i == 0 {
+			res.limiterRuns += len(lengths)
+			for _, n := range lengths {
 				res.maxHistory = max(res.maxHistory, n)
 			}
 		}

@@ -20,18 +20,16 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/workflowservice/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
-	"github.com/notebridge/notebridge/emulator/graph"
 	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/graphload"
 	"github.com/notebridge/notebridge/limiter"
@@ -201,15 +199,6 @@ func model(users, workers, n, passes int) (modelResult, error) {
 	return res, nil
 }
 
-// freeSpec is a spec whose budget never binds.
-func freeSpec() limiter.Spec {
-	s := limiter.OneNote()
-	s.Name = "free"
-	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
-	s.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000}
-	return s
-}
-
 // entityRun measures both designs on one dev server.
 func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, verbose bool) error {
 	ctx := context.Background()
@@ -218,44 +207,33 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		return err
 	}
 	defer srv.Stop()
-	g := graph.NewServer(graph.Config{Limits: graph.UnlimitedLimits(), Seed: 1})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// A requester is one user's migration with its page workers; the
+	// users are spread over the 10,000 (and so over the shards). One
+	// notebook owner is enough for the emulator: every user's token lists
+	// the same owner's notebooks.
+	byReq := make([][]string, requesters)
+	var everyone []string
+	for i := range requesters {
+		byReq[i] = []string{fmt.Sprintf("user%05d@contoso.example", i*max(1, users/requesters))}
+		everyone = append(everyone, byReq[i]...)
+	}
+	acts, stop, err := graphload.ServeGraph([]string{"owner"}, everyone)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: g}
-	go hs.Serve(ln)
-	defer hs.Close()
-	// A requester is one user's migration with its page workers; the
-	// users are spread over the 10,000 (and so over the shards).
-	per := 1
-	tokens := map[string]string{}
-	byReq := make([][]string, requesters)
-	for i := range requesters {
-		byReq[i] = []string{fmt.Sprintf("user%05d@contoso.example", i*max(1, users/requesters))}
-	}
-	// One notebook owner is enough for the emulator: every user's token
-	// lists the same user's notebooks.
-	g.AddNotebooks("owner", graph.Generate(graph.GenSpec{Seed: 1, Owner: "owner", Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1})...)
-	tok := g.IssueToken("owner", []string{"Notes.Read"}, 24*time.Hour)
-	for _, us := range byReq {
-		for _, u := range us {
-			tokens[u] = tok
-		}
-	}
+	defer stop()
 	c := srv.Client()
 	_, port, _ := net.SplitHostPort(srv.HostPort())
 	meter := cpuMeter{port: port}
 	const tq = "limiterscale"
 	w := worker.New(c, tq, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
-	graphload.Register(w, c, &graphload.Activities{BaseURL: "http://" + ln.Addr().String(), Tokens: tokens, HTTP: &http.Client{Timeout: 10 * time.Second}})
+	graphload.Register(w, c, acts)
 	if err := w.Start(); err != nil {
 		return err
 	}
 	defer w.Stop()
 	fmt.Fprintf(b, "\nEntity on a Temporal dev server, budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
 		requesters, workers, each, users, workers-1)
-	_ = per
 	// The dev server's own CPU when nothing runs, measured for 10 s.
 	idle0 := meter.total()
 	time.Sleep(10 * time.Second)
@@ -297,7 +275,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 			var runs []client.WorkflowRun
 			for i := range requesters {
 				run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-req-%d", app, i), TaskQueue: tq}, graphload.Requester,
-					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: freeSpec(), Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead})
+					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: graphload.FreeSpec(), Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead})
 				if err != nil {
 					return err
 				}
@@ -410,43 +388,22 @@ func events(ctx context.Context, c client.Client, ids []string) (map[string]int,
 	out := map[string]int{}
 	var busiest time.Duration
 	for _, id := range ids {
-		var next []byte
-		var runIDs []string
-		for {
-			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", id), NextPageToken: next})
-			if err != nil {
-				return nil, 0, err
-			}
-			for _, e := range resp.GetExecutions() {
-				runIDs = append(runIDs, e.GetExecution().GetRunId())
-			}
-			if next = resp.GetNextPageToken(); len(next) == 0 {
-				break
-			}
-		}
 		var busy time.Duration
-		for _, run := range runIDs {
-			var scheduled time.Time
-			it := c.GetWorkflowHistory(ctx, id, run, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			for it.HasNext() {
-				e, err := it.Next()
-				if err != nil {
-					return nil, 0, err
-				}
-				out[e.GetEventType().String()]++
-				switch e.GetEventType() {
-				case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
-					scheduled = e.GetEventTime().AsTime()
-				case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
-					if !scheduled.IsZero() {
-						busy += e.GetEventTime().AsTime().Sub(scheduled)
-						scheduled = time.Time{}
-					}
-				}
-				if a := e.GetWorkflowTaskFailedEventAttributes(); a != nil && os.Getenv("LIMITERSCALE_TRACE") != "" {
-					fmt.Fprintf(os.Stderr, "  %s: workflow task failed: %v %s\n", id, a.GetCause(), a.GetFailure().GetMessage())
+		var scheduled time.Time
+		err := graphload.EachEvent(ctx, c, id, func(_ int, e *historypb.HistoryEvent) {
+			out[e.GetEventType().String()]++
+			switch e.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+				scheduled = e.GetEventTime().AsTime()
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED, enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+				if !scheduled.IsZero() {
+					busy += e.GetEventTime().AsTime().Sub(scheduled)
+					scheduled = time.Time{}
 				}
 			}
+		})
+		if err != nil {
+			return nil, 0, err
 		}
 		busiest = max(busiest, busy)
 	}

@@ -43,14 +43,9 @@ func TestParseConfigLimiterShards(t *testing.T) {
 // leased the app budget, and the single limiter entity never ran.
 func TestWorkerMigratesThroughLimiterShards(t *testing.T) {
 	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-shards-test", lowLatency: true, sections: 2, pages: 3,
-		notion: notionemu.Config{Seed: 1, Rate: 20, Burst: 20}, notionRate: 20})
+		notion: notionemu.Config{Seed: 1, Rate: 20, Burst: 20}, notionRate: 20, pacing: pacingProcess})
 	g, cfg := stk.g, stk.cfg
-	cfg.NotionPacing = pacingProcess
 	cfg.LimiterShards = 4
-	var err error
-	if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
-		t.Fatal(err)
-	}
 	defer runWorker(t, cfg)()
 
 	c := stk.srv.Client()

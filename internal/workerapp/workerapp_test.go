@@ -383,13 +383,8 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // which handed out a slot for each request the emulator received.
 func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
 	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-pace-test", lowLatency: true, sections: 2, pages: 3,
-		notion: notionemu.Config{Seed: 1, Rate: 20, Burst: 20}, notionRate: 20})
+		notion: notionemu.Config{Seed: 1, Rate: 20, Burst: 20}, notionRate: 20, pacing: pacingShared})
 	n, cfg, tok := stk.n, stk.cfg, stk.cfg.NotionToken
-	cfg.NotionPacing = pacingShared
-	var err error
-	if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
-		t.Fatal(err)
-	}
 
 	defer runWorker(t, cfg)()
 
@@ -424,6 +419,9 @@ type stackSpec struct {
 	sections, pages int  // alice's one notebook: sections per container, pages per section
 	notion          notionemu.Config
 	notionRate      float64 // the worker's -notion-rate
+	// pacing is the worker's -notion-pacing; when set, cfg.NotionSpec is
+	// the pace it and notionRate make, as parseConfig sets it.
+	pacing string
 }
 
 // workerStack is a dev server, the Graph emulator holding alice's notebook
@@ -455,6 +453,13 @@ func newWorkerStack(t *testing.T, s stackSpec) *workerStack {
 	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = st.srv.HostPort(), "default", s.taskQueue
 	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, st.n.IssueToken(), s.notionRate
 	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
+	if s.pacing != "" {
+		cfg.NotionPacing = s.pacing
+		var err error
+		if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st.cfg = cfg
 	return st
 }

@@ -3,7 +3,6 @@ package notion_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -23,14 +22,8 @@ import (
 // something has a callout, the rows carry their order and loss kinds, and
 // the JSON report validates against docs/report.schema.json.
 func TestMigrationReport(t *testing.T) {
-	e := newEnv(t, emu.Config{})
-	c := e.client(t, nil)
+	e, c, l := reportLayout(t)
 	ctx := context.Background()
-	l, err := c.EnsureLayout(ctx, e.srv.RootPageID(), notion.NotebookSpec{ID: "nb", Name: "Notebook",
-		Sections: []notion.SectionSpec{{ID: "s1", Name: "Section"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	db := l.SectionDatabaseIDs["s1"]
 	ink := report.Entry{Kind: "ink", Severity: report.Lost, What: "ink (drawing or handwriting) is not returned by Graph", Where: "near “Sketch”", Count: 2}
 	color := report.Entry{Kind: "color-approximated", Severity: report.Approximated, What: `text colour "#c00000" shown as Notion "red"`, Count: 3}
@@ -60,6 +53,7 @@ func TestMigrationReport(t *testing.T) {
 	}
 	sections := []notion.ReportSection{{Name: "Notebook / Section", DatabaseID: db}}
 	var rep report.Report
+	var err error
 	var firstIDs []string
 	for run := 1; run <= 2; run++ {
 		if rep, err = c.CollectReport(ctx, "Notebook", l.NotebookPageID, sections); err != nil {
@@ -173,23 +167,25 @@ func TestMigrationReport(t *testing.T) {
 	validateReport(t, rep)
 }
 
+// reportLayout lays out notebook "Notebook" (ID nb) with one section,
+// "Section" (ID s1), under the root page of a fresh emulator, through a
+// client of it.
+func reportLayout(t *testing.T) (*env, *notion.Client, notion.Layout) {
+	t.Helper()
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	l, err := c.EnsureLayout(context.Background(), e.srv.RootPageID(), notion.NotebookSpec{ID: "nb", Name: "Notebook",
+		Sections: []notion.SectionSpec{{ID: "s1", Name: "Section"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, c, l
+}
+
 // validateReport checks a report's JSON against docs/report.schema.json.
 func validateReport(t *testing.T, rep report.Report) {
 	t.Helper()
-	f, err := os.Open("../docs/report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	comp := jsonschema.NewCompiler()
-	if err := comp.AddResource("report.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := comp.Compile("report.schema.json")
+	sch, err := jsonschema.NewCompiler().Compile("../docs/report.schema.json")
 	if err != nil {
 		t.Fatalf("the schema does not compile: %v", err)
 	}
@@ -224,14 +220,8 @@ func findTitled(ps []emu.Page, title string) *emu.Page {
 // own on its row, so the migration report (and its JSON) lists it, and
 // marking again from the same read of the row writes the same record.
 func TestLinkPassLossesReachTheReport(t *testing.T) {
-	e := newEnv(t, emu.Config{})
-	c := e.client(t, nil)
+	_, c, l := reportLayout(t)
 	ctx := context.Background()
-	l, err := c.EnsureLayout(ctx, e.srv.RootPageID(), notion.NotebookSpec{ID: "nb", Name: "Notebook",
-		Sections: []notion.SectionSpec{{ID: "s1", Name: "Section"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	db := l.SectionDatabaseIDs["s1"]
 	color := report.Entry{Kind: "color-approximated", Severity: report.Approximated, What: `text colour "#c00000" shown as Notion "red"`, Count: 1}
 	in := pageInput("linker", []blocks.Block{{Type: blocks.Paragraph, RichText: append(rt("see "),

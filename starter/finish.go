@@ -30,15 +30,11 @@ func newFinishCmd(c *cli, name, summary string) *cobra.Command {
 
 // finish ends the target migration if it waits, and prints its outcome.
 func (c *cli) finish(ctx context.Context, tf *temporalFlags, target *targetFlags) error {
-	tc, err := tf.dial(ctx)
+	tc, id, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	id, err := target.resolve(ctx, tc)
-	if err != nil {
-		return err
-	}
 	g := &progress.Gatherer{Client: tc, ID: id}
 	snap, err := gather(ctx, g)
 	if err != nil {

@@ -112,6 +112,21 @@ func (t *targetFlags) placeholder() string {
 	return workflows.NotebookWorkflowID("<user>", "<notebookID>")
 }
 
+// dial connects to Temporal and finds the migration's workflow ID. The
+// caller closes the client; on an error there is none to close.
+func (t *targetFlags) dial(ctx context.Context, tf *temporalFlags) (client.Client, string, error) {
+	tc, err := tf.dial(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := t.resolve(ctx, tc)
+	if err != nil {
+		tc.Close()
+		return nil, "", err
+	}
+	return tc, id, nil
+}
+
 // resolve finds the migration's workflow ID.
 func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, error) {
 	if t.workflowID != "" {

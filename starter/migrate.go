@@ -124,18 +124,12 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 		return usagef("--interval must be positive")
 	}
 
-	tc, err := tf.dial(ctx)
+	tc, nb, err := c.prepare(ctx, tf, &in)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	nb, err := c.resolveNotebook(ctx, tc, tf, in)
-	if err != nil {
-		return err
-	}
-	in.Notebook = nb.ID
 	id := workflows.NotebookWorkflowID(in.User, nb.ID)
-	c.warnNoWorker(ctx, tc, tf)
 	opts := workflows.StartOptions(tf.taskQueue, nb.ID, nb.Name, in)
 	// Without it the SDK hands back the running migration as if it had
 	// started it, and the input given here is silently dropped.
@@ -225,6 +219,25 @@ func validate(in *workflows.MigrateInput) error {
 		return usagef("%s", app.Message())
 	}
 	return usagef("%v", err)
+}
+
+// prepare dials Temporal and resolves in's notebook, setting in.Notebook
+// to its ID, then warns when no worker polls the task queue: what migrate
+// and sync create do, once the input is valid, before they start anything.
+// The caller closes the client; on an error there is none to close.
+func (c *cli) prepare(ctx context.Context, tf *temporalFlags, in *workflows.MigrateInput) (client.Client, *workflows.NotebookScan, error) {
+	tc, err := tf.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	nb, err := c.resolveNotebook(ctx, tc, tf, *in)
+	if err != nil {
+		tc.Close()
+		return nil, nil, err
+	}
+	in.Notebook = nb.ID
+	c.warnNoWorker(ctx, tc, tf)
+	return tc, nb, nil
 }
 
 // resolveNotebook finds the notebook in the user's last scan, scanning

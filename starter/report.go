@@ -62,15 +62,11 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if err != nil {
 		return err
 	}
-	tc, err := tf.dial(ctx)
+	tc, id, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	id, err := target.resolve(ctx, tc)
-	if err != nil {
-		return err
-	}
 	nb, err := endedReport(ctx, tc, id)
 	if err != nil {
 		return err

@@ -56,15 +56,11 @@ func (c *cli) retry(ctx context.Context, tf *temporalFlags, target *targetFlags,
 	if (section == "") == !all {
 		return usagef("give either --section S or --all")
 	}
-	tc, err := tf.dial(ctx)
+	tc, id, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	id, err := target.resolve(ctx, tc)
-	if err != nil {
-		return err
-	}
 	g := &progress.Gatherer{Client: tc, ID: id}
 	snap, err := gather(ctx, g)
 	if err != nil {

@@ -149,6 +149,13 @@ func (h *harness) cmd(t *testing.T, name string, args ...string) result {
 		full = append(full, "-task-queue", testQueue)
 	}
 	full = append(full, args...)
+	return runStarter(t, full)
+}
+
+// runStarter runs the starter with the command line full, logs what it
+// printed, and gives its exit code and output.
+func runStarter(t *testing.T, full []string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errOut syncBuffer

@@ -71,15 +71,11 @@ func (c *cli) status(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if interval <= 0 {
 		return usagef("--interval must be positive")
 	}
-	tc, err := tf.dial(ctx)
+	tc, id, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	id, err := target.resolve(ctx, tc)
-	if err != nil {
-		return err
-	}
 	st := &statusCmd{cli: c, tc: tc, id: id, appID: appID, interval: interval}
 	if err := st.loadScan(ctx); err != nil {
 		return err

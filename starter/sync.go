@@ -113,18 +113,12 @@ func (c *cli) syncCreate(ctx context.Context, tf *temporalFlags, in workflows.Mi
 	if err := validate(&in); err != nil {
 		return err
 	}
-	tc, err := tf.dial(ctx)
+	tc, nb, err := c.prepare(ctx, tf, &in)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	nb, err := c.resolveNotebook(ctx, tc, tf, in)
-	if err != nil {
-		return err
-	}
-	in.Notebook = nb.ID
 	id := workflows.SyncWorkflowID(in.User, nb.ID)
-	c.warnNoWorker(ctx, tc, tf)
 	_, err = tc.ScheduleClient().Create(ctx, client.ScheduleOptions{
 		ID:   id,
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},

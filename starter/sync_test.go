@@ -133,11 +133,5 @@ func TestSyncScheduleEndToEnd(t *testing.T) {
 func (h *harness) syncCmd(t *testing.T, sub string, args ...string) result {
 	t.Helper()
 	full := append([]string{"sync", sub, "--temporal-address", h.st.Server.HostPort(), "--namespace", "default"}, args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var out, errOut syncBuffer
-	code := run(ctx, full, &out, &errOut)
-	r := result{code, out.String(), errOut.String()}
-	t.Logf("starter %s\n%v", strings.Join(full, " "), r)
-	return r
+	return runStarter(t, full)
 }

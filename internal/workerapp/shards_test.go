@@ -2,16 +2,10 @@ package workerapp
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"go.temporal.io/sdk/client"
-
-	"github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
-	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -48,42 +42,14 @@ func TestParseConfigLimiterShards(t *testing.T) {
 // emulator received had a permit from the user's shard, the coordinator
 // leased the app budget, and the single limiter entity never ran.
 func TestWorkerMigratesThroughLimiterShards(t *testing.T) {
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes(), DynamicConfig: devserver.LowLatencyConfig()})
-	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
-	nbs := graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
-	g.AddNotebooks("alice", nbs...)
-	gts := httptest.NewServer(g)
-	defer gts.Close()
-	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: 20, Burst: 20})
-	nts := httptest.NewServer(n)
-	defer nts.Close()
-	_, cfg := signedInStore(t, g, gts.URL)
-	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-shards-test"
-	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 20
-	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
-	cfg.NotionPacing = pacingProcess
+	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-shards-test", lowLatency: true, sections: 2, pages: 3,
+		notion: notionemu.Config{Seed: 1, Rate: 20, Burst: 20}, notionRate: 20, pacing: pacingProcess})
+	g, cfg := stk.g, stk.cfg
 	cfg.LimiterShards = 4
-	var err error
-	if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
-		t.Fatal(err)
-	}
 	defer runWorker(t, cfg)()
 
-	c := srv.Client()
-	wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer wcancel()
-	run, err := c.ExecuteWorkflow(wctx, client.StartWorkflowOptions{ID: "migrate/alice", TaskQueue: cfg.TaskQueue},
-		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nbs[0].ID, NotionParent: n.RootPageID(), Limits: cfg.Limits})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep workflows.NotebookReport
-	if err := run.Get(wctx, &rep); err != nil {
-		t.Fatalf("migration: %v", err)
-	}
-	if rep.Written != 6 || rep.FailedPages != 0 {
-		t.Errorf("migration wrote %d pages with %d failed; want 6 and none", rep.Written, rep.FailedPages)
-	}
+	c := stk.srv.Client()
+	stk.migrateAlice(t, cfg)
 	id := entity.ShardWorkflowID(workflows.LimiterResource, cfg.AppID, "alice", cfg.LimiterShards)
 	v, err := c.QueryWorkflow(context.Background(), id, "", entity.QueryState)
 	if err != nil {

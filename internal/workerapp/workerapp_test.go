@@ -326,18 +326,9 @@ func TestNeedsPerson(t *testing.T) {
 // stored token; a user who never signed in fails at once, with the
 // command that fixes it, and without retrying.
 func TestWorkerScansWithStoredSignIn(t *testing.T) {
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes()})
-	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
-	g.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})...)
-	gts := httptest.NewServer(g)
-	defer gts.Close()
-	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
-	nts := httptest.NewServer(n)
-	defer nts.Close()
-	_, cfg := signedInStore(t, g, gts.URL)
-	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-test"
-	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
-	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
+	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-test", sections: 2, pages: 3,
+		notion: notionemu.Config{Seed: 1, Rate: -1}, notionRate: 100})
+	srv, g, cfg := stk.srv, stk.g, stk.cfg
 
 	defer runWorker(t, cfg)()
 
@@ -391,44 +382,14 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // Notion request goes through the pace entity of the token's fingerprint,
 // which handed out a slot for each request the emulator received.
 func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes(), DynamicConfig: devserver.LowLatencyConfig()})
-	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
-	nbs := graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
-	g.AddNotebooks("alice", nbs...)
-	gts := httptest.NewServer(g)
-	defer gts.Close()
-	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: 20, Burst: 20})
-	nts := httptest.NewServer(n)
-	defer nts.Close()
-	_, cfg := signedInStore(t, g, gts.URL)
-	tok := n.IssueToken()
-	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-pace-test"
-	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, tok, 20
-	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
-	cfg.NotionPacing = pacingShared
-	var err error
-	if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
-		t.Fatal(err)
-	}
+	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-pace-test", lowLatency: true, sections: 2, pages: 3,
+		notion: notionemu.Config{Seed: 1, Rate: 20, Burst: 20}, notionRate: 20, pacing: pacingShared})
+	n, cfg, tok := stk.n, stk.cfg, stk.cfg.NotionToken
 
 	defer runWorker(t, cfg)()
 
-	c := srv.Client()
-	wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer wcancel()
-	nb := nbs[0]
-	run, err := c.ExecuteWorkflow(wctx, client.StartWorkflowOptions{ID: "migrate/alice", TaskQueue: cfg.TaskQueue},
-		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: nb.ID, NotionParent: n.RootPageID(), Limits: cfg.Limits})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep workflows.NotebookReport
-	if err := run.Get(wctx, &rep); err != nil {
-		t.Fatalf("migration: %v", err)
-	}
-	if rep.Written != 6 || rep.FailedPages != 0 {
-		t.Errorf("migration wrote %d pages with %d failed; want 6 and none", rep.Written, rep.FailedPages)
-	}
+	c := stk.srv.Client()
+	stk.migrateAlice(t, cfg)
 
 	v, err := c.QueryWorkflow(context.Background(), entity.WorkflowID(entity.ResourceNotion, notion.Fingerprint(tok)), "", entity.QueryPaceState)
 	if err != nil {
@@ -448,6 +409,79 @@ func TestWorkerMigratesUnderTheSharedNotionPace(t *testing.T) {
 	}
 	if s := st.Schedule.Spec.String(); s != cfg.NotionSpec.String() {
 		t.Errorf("the entity runs %s, want the worker's %s", s, cfg.NotionSpec)
+	}
+}
+
+// stackSpec is what differs between the stacks the worker tests run on.
+type stackSpec struct {
+	taskQueue       string
+	lowLatency      bool // the dev server runs devserver.LowLatencyConfig
+	sections, pages int  // alice's one notebook: sections per container, pages per section
+	notion          notionemu.Config
+	notionRate      float64 // the worker's -notion-rate
+	// pacing is the worker's -notion-pacing; when set, cfg.NotionSpec is
+	// the pace it and notionRate make, as parseConfig sets it.
+	pacing string
+}
+
+// workerStack is a dev server, the Graph emulator holding alice's notebook
+// and the Notion emulator, with a worker config (cfg) pointing at them and
+// alice signed in. The emulators close when the test ends.
+type workerStack struct {
+	srv *devserver.Server
+	g   *graph.Server
+	n   *notionemu.Server
+	nbs []*graph.Notebook
+	cfg config
+}
+
+func newWorkerStack(t *testing.T, s stackSpec) *workerStack {
+	t.Helper()
+	opts := devserver.Options{SearchAttributes: workflows.SearchAttributes()}
+	if s.lowLatency {
+		opts.DynamicConfig = devserver.LowLatencyConfig()
+	}
+	st := &workerStack{srv: devserver.ForTest(t, opts), g: graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})}
+	st.nbs = graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: s.sections, PagesPerSection: s.pages})
+	st.g.AddNotebooks("alice", st.nbs...)
+	gts := httptest.NewServer(st.g)
+	t.Cleanup(gts.Close)
+	st.n = notionemu.NewServer(s.notion)
+	nts := httptest.NewServer(st.n)
+	t.Cleanup(nts.Close)
+	_, cfg := signedInStore(t, st.g, gts.URL)
+	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = st.srv.HostPort(), "default", s.taskQueue
+	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, st.n.IssueToken(), s.notionRate
+	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
+	if s.pacing != "" {
+		cfg.NotionPacing = s.pacing
+		var err error
+		if cfg.NotionSpec, err = notionSpec(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.cfg = cfg
+	return st
+}
+
+// migrateAlice migrates alice's notebook through the worker running with
+// cfg (st.cfg with the test's own settings) and fails the test unless all
+// of its six pages were written.
+func (st *workerStack) migrateAlice(t *testing.T, cfg config) {
+	t.Helper()
+	wctx, wcancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer wcancel()
+	run, err := st.srv.Client().ExecuteWorkflow(wctx, client.StartWorkflowOptions{ID: "migrate/alice", TaskQueue: cfg.TaskQueue},
+		workflows.MigrateNotebookName, workflows.MigrateInput{User: "alice", Notebook: st.nbs[0].ID, NotionParent: st.n.RootPageID(), Limits: cfg.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep workflows.NotebookReport
+	if err := run.Get(wctx, &rep); err != nil {
+		t.Fatalf("migration: %v", err)
+	}
+	if rep.Written != 6 || rep.FailedPages != 0 {
+		t.Errorf("migration wrote %d pages with %d failed; want 6 and none", rep.Written, rep.FailedPages)
 	}
 }
 
@@ -473,19 +507,9 @@ func runWorker(t *testing.T, cfg config) (stop func()) {
 // while a scan started through the codec runs, and a client without the
 // codec can still query it.
 func TestWorkerRefusesPlaintextInput(t *testing.T) {
-	srv := devserver.ForTest(t, devserver.Options{SearchAttributes: workflows.SearchAttributes(), DynamicConfig: devserver.LowLatencyConfig()})
-	g := graph.NewServer(graph.Config{Seed: 1, TimeScale: 60})
-	nbs := graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2})
-	g.AddNotebooks("alice", nbs...)
-	gts := httptest.NewServer(g)
-	defer gts.Close()
-	n := notionemu.NewServer(notionemu.Config{Seed: 1, Rate: -1})
-	nts := httptest.NewServer(n)
-	defer nts.Close()
-	_, cfg := signedInStore(t, g, gts.URL)
-	cfg.TemporalAddress, cfg.Namespace, cfg.TaskQueue = srv.HostPort(), "default", "worker-codec-test"
-	cfg.GraphURL, cfg.NotionURL, cfg.NotionToken, cfg.NotionRate = gts.URL+"/v1.0", nts.URL, n.IssueToken(), 100
-	cfg.Limits, cfg.StagingDir, cfg.GraphTimeout = "onenote-x60", t.TempDir(), 10*time.Second
+	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-codec-test", lowLatency: true, sections: 1, pages: 2,
+		notion: notionemu.Config{Seed: 1, Rate: -1}, notionRate: 100})
+	srv, n, nbs, cfg := stk.srv, stk.n, stk.nbs, stk.cfg
 	cfg.CodecKeyFile = filepath.Join(t.TempDir(), "codec.key")
 	cfg.CodecEndpoint = "http://127.0.0.1:18234"
 	if _, err := codec.GenerateKeyFile(cfg.CodecKeyFile); err != nil {

@@ -200,13 +200,43 @@ func model(users, workers, n, passes int) (modelResult, error) {
 }
 
 // entityRun measures both designs on one dev server.
-func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, verbose bool) error {
-	ctx := context.Background()
+// stack is a dev server and a worker serving the requesters and the
+// limiter; each design runs on a fresh one, so that none inherits the
+// histories (and the slower server) of those before it.
+type stack struct {
+	srv   *devserver.Server
+	c     client.Client
+	w     worker.Worker
+	meter cpuMeter
+}
+
+const benchQueue = "limiterscale"
+
+func startStack(ctx context.Context, acts *graphload.Activities) (*stack, error) {
 	srv, err := devserver.Start(ctx, devserver.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer srv.Stop()
+	c := srv.Client()
+	_, port, _ := net.SplitHostPort(srv.HostPort())
+	w := worker.New(c, benchQueue, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
+	graphload.Register(w, c, acts)
+	if err := w.Start(); err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	return &stack{srv: srv, c: c, w: w, meter: cpuMeter{port: port}}, nil
+}
+
+func (s *stack) stop() {
+	s.w.Stop()
+	s.srv.Stop()
+}
+
+// entityRun measures the designs on dev servers, a fresh one for each
+// design in each round.
+func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, verbose bool) error {
+	ctx := context.Background()
 	// A requester is one user's migration with its page workers; the
 	// users are spread over the 10,000 (and so over the shards). One
 	// notebook owner is enough for the emulator: every user's token lists
@@ -217,28 +247,23 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		byReq[i] = []string{fmt.Sprintf("user%05d@contoso.example", i*max(1, users/requesters))}
 		everyone = append(everyone, byReq[i]...)
 	}
-	acts, stop, err := graphload.ServeGraph([]string{"owner"}, everyone)
+	acts, stopGraph, err := graphload.ServeGraph([]string{"owner"}, everyone)
 	if err != nil {
 		return err
 	}
-	defer stop()
-	c := srv.Client()
-	_, port, _ := net.SplitHostPort(srv.HostPort())
-	meter := cpuMeter{port: port}
-	const tq = "limiterscale"
-	w := worker.New(c, tq, worker.Options{MaxConcurrentWorkflowTaskPollers: 8, MaxConcurrentActivityTaskPollers: 8})
-	graphload.Register(w, c, acts)
-	if err := w.Start(); err != nil {
+	defer stopGraph()
+	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
+		requesters, workers, each, users, workers-1)
+	// The dev server's and worker's own CPU when nothing runs, for 10 s.
+	idleStack, err := startStack(ctx, acts)
+	if err != nil {
 		return err
 	}
-	defer w.Stop()
-	fmt.Fprintf(b, "\nEntity on a Temporal dev server, budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
-		requesters, workers, each, users, workers-1)
-	// The dev server's own CPU when nothing runs, measured for 10 s.
-	idle0 := meter.total()
+	idle0 := idleStack.meter.total()
 	time.Sleep(10 * time.Second)
-	idle := (meter.total() - idle0) / 10
-	fmt.Fprintf(b, "The worker and dev server use %v of CPU a second when idle.\n\n", idle)
+	idle := (idleStack.meter.total() - idle0) / 10
+	idleStack.stop()
+	fmt.Fprintf(b, "The worker and dev server use %v of CPU a second when idle.\n\n", idle.Round(time.Millisecond))
 	b.WriteString("| round | design | limiter entities | Graph requests | took | Graph requests/s | CPU ms / Graph request (worker + dev server) | Graph requests / CPU-second | busiest limiter workflow busy | its capacity (Graph requests / busy second) | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	type design struct {
 		key    string
@@ -270,6 +295,11 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 			slices.Reverse(order)
 		}
 		for _, d := range order {
+			st, err := startStack(ctx, acts)
+			if err != nil {
+				return err
+			}
+			c, meter, tq := st.c, st.meter, benchQueue
 			app := fmt.Sprintf("scale-%s-r%d", d.key, r)
 			start, cpu0, srv0 := time.Now(), meter.total(), meter.server()
 			var runs []client.WorkflowRun
@@ -327,6 +357,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 				}
 				fmt.Fprintf(os.Stderr, "  requester events (%.2f a Graph request): %v\n", float64(sum(rev))/float64(done), rev)
 			}
+			st.stop()
 		}
 	}
 	base := median(rates[chosen[0].name])

@@ -102,4 +102,3 @@ func (w *Workflows) Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(w.MigrateSection, workflow.RegisterOptions{Name: MigrateSectionName})
 	r.RegisterWorkflowWithOptions(w.ScanNotebooks, workflow.RegisterOptions{Name: ScanNotebooksName})
 }
-

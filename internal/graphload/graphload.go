@@ -87,6 +87,10 @@ type Input struct {
 	Shards       int  `json:"shards,omitempty"`
 	SignalPerAsk bool `json:"signalPerAsk,omitempty"`
 	AskAhead     int  `json:"askAhead,omitempty"`
+	// PermitsOnly asks for each permit and releases it at once, with no
+	// Graph call: the load is the limiter protocol alone (ask, grant,
+	// release), so its throughput is the limiter's, not the activities'.
+	PermitsOnly bool `json:"permitsOnly,omitempty"`
 }
 
 // Output is what one requester did.
@@ -98,7 +102,8 @@ type Output struct {
 }
 
 // Requester makes N Graph requests, each under a permit from the limiter
-// entity: one after another, or Workers at a time.
+// entity: one after another, or Workers at a time (or, with PermitsOnly,
+// takes and gives back N permits).
 func Requester(ctx workflow.Context, in Input) (Output, error) {
 	c := entity.NewClient(ctx, entity.ClientOptions{Resource: in.Resource, App: in.App, Spec: &in.Spec, Shards: in.Shards, SignalPerAsk: in.SignalPerAsk, AskAhead: in.AskAhead})
 	var out Output
@@ -112,6 +117,17 @@ func Requester(ctx workflow.Context, in Input) (Output, error) {
 		for next < in.N && failed == nil {
 			user := users[next%len(users)]
 			next++
+			if in.PermitsOnly {
+				p, err := c.Acquire(ctx, entity.AskOptions{User: user, Lane: limiter.Background})
+				if err != nil {
+					failed = err
+					return
+				}
+				c.Release(ctx, p, limiter.Outcome{Status: 200})
+				out.Done++
+				out.Waits = append(out.Waits, p.Waited)
+				continue
+			}
 			var r Result
 			st, err := c.Call(ctx, entity.Call{
 				Ask:      entity.AskOptions{User: user, Lane: limiter.Background},

@@ -18,6 +18,8 @@ import (
 // (the referee) sees no 429 and no window over a limit, every request it
 // received had a permit from its user's shard, and the shards together
 // granted every request. The clients batch releases and ask ahead.
+// Requesters that take permits without calling Graph are granted them
+// and send nothing.
 func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	const shards, requesters, each = 4, 8, 30
 	f := newFixture(t, 8)
@@ -32,6 +34,19 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 			ID: fmt.Sprintf("sharded-load-%d", i), TaskQueue: itTaskQueue,
 		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[i], f.users[(i+1)%len(f.users)]},
 			N: each, Workers: 3, Spec: itSpec(), Shards: shards, AskAhead: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	// Two more take their permits and give them back without calling
+	// Graph (the benchmark's load of the limiter alone).
+	const permitsOnly = 2
+	for i := range permitsOnly {
+		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+			ID: fmt.Sprintf("sharded-permits-%d", i), TaskQueue: itTaskQueue,
+		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[2*i], f.users[2*i+5]},
+			N: each, Workers: 3, Spec: itSpec(), Shards: shards, PermitsOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,8 +84,11 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 		total += units[u]
 	}
 	// Spares asked ahead and given back unsent count as granted.
-	if total < requesters*each {
-		t.Errorf("the shards granted %d permits, want at least %d", total, requesters*each)
+	if total < (requesters+permitsOnly)*each {
+		t.Errorf("the shards granted %d permits, want at least %d", total, (requesters+permitsOnly)*each)
+	}
+	if sent := int(gs.Requests); sent > total-permitsOnly*each {
+		t.Errorf("the emulator received %d requests of the %d permits granted: the %d permits taken without a call reached Graph", sent, total, permitsOnly*each)
 	}
 	if len(used) < 2 {
 		t.Errorf("the 8 users fell in %d shard(s): the test needs several", len(used))

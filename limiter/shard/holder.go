@@ -41,16 +41,19 @@ func (h *Holder) Asking(now time.Time) { h.Asked = now }
 // RetryAsk after it came.
 func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
 	expired := !now.Before(h.Lease.Expires)
+	asked := !h.Asked.IsZero() && h.Asked.After(h.Granted)
+	if h.Lease.Pushed && !expired && !asked {
+		// Even an idle shard acknowledges: until it does, the coordinator
+		// keeps what it took back reserved for this shard.
+		return now
+	}
 	if !busy && (expired || h.Lease.Share.Zero()) {
 		return time.Time{}
 	}
-	if !h.Asked.IsZero() && h.Asked.After(h.Granted) {
+	if asked {
 		return h.Asked.Add(RetryAsk)
 	}
 	if expired {
-		return now
-	}
-	if h.Lease.Pushed {
 		return now
 	}
 	if busy && h.Lease.Short {

@@ -28,6 +28,8 @@ func TestHolderNextReport(t *testing.T) {
 		{"a short lease, busy: RetryAsk after it came", Holder{Lease: lease(true, false), Granted: t0}, true, time.Time{}, t0.Add(RetryAsk)},
 		{"a short lease, idle: a third of the way through", Holder{Lease: lease(true, false), Granted: t0}, false, time.Time{}, t0.Add(10 * time.Second)},
 		{"a pushed lease: acknowledged at once", Holder{Lease: lease(false, true), Granted: t0}, false, time.Time{}, now},
+		{"a pushed zero lease, idle: acknowledged at once", Holder{Lease: Lease{Version: 8, Expires: t0.Add(30 * time.Second), Pushed: true}, Granted: t0}, false, time.Time{}, now},
+		{"a pushed zero lease acknowledged, idle: never", Holder{Lease: Lease{Version: 8, Expires: t0.Add(30 * time.Second), Pushed: true}, Granted: t0, Asked: now}, false, time.Time{}, time.Time{}},
 		{"a pushed lease acknowledged: wait for the answer", Holder{Lease: lease(false, true), Granted: t0, Asked: now}, true, time.Time{}, now.Add(RetryAsk)},
 		{"an expired lease, busy: at once", Holder{Lease: lease(false, false), Granted: t0.Add(-time.Minute)}, true, t0.Add(45 * time.Second), t0.Add(45 * time.Second)},
 	}

@@ -52,6 +52,7 @@ func main() {
 		out        = flag.String("out", "", "write the report to this file too")
 		designs    = flag.String("designs", "single,batched,ahead,sharded-plain,sharded,sharded-ahead", "designs measured on the dev server, of single, batched, ahead, sharded-plain, sharded, sharded-ahead")
 		verbose    = flag.Bool("v", false, "print each design's limiter history events by type")
+		load       = flag.String("load", "graph", "what a requester does under each permit: graph (one Graph request, an activity) or permits (nothing: ask, grant, release; the limiter's own throughput)")
 	)
 	flag.Parse()
 	var b strings.Builder
@@ -74,7 +75,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "model %s done\n", name)
 	}
 	if *runEntity {
-		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, strings.Split(*designs, ","), *verbose); err != nil {
+		if *load != "graph" && *load != "permits" {
+			fmt.Fprintf(os.Stderr, "limiterscale: -load %q: want graph or permits\n", *load)
+			os.Exit(2)
+		}
+		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, strings.Split(*designs, ","), *load == "permits", *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "limiterscale:", err)
 			os.Exit(1)
 		}
@@ -235,7 +240,7 @@ func (s *stack) stop() {
 
 // entityRun measures the designs on dev servers, a fresh one for each
 // design in each round.
-func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, verbose bool) error {
+func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, permitsOnly, verbose bool) error {
 	ctx := context.Background()
 	// A requester is one user's migration with its page workers; the
 	// users are spread over the 10,000 (and so over the shards). One
@@ -252,8 +257,12 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		return err
 	}
 	defer stopGraph()
-	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d). Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
-		requesters, workers, each, users, workers-1)
+	load := "each permit covers one Graph request, an activity"
+	if permitsOnly {
+		load = "each permit is given back as soon as it is granted, with no Graph call: the load is the limiter's protocol alone, so Graph requests here are permits"
+	}
+	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d); %s. Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
+		requesters, workers, each, users, load, workers-1)
 	// The dev server's and worker's own CPU when nothing runs, for 10 s.
 	idleStack, err := startStack(ctx, acts)
 	if err != nil {
@@ -305,7 +314,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 			var runs []client.WorkflowRun
 			for i := range requesters {
 				run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-req-%d", app, i), TaskQueue: tq}, graphload.Requester,
-					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: graphload.FreeSpec(), Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead})
+					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: graphload.FreeSpec(), Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead, PermitsOnly: permitsOnly})
 				if err != nil {
 					return err
 				}

@@ -18,9 +18,7 @@ BENCH    := cd bench &&
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-test: temporal chromium docker-compose npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests in a clone with nothing beside it, unit tests with the race detector, then every test including those on a real Temporal dev server and the SDK conformance suites.
-	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
-	$(BENCH) $(GO) test -race -short -count=1 -timeout 5m $(PKGS)
+test: temporal chromium docker-compose npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests with the race detector in a clone with nothing beside it, then every test including those on a real Temporal dev server and the SDK conformance suites.
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	$(BENCH) $(GO) test -count=1 -timeout 10m $(PKGS)
 
@@ -33,7 +31,7 @@ vet:
 lint: ## staticcheck, deadcode (no unreachable function, tests counted) and workflowcheck, each pinned and installed into ./bin once.
 	@scripts/lint.sh
 
-standalone-check: ## The unit tests in a fresh clone of HEAD with nothing beside it (no ../shared): the repository stands on its own.
+standalone-check: ## The unit tests, with the race detector, in a fresh clone of HEAD with nothing beside it (no ../shared): the repository stands on its own.
 	@scripts/standalone-check.sh
 
 fmt-check:

@@ -442,7 +442,7 @@ func (nb *notebook) stallCause(h Health, since time.Time) string {
 
 // nextAction is the command a person can run now.
 func (nb *notebook) nextAction(h Health) string {
-	lim := entity.WorkflowID(LimiterResource, nb.w.App)
+	lim := nb.dep.limiterOf(nb.in.User)
 	e := h.LastError
 	switch {
 	case e != nil && e.Ongoing && (e.Type == failure.NotSignedIn || e.Type == failure.GraphAuth):

@@ -112,12 +112,15 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		notion      bool
+		shards      int
 		state, code string
 		stall, next string
 	}{
 		{name: "Graph down for 20 minutes", state: "stalled", code: "503",
 			stall: "stalled: no page done for 10m0s (the Graph budget explains 4m57s): Graph has been failing since 00:00:00 UTC, " +
 				"and the limiter's app breaker holds Graph requests until", next: "temporal workflow query --workflow-id limiter/graph-onenote/test --name state"},
+		{name: "Graph down for 20 minutes, the limiter in 4 shards", shards: 4, state: "stalled", code: "503",
+			stall: "stalled: no page done for 10m0s", next: "temporal workflow query --workflow-id " + entity.ShardWorkflowID(LimiterResource, "test", "alice", 4) + " --name state"},
 		{name: "Notion down for 20 minutes", notion: true, state: "waiting", code: "",
 			next: `starter retry --user alice --notebook nb1 --section "Work notes / Plans"`},
 	} {
@@ -126,7 +129,7 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 			env := s.NewTestWorkflowEnvironment()
 			env.SetWorkerOptions(worker.Options{EnableSessionWorker: true})
 			env.SetStartTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller {
+			w := &Workflows{App: "test", LimiterShards: tc.shards, NewCaller: func(workflow.Context, limiter.Spec) Caller {
 				return retryingCaller{onHold: new(func(entity.Hold))}
 			}}
 			w.Register(env)

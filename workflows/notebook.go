@@ -183,6 +183,7 @@ type NotebookProgress struct {
 // notebook is one MigrateNotebook run.
 type notebook struct {
 	w        *Workflows
+	dep      deployment
 	in       MigrateInput
 	phase    string
 	id, name string
@@ -230,14 +231,15 @@ type notebook struct {
 // operator's updates while sections have failed, and finally rewrites
 // internal links.
 func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (NotebookReport, error) {
+	dep := w.deployment(ctx)
 	if in.Limits == "" {
-		in.Limits = w.Limits
+		in.Limits = dep.Limits
 	}
 	if err := in.Validate(); err != nil {
 		return NotebookReport{}, err
 	}
 	spec, _ := limiter.Profile(in.Limits)
-	nb := &notebook{w: w, in: in, phase: "reading", started: workflow.Now(ctx), live: map[string]*SectionPulse{},
+	nb := &notebook{w: w, dep: dep, in: in, phase: "reading", started: workflow.Now(ctx), live: map[string]*SectionPulse{},
 		budget: BudgetOf(spec), taskQueue: workflow.GetInfo(ctx).TaskQueueName}
 	nb.resumed = nb.started
 	if err := workflow.SetQueryHandlerWithOptions(ctx, QueryProgress, func() (NotebookProgress, error) {
@@ -258,7 +260,7 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 	}
 	nb.upsert(ctx, "reading")
 	nb.details(ctx)
-	lim := w.caller(ctx, spec)
+	lim := w.caller(ctx, spec, dep)
 	rep, err := nb.run(ctx, lim)
 	if ferr := lim.Flush(ctx); ferr != nil && err == nil {
 		err = ferr

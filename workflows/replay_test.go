@@ -30,15 +30,28 @@ func TestReplaySavedHistories(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no saved histories in testdata")
 	}
+	// A worker started with other settings replays them too: a run keeps
+	// the app, the limiter's shard count and the limits profile it began
+	// with (recorded in its history), so changing a worker's settings
+	// does not break the migrations running.
+	workers := []struct {
+		name string
+		w    *workflows.Workflows
+	}{
+		{"the recording worker's settings", workflows.New(e2eApp)},
+		{"another app, 8 limiter shards, other limits", &workflows.Workflows{App: "another-app", LimiterShards: 8, Limits: "onenote-x60"}},
+	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			r := worker.NewWorkflowReplayer()
-			workflows.New(e2eApp).Register(r)
-			r.RegisterWorkflowWithOptions(entity.Workflow, workflowRegisterOptions(entity.WorkflowName))
-			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
-				t.Fatalf("replay %s: %v", f, err)
-			}
-		})
+		for _, wk := range workers {
+			t.Run(filepath.Base(f)+"/"+wk.name, func(t *testing.T) {
+				r := worker.NewWorkflowReplayer()
+				wk.w.Register(r)
+				r.RegisterWorkflowWithOptions(entity.Workflow, workflowRegisterOptions(entity.WorkflowName))
+				if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
+					t.Fatalf("replay %s: %v", f, err)
+				}
+			})
+		}
 	}
 }
 

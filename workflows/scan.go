@@ -121,8 +121,9 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	if err := validUser(in.User); err != nil {
 		return ScanResult{}, err
 	}
+	dep := w.deployment(ctx)
 	if in.Limits == "" {
-		in.Limits = w.Limits
+		in.Limits = dep.Limits
 	}
 	spec, err := limiter.Profile(in.Limits)
 	if err != nil {
@@ -134,7 +135,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (ScanResult, error) { return res, nil }); err != nil {
 		return res, err
 	}
-	lim := w.caller(ctx, spec)
+	lim := w.caller(ctx, spec, dep)
 	ask := entity.AskOptions{User: in.User, Lane: limiter.Foreground}
 	tr := newTreeReader(lim, in.User, limiter.Foreground)
 	trees, _, err := tr.notebooks(ctx, "")

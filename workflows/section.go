@@ -373,7 +373,7 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	s.reportProgress(ctx)
 	receiveFailures(ctx, in.Section.Path, func(_ workflow.Context, e *UpstreamError) { s.upstream(e) })
 	s.upsertStatus(ctx, "migrating")
-	s.lim = w.caller(ctx, spec)
+	s.lim = w.caller(ctx, spec, w.deployment(ctx))
 	if h, ok := s.lim.(holds); ok {
 		h.NotifyHolds(s.held)
 	}

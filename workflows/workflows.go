@@ -81,19 +81,48 @@ type Workflows struct {
 	// LimiterShards, above 1, spreads the users over that many limiter
 	// shards sharing the app budget through leases (package
 	// limiter/shard); 0 or 1 is the single limiter entity. Every worker
-	// must agree.
+	// must agree (a run keeps the count it started with: deployment).
 	LimiterShards int
 }
 
 // New returns the workflows for app.
 func New(app string) *Workflows { return &Workflows{App: app} }
 
+// deployment is what a workflow run takes from its worker's settings:
+// the Graph app, the limiter's shard count and the default limits
+// profile. A run reads them once and keeps them in its history (a side
+// effect), so it replays on a worker started with other settings and
+// keeps asking the limiter it began with; a worker's settings enter
+// workflow code nowhere else.
+type deployment struct {
+	App    string `json:"app"`
+	Shards int    `json:"shards,omitempty"`
+	Limits string `json:"limits,omitempty"`
+}
+
+// deployment reads this run's deployment (see the type).
+func (w *Workflows) deployment(ctx workflow.Context) deployment {
+	now := deployment{App: w.App, Shards: w.LimiterShards, Limits: w.Limits}
+	var d deployment
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return now }).Get(&d); err != nil {
+		// Only a history written by other code fails to decode.
+		return now
+	}
+	return d
+}
+
+// limiterOf is the workflow ID of user's Graph limiter in d: the entity,
+// or the user's shard.
+func (d deployment) limiterOf(user string) string {
+	return entity.ShardWorkflowID(LimiterResource, d.App, user, d.Shards)
+}
+
 // caller returns what runs this workflow run's Graph calls.
-func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec) caller {
+func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec, d deployment) caller {
 	if w.NewCaller != nil {
 		return w.NewCaller(ctx, spec)
 	}
-	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: w.App, Spec: &spec, Shards: w.LimiterShards})
+	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: d.App, Spec: &spec, Shards: d.Shards})
 }
 
 // Register registers the workflows under their stable names.

@@ -144,7 +144,7 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	fs.StringVar(&c.NotionPacing, "notion-pacing", env("NOTEBRIDGE_NOTION_PACING", pacingShared),
 		"who holds the Notion rate: shared (every worker together, through the pace entity in Temporal) or process (each worker process alone: for a single worker or benchmarks) (env NOTEBRIDGE_NOTION_PACING)")
 	fs.IntVar(&c.LimiterShards, "limiter-shards", envInt("NOTEBRIDGE_LIMITER_SHARDS", 1),
-		"Graph limiter shards: 1 is one limiter entity per app (enough for hundreds of users); above 1 users are spread over that many shards, which share the app limits through a coordinator's leases (for thousands of users; every worker must use the same number) (env NOTEBRIDGE_LIMITER_SHARDS)")
+		"Graph limiter shards: 1 is one limiter entity per app (enough for hundreds of users); above 1 users are spread over that many shards, which share the app limits through a coordinator's leases (for thousands of users; give every worker the same number; runs already going keep the count they started with) (env NOTEBRIDGE_LIMITER_SHARDS)")
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
 	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {

@@ -47,7 +47,7 @@ func applyLimits(ctx context.Context, c client.Client, cfg config, log *slog.Log
 		targets = []target{{entity.CoordinatorWorkflowID(res, app), entity.CoordinatorWorkflowName,
 			entity.CoordinatorInput{Resource: res, App: app, Shards: n, Spec: cfg.LimitsSpec}}}
 		for k := range n {
-			targets = append(targets, target{fmt.Sprintf("%s/shard-%d", entity.WorkflowID(res, app), k), entity.WorkflowName,
+			targets = append(targets, target{entity.ShardID(res, app, k, n), entity.WorkflowName,
 				entity.Input{Resource: res, App: app, Spec: cfg.LimitsSpec, Shard: &entity.ShardConfig{Index: k, Count: n, TaskQueue: cfg.TaskQueue}}})
 		}
 	}

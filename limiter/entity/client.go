@@ -3,7 +3,6 @@ package entity
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -366,7 +365,7 @@ func (c *Client) limiterOf(k int) string {
 	if c.opts.Shards < 2 {
 		return WorkflowID(c.opts.Resource, c.opts.App)
 	}
-	return shardID(c.opts.Resource, c.opts.App, k)
+	return ShardID(c.opts.Resource, c.opts.App, k, c.opts.Shards)
 }
 
 // post sends a message without blocking the caller. If it cannot be
@@ -414,11 +413,11 @@ func (c *Client) send(ctx workflow.Context, to string, m Message) error {
 	})
 	in := Input{Resource: c.opts.Resource, App: c.opts.App, Spec: c.opts.Spec}
 	if c.opts.Shards > 1 {
-		k, err := strconv.Atoi(strings.TrimPrefix(to, WorkflowID(c.opts.Resource, c.opts.App)+"/shard-"))
+		k, n, err := parseShardID(c.opts.Resource, c.opts.App, to)
 		if err != nil {
-			return fmt.Errorf("limiter %s: not a shard of %d", to, c.opts.Shards)
+			return err
 		}
-		in.Shard = &ShardConfig{Index: k, Count: c.opts.Shards, TaskQueue: c.opts.TaskQueue}
+		in.Shard = &ShardConfig{Index: k, Count: n, TaskQueue: c.opts.TaskQueue}
 	}
 	err := workflow.ExecuteActivity(actx, EnsureLimiterActivity, EnsureRequest{
 		WorkflowID: to, TaskQueue: c.opts.TaskQueue, Message: m, Input: in,

@@ -32,7 +32,7 @@ func TestOutgoingGroupsByLimiter(t *testing.T) {
 }
 
 // TestShardWorkflowIDSpreadsUsers: one shard is the single entity's ID;
-// several spread users over "shard-k" IDs.
+// several spread users over "shard-k-of-n" IDs.
 func TestShardWorkflowIDSpreadsUsers(t *testing.T) {
 	if got, want := ShardWorkflowID("graph-onenote", "app", "alice", 1), WorkflowID("graph-onenote", "app"); got != want {
 		t.Errorf("one shard: %s, want %s", got, want)
@@ -45,7 +45,7 @@ func TestShardWorkflowIDSpreadsUsers(t *testing.T) {
 		t.Errorf("100 users over 4 shards used %d IDs: %v", len(ids), ids)
 	}
 	for id := range ids {
-		if _, err := fmt.Sscanf(id, "limiter/graph-onenote/app/shard-%d", new(int)); err != nil {
+		if _, err := fmt.Sscanf(id, "limiter/graph-onenote/app/shard-%d-of-4", new(int)); err != nil {
 			t.Errorf("shard ID %q: %v", id, err)
 		}
 	}

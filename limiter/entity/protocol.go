@@ -33,7 +33,12 @@
 // wants (SignalReport), the coordinator answers with a lease
 // (SignalLease), and the shard grants only while its lease is valid and
 // only within it. The first report starts the coordinator
-// (signal-with-start through EnsureCoordinator).
+// (signal-with-start through EnsureCoordinator). A shard's ID names the
+// count (ShardID): when the workers' count changes, runs that began
+// before keep their shards (each run keeps its count in its history) and
+// new runs use the new ones, all under the one coordinator, which takes
+// a shard of another count in when it first reports (shard.Coordinator.Join)
+// and so never leases out more than the app's budget over both.
 //
 // A second kind of resource, limited by rate alone, is paced rather than
 // permitted: PaceWorkflow (registered as PaceLimiter, one per resource

@@ -18,8 +18,9 @@ import (
 // (the referee) sees no 429 and no window over a limit, every request it
 // received had a permit from its user's shard, and the shards together
 // granted every request. The clients batch releases and ask ahead.
-// Requesters that take permits without calling Graph are granted them
-// and send nothing.
+// Requesters that take permits without calling Graph, routing with
+// another shard count, are granted them and send nothing; their shards
+// join the coordinator.
 func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	const shards, requesters, each = 4, 8, 30
 	f := newFixture(t, 8)
@@ -40,13 +41,15 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 		runs = append(runs, run)
 	}
 	// Two more take their permits and give them back without calling
-	// Graph (the benchmark's load of the limiter alone).
-	const permitsOnly = 2
+	// Graph (the benchmark's load of the limiter alone); they route with
+	// 2 shards, as a worker started with another -limiter-shards would:
+	// their shards join the coordinator and share the app budget.
+	const permitsOnly, otherCount = 2, 2
 	for i := range permitsOnly {
 		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
 			ID: fmt.Sprintf("sharded-permits-%d", i), TaskQueue: itTaskQueue,
 		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[2*i], f.users[2*i+5]},
-			N: each, Workers: 3, Spec: itSpec(), Shards: shards, PermitsOnly: true})
+			N: each, Workers: 3, Spec: itSpec(), Shards: otherCount, PermitsOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,15 +68,17 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	for _, u := range f.users {
 		k := shard.Of(u, shards)
 		used[k] = true
-		v, err := f.srv.Client().QueryWorkflow(context.Background(), entity.ShardWorkflowID(itResource, itApp, u, shards), "", entity.QueryState)
-		if err != nil {
-			t.Fatalf("query shard %d of %s: %v", k, u, err)
+		for _, n := range []int{shards, otherCount} {
+			v, err := f.srv.Client().QueryWorkflow(context.Background(), entity.ShardWorkflowID(itResource, itApp, u, n), "", entity.QueryState)
+			if err != nil {
+				continue // no run of this user routed with n shards
+			}
+			var st entity.State
+			if err := v.Get(&st); err != nil {
+				t.Fatal(err)
+			}
+			units[u] += st.Stats.Units[u]
 		}
-		var st entity.State
-		if err := v.Get(&st); err != nil {
-			t.Fatal(err)
-		}
-		units[u] = st.Stats.Units[u]
 	}
 	total := 0
 	for _, u := range f.users {
@@ -100,6 +105,15 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	var status []shard.ShardStatus
 	if err := v.Get(&status); err != nil {
 		t.Fatal(err)
+	}
+	members := map[string]bool{}
+	for _, st := range status {
+		members[st.Workflow] = true
+	}
+	for _, want := range []string{entity.ShardID(itResource, itApp, 0, shards), entity.ShardID(itResource, itApp, 0, otherCount), entity.ShardID(itResource, itApp, 1, otherCount)} {
+		if !members[want] {
+			t.Errorf("the coordinator serves %v, not %s", members, want)
+		}
 	}
 	t.Logf("emulator: %d requests, max concurrency %d; coordinator: %+v", gs.Requests, gs.MaxConcurrent, status)
 }

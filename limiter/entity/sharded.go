@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -36,16 +37,33 @@ const (
 
 // ShardWorkflowID is the limiter shard of user among shards for resource
 // and app: WorkflowID(resource, app) itself for one shard (the single
-// entity), else "limiter/<resource>/<app>/shard-<k>".
+// entity), else ShardID of the user's shard.
 func ShardWorkflowID(resource, app, user string, shards int) string {
 	if shards < 2 {
 		return WorkflowID(resource, app)
 	}
-	return shardID(resource, app, shard.Of(user, shards))
+	return ShardID(resource, app, shard.Of(user, shards), shards)
 }
 
-func shardID(resource, app string, k int) string {
-	return fmt.Sprintf("%s/shard-%d", WorkflowID(resource, app), k)
+// ShardID is shard k of n for resource and app:
+// "limiter/<resource>/<app>/shard-<k>-of-<n>". The count is in the ID, so
+// the shards of two counts (workers started with another -limiter-shards,
+// or runs that began before a change) are different workflows, and no
+// shard is asked by clients that disagree on which users it holds.
+func ShardID(resource, app string, k, n int) string {
+	return fmt.Sprintf("%s/shard-%d-of-%d", WorkflowID(resource, app), k, n)
+}
+
+// parseShardID returns k and n of ShardID(resource, app, k, n).
+func parseShardID(resource, app, id string) (k, n int, err error) {
+	rest, ok := strings.CutPrefix(id, WorkflowID(resource, app)+"/")
+	if ok {
+		_, err = fmt.Sscanf(rest, "shard-%d-of-%d", &k, &n)
+	}
+	if !ok || err != nil || k < 0 || k >= n || ShardID(resource, app, k, n) != id {
+		return 0, 0, fmt.Errorf("limiter %s: not a shard of %s", id, WorkflowID(resource, app))
+	}
+	return k, n, nil
 }
 
 // CoordinatorWorkflowID is the coordinator of resource and app's shards.
@@ -71,7 +89,13 @@ type ReportMessage struct {
 type CoordinatorInput struct {
 	Resource string `json:"resource"`
 	App      string `json:"app"`
-	Shards   int    `json:"shards"`
+	// Shards is the shard count of the layout that starts the
+	// coordinator; shards of other counts join when they first report.
+	Shards int `json:"shards"`
+	// Members are the shards' workflow IDs by the coordinator's index,
+	// across continue-as-new; empty at first start (then the Shards
+	// shards of ShardID).
+	Members []string `json:"members,omitempty"`
 	// Spec is the spec whose app scope is leased out (padded like the
 	// shards' specs); nil means limiter.OneNote().
 	Spec *limiter.Spec `json:"spec,omitempty"`
@@ -103,8 +127,25 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 			return fmt.Errorf("limiter coordinator: %w", err)
 		}
 	}
+	members := in.Members
+	if len(members) == 0 {
+		for k := range c.Shards() {
+			members = append(members, ShardID(in.Resource, in.App, k, c.Shards()))
+		}
+	}
+	if len(members) != c.Shards() {
+		return fmt.Errorf("limiter coordinator: %d members for %d shards", len(members), c.Shards())
+	}
+	index := make(map[string]int, len(members)) // looked up only: no map order
+	for i, id := range members {
+		index[id] = i
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryShards, func() ([]shard.ShardStatus, error) {
-		return c.Status(workflow.Now(ctx)), nil
+		st := c.Status(workflow.Now(ctx))
+		for i := range st {
+			st[i].Workflow = members[i]
+		}
+		return st, nil
 	}); err != nil {
 		return err
 	}
@@ -135,6 +176,24 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 			if !reports.ReceiveAsync(&m) {
 				break
 			}
+			i, ok := index[m.From]
+			if !ok {
+				// A shard of another count: it shares the budget with
+				// the others.
+				if _, _, err := parseShardID(in.Resource, in.App, m.From); err != nil {
+					workflow.GetLogger(ctx).Error("Rejected report", "from", m.From, "error", err)
+					continue
+				}
+				j, err := c.Join()
+				if err != nil {
+					workflow.GetLogger(ctx).Error("Rejected report", "from", m.From, "error", err)
+					continue
+				}
+				i, index[m.From] = j, j
+				members = append(members, m.From)
+				workflow.GetLogger(ctx).Info("Shard joined", "shard", m.From, "index", j)
+			}
+			m.Report.Shard = i
 			l, err := c.Refresh(m.Report, now)
 			if err != nil {
 				workflow.GetLogger(ctx).Error("Rejected report", "from", m.From, "error", err)
@@ -144,7 +203,7 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 			// A short lease: take back from the other shards what they
 			// hold above their fair shares.
 			for _, p := range c.Reclaim(l, now) {
-				leases = append(leases, addressedLease{shardID(in.Resource, in.App, p.Shard), p})
+				leases = append(leases, addressedLease{members[p.Shard], p})
 			}
 			for _, al := range leases {
 				sends++
@@ -170,7 +229,7 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 				return fmt.Errorf("limiter coordinator: save state: %w", err)
 			}
 			next := in
-			next.Spec, next.State = nil, st
+			next.Spec, next.State, next.Members = nil, st, members
 			return workflow.NewContinueAsNewError(ctx, CoordinatorWorkflowName, next)
 		}
 	}
@@ -252,6 +311,18 @@ func (ls *leasing) park(req limiter.Request, base *limiter.Spec) bool {
 	}
 	ls.parked = append(ls.parked, req)
 	return true
+}
+
+// misrouted says why user's asks do not belong to this shard, or "" when
+// they do: a worker that routes with another shard count would have two
+// shards serve one user, each within the user's limits, so that together
+// they could send twice the user's budget.
+func (ls *leasing) misrouted(user string) string {
+	if k := shard.Of(user, ls.cfg.Count); k != ls.cfg.Index {
+		return fmt.Sprintf("user %s belongs to shard %d of %d, not to this one (shard %d): the worker that asked routes with another shard count; "+
+			"start every worker with -limiter-shards %d (this limiter's), and retry the section", user, k, ls.cfg.Count, ls.cfg.Index, ls.cfg.Count)
+	}
+	return ""
 }
 
 func (ls *leasing) unpark(id string) {

@@ -221,6 +221,13 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 			out.grant(m.From, g)
 			continue
 		}
+		if e.lease != nil {
+			if why := e.lease.misrouted(a.User); why != "" {
+				e.stats.Refused++
+				out.refuse(m.From, Refusal{RequestID: a.RequestID, Reason: why})
+				continue
+			}
+		}
 		req := limiter.Request{ID: a.RequestID, User: a.User, Lane: a.Lane,
 			Cost: a.Cost, Slots: a.Slots, Attempt: a.Attempt, MinCost: a.MinCost, Remaining: a.Remaining}
 		err := e.model.Enqueue(req, now)

@@ -79,6 +79,22 @@ func (b Budget) validate() error {
 // Shards is the number of shards.
 func (c *Coordinator) Shards() int { return len(c.st.Shards) }
 
+// MaxShards bounds the shards a coordinator serves (Join).
+const MaxShards = 4096
+
+// Join adds a shard and returns its index: the shards of another layout
+// (a deployment that changed its shard count) share the budget with those
+// already here, so that two layouts running at once never over-commit it.
+// A shard that stops reporting holds its reservation only until its last
+// lease has expired, like any other.
+func (c *Coordinator) Join() (int, error) {
+	if len(c.st.Shards) >= MaxShards {
+		return 0, fmt.Errorf("%w: already %d, the most one coordinator serves", ErrShard, MaxShards)
+	}
+	c.st.Shards = append(c.st.Shards, shardState{})
+	return len(c.st.Shards) - 1, nil
+}
+
 // Budget is the budget divided.
 func (c *Coordinator) Budget() Budget { return c.st.Budget }
 
@@ -411,7 +427,10 @@ func fill(capacity int, demand []int, start int) []int {
 
 // ShardStatus is one shard as the coordinator sees it, for queries.
 type ShardStatus struct {
-	Shard       int       `json:"shard"`
+	Shard int `json:"shard"`
+	// Workflow is the shard's workflow ID (set by its host, package
+	// limiter/entity).
+	Workflow    string    `json:"workflow,omitempty"`
 	Reserved    Share     `json:"reserved"`
 	Demand      Share     `json:"demand"`
 	LastReport  time.Time `json:"lastReport,omitzero"`

@@ -89,6 +89,10 @@ type scenario struct {
 	// wantFirstSend, when set, is the latest elapsed time by which the
 	// named shard must have sent its first request.
 	wantFirstSend map[int]time.Duration
+	// join shards of another layout (Coordinator.Join) join at joinAt,
+	// after the test's shards.
+	join   int
+	joinAt time.Duration
 }
 
 func never(int, time.Duration) bool  { return false }
@@ -129,6 +133,17 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 		}, silent: never, lose: func(i, k int) bool { return (k+i)%2 == 0 }, run: 4 * time.Minute,
 			budget:        &Budget{Windows: []limiter.Window{{Limit: 6000, Per: limiter.Duration(time.Minute)}}, Concurrency: 40, InFlightFor: limiter.Duration(inFlight)},
 			wantFirstSend: map[int]time.Duration{1: 2*time.Minute + 20*time.Second}},
+		// Workers restarted with 8 shards: the 4 of the old count stay
+		// busy with the runs that began before until 12 min, the 8 new
+		// ones join at 5 min; the two layouts never over-commit, and
+		// the new one gets the budget once the old is done (85%: 8
+		// shards splitting 60 a minute leave a unit idle here and there).
+		{name: "a layout of 8 shards joins while the 4 of the old one are busy", busy: func(i int, t time.Duration) bool {
+			return i >= 4 || t < 12*time.Minute
+		}, silent: never, lose: keep, join: 8, joinAt: 5 * time.Minute, wantUse: 0.85},
+		{name: "a layout of 8 shards joins, half the leases lost", busy: func(i int, t time.Duration) bool {
+			return i >= 4 || t < 12*time.Minute
+		}, silent: never, lose: func(i, k int) bool { return (k+i)%2 == 0 }, join: 8, joinAt: 5 * time.Minute, wantUse: 0.85},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
@@ -144,7 +159,7 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sim := make([]*simShard, shards)
+			sim := make([]*simShard, shards+sc.join)
 			for i := range sim {
 				sim[i] = &simShard{}
 			}
@@ -170,6 +185,14 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 				}
 				inbox = later
 				for i, s := range sim {
+					if i >= c.Shards() {
+						if el < sc.joinAt {
+							continue
+						}
+						if k, err := c.Join(); err != nil || k != i {
+							t.Fatalf("Join = %d, %v; want %d", k, err, i)
+						}
+					}
 					silent := sc.silent(i, el)
 					if silent && !sc.zombie {
 						s.dead = true
@@ -266,7 +289,7 @@ func fits(u, s Share) bool {
 func checkBudget(t *testing.T, b Budget, c *Coordinator, sim []*simShard, now time.Time) {
 	t.Helper()
 	sum := Share{Units: make([]int, len(b.Windows))}
-	for i, s := range sim {
+	for i, s := range sim[:c.Shards()] {
 		u := s.used(b, now)
 		r := c.Reservation(i, now)
 		for w := range b.Windows {

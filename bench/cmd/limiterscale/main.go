@@ -336,7 +336,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 			if d.shards > 1 {
 				ids = []string{entity.CoordinatorWorkflowID("bench", app)}
 				for k := range d.shards {
-					ids = append(ids, fmt.Sprintf("%s/shard-%d", entity.WorkflowID("bench", app), k))
+					ids = append(ids, entity.ShardID("bench", app, k, d.shards))
 				}
 			}
 			ev, busiest, err := events(ctx, c, ids)

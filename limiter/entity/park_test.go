@@ -53,9 +53,9 @@ func TestParkKeepsAsksAboveTheLeaseNotAboveTheApp(t *testing.T) {
 }
 
 // TestShardRefusesAsksOfOtherShards: a shard takes the asks of its own
-// users, and refuses, naming the shard count to use, those of users that
-// hash to another shard (a worker routing with another count), so that no
-// user is served by two shards.
+// users, and refuses, naming the user and its shard, those of users that
+// hash to another shard (a client that routes otherwise), so that no user
+// is served by two shards.
 func TestShardRefusesAsksOfOtherShards(t *testing.T) {
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	m, err := limiter.New(limiter.OneNote(), now)
@@ -85,7 +85,7 @@ func TestShardRefusesAsksOfOtherShards(t *testing.T) {
 	if got == nil || len(got.Refused) != 1 || got.Refused[0].RequestID != "r1/2" {
 		t.Fatalf("answer %+v, want the ask of %s (shard 3) refused and none other", got, other)
 	}
-	for _, want := range []string{other, "shard 3 of 4", "-limiter-shards 4"} {
+	for _, want := range []string{other, "shard 3 of 4", "retry the section"} {
 		if !strings.Contains(got.Refused[0].Reason, want) {
 			t.Errorf("refusal %q does not name %q", got.Refused[0].Reason, want)
 		}

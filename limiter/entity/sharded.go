@@ -314,13 +314,14 @@ func (ls *leasing) park(req limiter.Request, base *limiter.Spec) bool {
 }
 
 // misrouted says why user's asks do not belong to this shard, or "" when
-// they do: a worker that routes with another shard count would have two
-// shards serve one user, each within the user's limits, so that together
-// they could send twice the user's budget.
+// they do. Clients of one count all route a user to the same shard (the
+// count is in the shard's ID); a client that hashes users otherwise would
+// have two shards serve one user, each within the user's limits, so that
+// together they could send twice the user's budget.
 func (ls *leasing) misrouted(user string) string {
 	if k := shard.Of(user, ls.cfg.Count); k != ls.cfg.Index {
-		return fmt.Sprintf("user %s belongs to shard %d of %d, not to this one (shard %d): the worker that asked routes with another shard count; "+
-			"start every worker with -limiter-shards %d (this limiter's), and retry the section", user, k, ls.cfg.Count, ls.cfg.Index, ls.cfg.Count)
+		return fmt.Sprintf("user %s belongs to shard %d of %d, not to this one (shard %d): the worker that asked routes users otherwise "+
+			"(a worker of another Note Bridge version?); run one version on every worker, then retry the section", user, k, ls.cfg.Count, ls.cfg.Index)
 	}
 	return ""
 }

@@ -102,11 +102,11 @@ type deployment struct {
 
 // deployment reads this run's deployment (see the type).
 func (w *Workflows) deployment(ctx workflow.Context) deployment {
-	now := deployment{App: w.App, Shards: w.LimiterShards, Limits: w.Limits}
+	current := deployment{App: w.App, Shards: w.LimiterShards, Limits: w.Limits}
 	var d deployment
-	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return now }).Get(&d); err != nil {
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return current }).Get(&d); err != nil {
 		// Only a history written by other code fails to decode.
-		return now
+		return current
 	}
 	return d
 }

@@ -30,15 +30,16 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	}
 	defer w.Stop()
 	var runs []client.WorkflowRun
-	for i := range requesters {
-		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-			ID: fmt.Sprintf("sharded-load-%d", i), TaskQueue: itTaskQueue,
-		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[i], f.users[(i+1)%len(f.users)]},
-			N: each, Workers: 3, Spec: itSpec(), Shards: shards, AskAhead: 3})
+	start := func(id string, in graphload.Input) {
+		in.Resource, in.App, in.N, in.Workers, in.Spec = itResource, itApp, each, 3, itSpec()
+		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: id, TaskQueue: itTaskQueue}, graphload.Requester, in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, run)
+	}
+	for i := range requesters {
+		start(fmt.Sprintf("sharded-load-%d", i), graphload.Input{Users: []string{f.users[i], f.users[(i+1)%len(f.users)]}, Shards: shards, AskAhead: 3})
 	}
 	// Two more take their permits and give them back without calling
 	// Graph (the benchmark's load of the limiter alone); they route with
@@ -46,14 +47,7 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	// their shards join the coordinator and share the app budget.
 	const permitsOnly, otherCount = 2, 2
 	for i := range permitsOnly {
-		run, err := f.srv.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-			ID: fmt.Sprintf("sharded-permits-%d", i), TaskQueue: itTaskQueue,
-		}, graphload.Requester, graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[2*i], f.users[2*i+5]},
-			N: each, Workers: 3, Spec: itSpec(), Shards: otherCount, PermitsOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, run)
+		start(fmt.Sprintf("sharded-permits-%d", i), graphload.Input{Users: []string{f.users[2*i], f.users[2*i+5]}, Shards: otherCount, PermitsOnly: true})
 	}
 	waitAll(t, runs, each)
 	gs := f.graph.Stats()

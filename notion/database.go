@@ -84,21 +84,18 @@ func parentRelation(dbID string) map[string]any {
 		"database_id": dbID, "type": "single_property", "single_property": map[string]any{}}}}
 }
 
-// ensureSchema adds whatever the section schema lacks to database id (a
-// crash between creating a database and adding its self-relation leaves
-// it without one).
-func (c *Client) ensureSchema(ctx context.Context, id string) error {
-	var db databaseObject
-	if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/databases/" + id, out: &db}); err != nil {
-		return err
-	}
+// ensureSchemaOf adds whatever the section schema lacks to database id,
+// whose properties are have (a crash between creating a database and
+// adding its self-relation leaves it without one; a person may delete a
+// property).
+func (c *Client) ensureSchemaOf(ctx context.Context, id string, have map[string]schemaProperty) error {
 	missing := map[string]any{}
 	for name, def := range sectionSchema() {
-		if _, ok := db.Properties[name]; !ok {
+		if _, ok := have[name]; !ok {
 			missing[name] = def
 		}
 	}
-	if _, ok := db.Properties[PropParent]; !ok {
+	if _, ok := have[PropParent]; !ok {
 		for k, v := range parentRelation(id) {
 			missing[k] = v
 		}

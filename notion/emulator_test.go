@@ -378,6 +378,10 @@ func TestLayoutFindsBeforeCreating(t *testing.T) {
 	if creates() != before {
 		t.Errorf("the second run created %d containers", creates()-before)
 	}
+	if first.Created != 7 || second.Created != 0 {
+		t.Errorf("created %d then %d containers, want 7 then 0", first.Created, second.Created)
+	}
+	first.Created = 0
 	if fmt.Sprint(first) != fmt.Sprint(second) {
 		t.Errorf("second layout %+v, want %+v", second, first)
 	}

@@ -3,6 +3,7 @@ package notion
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -36,54 +37,292 @@ type Layout struct {
 	GroupPageIDs map[string]string
 	// SectionDatabaseIDs maps section IDs to their databases.
 	SectionDatabaseIDs map[string]string
+	// Gone maps the IDs of sections whose database the record names but
+	// Notion no longer has live (in the trash, deleted, or unshared) to
+	// a message that names it and says what to do. Such a section is not
+	// written: writing it again would make a second copy of its pages.
+	Gone map[string]string `json:",omitempty"`
+	// Former maps the OneNote IDs of sections the record holds but the
+	// notebook no longer lists (deleted, or moved to another notebook) to
+	// their live databases: a sync reads their rows too, so a page that
+	// moved out of them is found and nothing is written twice.
+	Former map[string]string `json:",omitempty"`
+	// Renamed counts the containers whose title was set to OneNote's
+	// (renamed in OneNote, or by a person in Notion); Created counts the
+	// containers made.
+	Renamed int `json:",omitempty"`
+	Created int `json:",omitempty"`
 }
 
 // EnsureLayout finds or creates the Notion containers of a notebook under
 // the page parentPageID: a page for the notebook, a page per section group
-// (nested as in OneNote), a database per section. Each container is looked
-// for by title among its parent's children before it is created, so
-// running EnsureLayout again creates nothing new. Siblings with the same
-// name get " (2)", " (3)"… in the order given.
+// (nested as in OneNote), a database per section.
+//
+// Containers are found by the OneNote ID they came from, never by title
+// alone, so a container a person renamed or moved in Notion is still
+// found, and one renamed in OneNote is renamed in Notion (see
+// identity.go: each container carries a stamp, and the notebook page holds
+// the record of every container's Notion ID). Running EnsureLayout again
+// creates nothing new. Siblings with the same name get " (2)", " (3)"… in
+// the order given.
 func (c *Client) EnsureLayout(ctx context.Context, parentPageID string, nb NotebookSpec) (Layout, error) {
 	l := Layout{GroupPageIDs: map[string]string{}, SectionDatabaseIDs: map[string]string{}}
-	id, err := c.EnsurePage(ctx, parentPageID, nb.Name)
+	page, rec, err := c.notebookPage(ctx, parentPageID, nb)
 	if err != nil {
 		return Layout{}, err
 	}
-	l.NotebookPageID = id
-	if err := c.ensureContents(ctx, id, nb.Sections, nb.SectionGroups, &l); err != nil {
+	if page.created {
+		l.Created++
+	} else if page.title != nb.Name {
+		if err := c.setContainerTitle(ctx, page.id, kindNotebook, nb.Name); err != nil {
+			return Layout{}, err
+		}
+		l.Renamed++
+	}
+	l.NotebookPageID = page.id
+	e := &layoutRun{c: c, rec: rec, l: &l, seen: map[string]bool{}}
+	if err := e.contents(ctx, page, nb.Sections, nb.SectionGroups, nb.Name); err != nil {
 		return Layout{}, err
+	}
+	for id, dbID := range rec.Containers {
+		if e.seen[id] || rec.Kinds[id] != kindSection {
+			continue
+		}
+		if db, err := c.container(ctx, dbID, true); err == nil && db.live {
+			if l.Former == nil {
+				l.Former = map[string]string{}
+			}
+			l.Former[id] = dbID
+		}
+	}
+	if rec.changed {
+		if err := c.writeRecord(ctx, rec); err != nil {
+			return Layout{}, fmt.Errorf("notion: writing the notebook's record: %w", err)
+		}
 	}
 	return l, nil
 }
 
-func (c *Client) ensureContents(ctx context.Context, pageID string, sections []SectionSpec, groups []SectionGroupSpec, l *Layout) error {
+// layoutRun is one EnsureLayout's walk of the notebook tree.
+type layoutRun struct {
+	c    *Client
+	rec  *record
+	l    *Layout
+	seen map[string]bool
+	// stamped is every section database the integration can see, by the
+	// OneNote section ID in its stamp; read once, when the record lacks
+	// a section.
+	stamped map[string]string
+}
+
+// contents ensures the sections and groups under the container page p,
+// whose path is path.
+func (e *layoutRun) contents(ctx context.Context, p found, sections []SectionSpec, groups []SectionGroupSpec, path string) error {
 	if len(sections)+len(groups) == 0 {
 		return nil
 	}
-	kids, err := c.listChildren(ctx, pageID)
-	if err != nil {
-		return err
+	var kids []childBlock
+	listed := false
+	children := func() ([]childBlock, error) {
+		if !listed {
+			k, err := e.c.listChildren(ctx, p.id)
+			if err != nil {
+				return nil, err
+			}
+			kids, listed = k, true
+		}
+		return kids, nil
 	}
 	names := uniqueNames{}
 	for _, s := range sections {
-		id, err := c.ensureChild(ctx, pageID, kids, "child_database", names.next(s.Name))
+		e.seen[s.ID] = true
+		title := names.next(s.Name)
+		id, err := e.ensure(ctx, p.id, children, kindSection, s.ID, title, path+"/"+s.Name)
+		if errors.Is(err, errGone) {
+			if e.l.Gone == nil {
+				e.l.Gone = map[string]string{}
+			}
+			e.l.Gone[s.ID] = err.Error()
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("notion: section %q: %w", s.Name, err)
 		}
-		l.SectionDatabaseIDs[s.ID] = id
+		e.l.SectionDatabaseIDs[s.ID] = id
 	}
 	for _, g := range groups {
-		id, err := c.ensureChild(ctx, pageID, kids, "child_page", names.next(g.Name))
+		e.seen[g.ID] = true
+		title := names.next(g.Name)
+		id, err := e.ensure(ctx, p.id, children, kindGroup, g.ID, title, path+"/"+g.Name)
+		if errors.Is(err, errGone) {
+			// Its sections are looked for (and reported) on their own:
+			// their databases may live on elsewhere.
+			for _, s := range flattenSections(g) {
+				if e.l.Gone == nil {
+					e.l.Gone = map[string]string{}
+				}
+				e.seen[s.ID] = true
+				e.l.Gone[s.ID] = err.Error()
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("notion: section group %q: %w", g.Name, err)
 		}
-		l.GroupPageIDs[g.ID] = id
-		if err := c.ensureContents(ctx, id, g.Sections, g.SectionGroups, l); err != nil {
+		e.l.GroupPageIDs[g.ID] = id
+		if err := e.contents(ctx, found{id: id}, g.Sections, g.SectionGroups, path+"/"+g.Name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// flattenSections lists every section in g and below.
+func flattenSections(g SectionGroupSpec) []SectionSpec {
+	out := append([]SectionSpec(nil), g.Sections...)
+	for _, sub := range g.SectionGroups {
+		out = append(out, flattenSections(sub)...)
+	}
+	return out
+}
+
+// ensure finds or creates the container of OneNote object oneNoteID (a
+// section's database or a group's page) meant to be titled title under
+// the page parentID, and returns its Notion ID. In order: the record's
+// Notion ID (renamed or moved by a person, it is still that object), a
+// stamped container, an unstamped one titled as OneNote names it under
+// parentID (made before containers carried stamps: it is adopted and
+// stamped), or a new one.
+func (e *layoutRun) ensure(ctx context.Context, parentID string, children func() ([]childBlock, error), kind, oneNoteID, title, path string) (string, error) {
+	c := e.c
+	if id := e.rec.Containers[oneNoteID]; id != "" {
+		obj, err := c.container(ctx, id, kind == kindSection)
+		if err != nil && !isNotFound(err) {
+			return "", err
+		}
+		if err == nil && obj.live {
+			return id, e.adapt(ctx, obj, kind, oneNoteID, title)
+		}
+		return "", goneError(kind, path, id, err == nil && obj.trashed, e.rec.PageID)
+	}
+	id, err := e.findStamped(ctx, children, kind, oneNoteID)
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		if id, err = e.findLegacy(ctx, children, kind, title); err != nil {
+			return "", err
+		}
+	}
+	if id != "" {
+		obj, err := c.container(ctx, id, kind == kindSection)
+		if err != nil {
+			return "", err
+		}
+		e.rec.set(oneNoteID, kind, id)
+		return id, e.adapt(ctx, obj, kind, oneNoteID, title)
+	}
+	id, err = c.createContainer(ctx, parentID, kind, oneNoteID, title)
+	if err != nil {
+		return "", err
+	}
+	e.l.Created++
+	e.rec.set(oneNoteID, kind, id)
+	return id, nil
+}
+
+// adapt brings a found container in step: OneNote's title, its stamp,
+// and (a database) the section schema.
+func (e *layoutRun) adapt(ctx context.Context, obj containerObject, kind, oneNoteID, title string) error {
+	c := e.c
+	if obj.title != title {
+		if err := c.setContainerTitle(ctx, obj.id, kind, title); err != nil {
+			return err
+		}
+		e.l.Renamed++
+	}
+	if kind == kindSection {
+		if obj.stampID != oneNoteID {
+			if err := c.stampDatabase(ctx, obj.id, oneNoteID); err != nil {
+				return err
+			}
+		}
+		return c.ensureSchemaOf(ctx, obj.id, obj.properties)
+	}
+	if obj.stampID != oneNoteID {
+		return c.stampPage(ctx, obj.id, kind, oneNoteID)
+	}
+	return nil
+}
+
+// findStamped looks for the container stamped with oneNoteID: a database
+// anywhere the integration can see (a person may have moved it), or a
+// group page among the parent's children.
+func (e *layoutRun) findStamped(ctx context.Context, children func() ([]childBlock, error), kind, oneNoteID string) (string, error) {
+	if kind == kindSection {
+		if e.stamped == nil {
+			m, err := e.c.stampedDatabases(ctx)
+			if err != nil {
+				return "", err
+			}
+			e.stamped = m
+		}
+		return e.stamped[oneNoteID], nil
+	}
+	kids, err := children()
+	if err != nil {
+		return "", err
+	}
+	for _, k := range kids {
+		if k.Type != "child_page" {
+			continue
+		}
+		st, err := e.c.pageStamp(ctx, k.ID)
+		if err != nil {
+			return "", err
+		}
+		if st.kind == kind && st.id == oneNoteID {
+			return k.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// findLegacy finds an unstamped child of the parent titled title: a
+// container made before containers carried stamps. A stamped container is
+// never taken by its title: it belongs to the object its stamp names.
+func (e *layoutRun) findLegacy(ctx context.Context, children func() ([]childBlock, error), kind, title string) (string, error) {
+	kids, err := children()
+	if err != nil {
+		return "", err
+	}
+	want := "child_page"
+	if kind == kindSection {
+		want = "child_database"
+	}
+	for _, k := range kids {
+		if k.Type != want || childTitle(k) != title {
+			continue
+		}
+		if kind == kindSection {
+			obj, err := e.c.container(ctx, k.ID, true)
+			if err != nil {
+				return "", err
+			}
+			if obj.stampID == "" {
+				return k.ID, nil
+			}
+			continue
+		}
+		st, err := e.c.pageStamp(ctx, k.ID)
+		if err != nil {
+			return "", err
+		}
+		if st.id == "" {
+			return k.ID, nil
+		}
+	}
+	return "", nil
 }
 
 // uniqueNames disambiguates sibling titles.
@@ -98,67 +337,53 @@ func (u uniqueNames) next(name string) string {
 }
 
 // EnsurePage returns the child page of parentPageID titled title,
-// creating it if there is none.
+// creating it if there is none. It is for Note Bridge's own pages (the
+// migration report), which carry no OneNote identity.
 func (c *Client) EnsurePage(ctx context.Context, parentPageID, title string) (string, error) {
 	kids, err := c.listChildren(ctx, parentPageID)
 	if err != nil {
 		return "", err
 	}
-	return c.ensureChild(ctx, parentPageID, kids, "child_page", title)
-}
-
-// ensureChild finds the child of kind ("child_page" or "child_database")
-// titled title among kids, or creates it. A create whose outcome is
-// unknown is reconciled by listing the parent again.
-func (c *Client) ensureChild(ctx context.Context, parentID string, kids []childBlock, kind, title string) (string, error) {
-	if id := findChild(kids, kind, title); id != "" {
-		if kind == "child_database" {
-			return id, c.ensureSchema(ctx, id)
-		}
+	if id := findChild(kids, "child_page", title); id != "" {
 		return id, nil
 	}
 	lookup := func(ctx context.Context) (json.RawMessage, bool, error) {
-		kids, err := c.listChildren(ctx, parentID)
+		kids, err := c.listChildren(ctx, parentPageID)
 		if err != nil {
 			return nil, false, err
 		}
-		id := findChild(kids, kind, title)
+		id := findChild(kids, "child_page", title)
 		if id == "" {
 			return nil, false, nil
 		}
 		raw, _ := json.Marshal(map[string]string{"id": id})
 		return raw, true, nil
 	}
-	parent := map[string]any{"type": "page_id", "page_id": parentID}
 	var created struct {
 		ID string `json:"id"`
 	}
-	if kind == "child_page" {
-		err := c.do(ctx, call{method: http.MethodPost, path: "/v1/pages", out: &created, reconcile: lookup,
-			body: jsonBody(map[string]any{"parent": parent, "properties": map[string]any{"title": map[string]any{"title": text(title)}}})})
-		return created.ID, err
-	}
-	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created, reconcile: lookup,
-		body: jsonBody(map[string]any{"parent": parent, "title": text(title), "is_inline": false, "properties": sectionSchema()})})
-	if err != nil {
-		return "", err
-	}
-	// The self-relation needs the database's ID. Adding a property is
-	// idempotent, so a lost answer is simply sent again.
-	err = c.do(ctx, call{method: http.MethodPatch, path: "/v1/databases/" + created.ID,
-		body:      jsonBody(map[string]any{"properties": parentRelation(created.ID)}),
-		reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
+	err = c.do(ctx, call{method: http.MethodPost, path: "/v1/pages", out: &created, reconcile: lookup,
+		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentPageID},
+			"properties": map[string]any{"title": map[string]any{"title": text(title)}}})})
 	return created.ID, err
 }
 
 func findChild(kids []childBlock, kind, title string) string {
 	for _, k := range kids {
-		switch {
-		case kind == "child_page" && k.Type == kind && k.ChildPage != nil && k.ChildPage.Title == title:
-			return k.ID
-		case kind == "child_database" && k.Type == kind && k.ChildDatabase != nil && k.ChildDatabase.Title == title:
+		if k.Type == kind && childTitle(k) == title {
 			return k.ID
 		}
+	}
+	return ""
+}
+
+// childTitle is the title of a child page or database block.
+func childTitle(k childBlock) string {
+	switch {
+	case k.ChildPage != nil:
+		return k.ChildPage.Title
+	case k.ChildDatabase != nil:
+		return k.ChildDatabase.Title
 	}
 	return ""
 }

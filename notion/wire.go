@@ -28,6 +28,15 @@ type childBlock struct {
 	InTrash       bool   `json:"in_trash"`
 	ChildPage     *title `json:"child_page,omitempty"`
 	ChildDatabase *title `json:"child_database,omitempty"`
+	// Paragraph and Code hold those blocks' text: Note Bridge's stamp
+	// and record on a container page (see identity.go).
+	Paragraph *textBlock `json:"paragraph,omitempty"`
+	Code      *textBlock `json:"code,omitempty"`
+}
+
+// textBlock is the text of a paragraph or code block.
+type textBlock struct {
+	RichText []blocks.RichText `json:"rich_text"`
 }
 
 type title struct {
@@ -43,6 +52,7 @@ type pageObject struct {
 	Properties  map[string]propertyValue `json:"properties"`
 	Parent      struct {
 		DatabaseID string `json:"database_id"`
+		PageID     string `json:"page_id"`
 	} `json:"parent"`
 }
 
@@ -67,21 +77,29 @@ type propertyValue struct {
 
 // databaseObject is a database as Notion returns it.
 type databaseObject struct {
-	ID         string            `json:"id"`
-	Title      []blocks.RichText `json:"title"`
-	Archived   bool              `json:"archived"`
-	Properties map[string]struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Relation *struct {
-			DatabaseID string `json:"database_id"`
-		} `json:"relation,omitempty"`
-		Select *struct {
-			Options []struct {
-				Name string `json:"name"`
-			} `json:"options"`
-		} `json:"select,omitempty"`
-	} `json:"properties"`
+	ID          string            `json:"id"`
+	Title       []blocks.RichText `json:"title"`
+	Description []blocks.RichText `json:"description"`
+	Archived    bool              `json:"archived"`
+	InTrash     bool              `json:"in_trash"`
+	Parent      struct {
+		PageID string `json:"page_id"`
+	} `json:"parent"`
+	Properties map[string]schemaProperty `json:"properties"`
+}
+
+// schemaProperty is one property of a database's schema.
+type schemaProperty struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Relation *struct {
+		DatabaseID string `json:"database_id"`
+	} `json:"relation,omitempty"`
+	Select *struct {
+		Options []struct {
+			Name string `json:"name"`
+		} `json:"options"`
+	} `json:"select,omitempty"`
 }
 
 // fileUpload is a File Upload object.

@@ -198,9 +198,11 @@ type notebook struct {
 	changes int
 	message string
 	// dbs maps section IDs to their Notion databases; page is the
-	// notebook's Notion page.
-	dbs  map[string]string
-	page string
+	// notebook's Notion page. former maps the sections the notebook no
+	// longer lists to their databases, whose rows a sync reads too.
+	dbs    map[string]string
+	page   string
+	former map[string]string
 	// startedRuns counts the section runs this run started.
 	startedRuns int
 	runs        int
@@ -315,15 +317,25 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		}
 		nb.recovered(ServiceNotion)
 	}
-	nb.dbs, nb.page = layout.SectionDatabaseIDs, layout.NotebookPageID
+	nb.dbs, nb.page, nb.former = layout.SectionDatabaseIDs, layout.NotebookPageID, layout.Former
+	for _, s := range nb.sections {
+		if msg := layout.Gone[s.ID]; msg != "" {
+			// Its database is gone from Notion: writing the section
+			// again would copy its pages a second time. It is named,
+			// and the others go on.
+			s.Status, s.Error = SectionFailed, msg
+		}
+	}
 	if nb.in.Sync != nil && !nb.in.DryRun {
 		if err := nb.sweep(ctx, lim); err != nil {
 			return NotebookReport{}, err
 		}
 		return nb.migrate(ctx)
 	}
-	for i := range nb.sections {
-		nb.queue = append(nb.queue, i)
+	for i, s := range nb.sections {
+		if s.Status == SectionPending {
+			nb.queue = append(nb.queue, i)
+		}
 	}
 	return nb.migrate(ctx)
 }
@@ -569,6 +581,16 @@ func (nb *notebook) stopFor(s *SectionSummary, res SectionResult) error {
 // start runs section i as a child workflow.
 func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	s := nb.sections[i]
+	if db == "" && !nb.in.DryRun {
+		// No database to write into: the layout found it gone (its
+		// message stays), or it was never made.
+		s.Status = SectionFailed
+		if s.Error == "" {
+			s.Error = "the section has no Notion database: start the migration again to find or make it"
+		}
+		nb.changes++
+		return
+	}
 	s.Status, s.Error = SectionRunning, ""
 	s.Attempts++
 	nb.running++

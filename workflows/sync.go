@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -102,6 +103,9 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 	in := activities.PlanSyncInput{}
 	meta := map[string]activities.PageMeta{}
 	for _, s := range nb.sections {
+		if s.Status == SectionFailed {
+			continue // its database is gone (named by the layout)
+		}
 		pages, calls, err := nb.listAll(ctx, lim, s.SectionRef)
 		rep.ListCalls += calls
 		if err != nil {
@@ -113,6 +117,11 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 			meta[p.ID] = p
 		}
 		in.Sections = append(in.Sections, activities.SyncSection{ID: s.ID, Path: s.Path, DatabaseID: nb.dbs[s.ID], Pages: pages})
+	}
+	for _, id := range slices.Sorted(maps.Keys(nb.former)) {
+		// A section the notebook no longer lists: its rows are read, so
+		// a page that moved out of it keeps its row.
+		in.Sections = append(in.Sections, activities.SyncSection{ID: id, Path: "(former section)", DatabaseID: nb.former[id]})
 	}
 	nb.phase = "sync: comparing with Notion"
 	nb.details(ctx)
@@ -197,6 +206,9 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		rep.Failed = applied.Failed
 	}
 	for i, s := range nb.sections {
+		if s.Status == SectionFailed {
+			continue
+		}
 		if write[s.ID] {
 			nb.queue = append(nb.queue, i)
 			continue

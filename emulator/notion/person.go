@@ -1,0 +1,36 @@
+package notion
+
+import "fmt"
+
+// What a person does in Notion's own app that the API cannot do. Tests
+// use these to act out a person's edits between two runs.
+
+// PersonMove moves page or database id under page parentID, as dragging it
+// in Notion's sidebar does: it keeps its ID, its title and its content
+// (rows and children). The API's move endpoint moves pages only; a person
+// can move a database too.
+func (s *Server) PersonMove(id, parentID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.nodes[id]
+	if n == nil || n.kind == kindBlock {
+		return fmt.Errorf("notion emulator: no page or database %q to move", id)
+	}
+	p := s.nodes[parentID]
+	if p == nil || p.kind != kindPage {
+		return fmt.Errorf("notion emulator: no page %q to move %q under", parentID, id)
+	}
+	for a := p; a != nil; a = s.nodes[a.parent.id] {
+		if a.id == n.id {
+			return fmt.Errorf("notion emulator: %q cannot move under its own descendant %q", id, parentID)
+		}
+		if a.parent.id == "" {
+			break
+		}
+	}
+	s.unlink(n)
+	n.parent = parentRef{typ: parentPage, id: p.id}
+	n.edited = s.stamp()
+	s.link(n)
+	return nil
+}

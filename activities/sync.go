@@ -67,7 +67,8 @@ func (a *Activities) PlanSync(ctx context.Context, in PlanSyncInput) (PlanSyncRe
 			}
 			lm, _ := time.Parse(time.RFC3339Nano, r.LastModified)
 			record = append(record, syncplan.Recorded{PageID: r.OneNotePageID, LinkID: r.LinkID, Title: r.Title,
-				LastModified: lm, ContentHash: r.ContentHash, SectionID: s.ID, Row: r.PageID, Done: r.Status == notion.StatusDone})
+				LastModified: lm, ContentHash: r.ContentHash, SectionID: s.ID, Row: r.PageID, Done: r.Status == notion.StatusDone,
+				Reported: r.Status == notion.StatusDeletedKept})
 			return nil
 		})
 		if err != nil {
@@ -128,8 +129,13 @@ type SyncAction struct {
 	Row  string        `json:"row"`
 	// MoveTo is the database the row moves to ("" if it stays).
 	MoveTo string `json:"moveTo,omitempty"`
-	// Archive trashes the row (Kind deleted, deletes: archive).
-	Archive bool `json:"archive,omitempty"`
+	// Archive trashes the row (Kind deleted, deletes: archive);
+	// MarkKept marks it reported (Kind deleted, deletes: keep).
+	Archive  bool `json:"archive,omitempty"`
+	MarkKept bool `json:"markKept,omitempty"`
+	// OldTitle, with Title, is the title the row had: a body heading
+	// that reads it is retitled too.
+	OldTitle string `json:"oldTitle,omitempty"`
 	// Set are the properties to set.
 	Title         string `json:"title,omitempty"`
 	OneNotePageID string `json:"oneNotePageID,omitempty"`
@@ -187,10 +193,20 @@ func (a *Activities) apply(ctx context.Context, act SyncAction) error {
 			return err
 		}
 	}
+	if act.MarkKept {
+		return a.cfg.Notion.UpdateRow(ctx, act.Row, notion.RowUpdate{Status: notion.StatusDeletedKept})
+	}
 	u := notion.RowUpdate{Title: act.Title, OneNotePageID: act.OneNotePageID, SectionPath: act.SectionPath,
 		LinkID: act.LinkID, Link: act.Link, Order: act.Order, ClearParent: act.MoveTo != ""}
 	u.LastModified, _ = time.Parse(timeFormat, act.LastModified)
-	return a.cfg.Notion.UpdateRow(ctx, act.Row, u)
+	if err := a.cfg.Notion.UpdateRow(ctx, act.Row, u); err != nil {
+		return err
+	}
+	if act.Title != "" && act.OldTitle != "" && act.Title != act.OldTitle {
+		_, err := a.cfg.Notion.RetitleBody(ctx, act.Row, act.OldTitle, act.Title)
+		return err
+	}
+	return nil
 }
 
 // AppendSyncReportInput is a sync run's entry for the report page.
@@ -198,6 +214,8 @@ type AppendSyncReportInput struct {
 	NotebookPageID string   `json:"notebookPageID"`
 	Headline       string   `json:"headline"`
 	Lines          []string `json:"lines,omitempty"`
+	// Counts are added to the page's totals.
+	Counts notion.SyncCounts `json:"counts,omitzero"`
 }
 
 // AppendSyncReport appends a sync run's entry to the notebook's
@@ -206,7 +224,7 @@ func (a *Activities) AppendSyncReport(ctx context.Context, in AppendSyncReportIn
 	if a.cfg.Notion == nil {
 		return "", errors.New("activities: no Notion client configured")
 	}
-	id, err := a.cfg.Notion.AppendSyncReport(ctx, in.NotebookPageID, notion.SyncEntry{Headline: in.Headline, Lines: in.Lines})
+	id, err := a.cfg.Notion.AppendSyncReport(ctx, in.NotebookPageID, notion.SyncEntry{Headline: in.Headline, Lines: in.Lines, Counts: in.Counts})
 	if err != nil {
 		return "", notionError(err)
 	}

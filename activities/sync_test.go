@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -142,6 +143,40 @@ func TestSyncActivitiesAgainstEmulators(t *testing.T) {
 	if entries := syncEntries(f.notion.Export().Pages); entries != 2 {
 		t.Errorf("%d sync entries on the report page, want 2", entries)
 	}
+	// The page keeps the latest entries, and the totals count every run
+	// once, a retried append included.
+	for i := range notion.MaxSyncEntries + 3 {
+		for range 2 {
+			if _, err := run[string](t, f, activities.AppendSyncReportName, activities.AppendSyncReportInput{
+				NotebookPageID: layout.NotebookPageID, Headline: fmt.Sprintf("Sync run %d: 1 added", 3+i), Lines: []string{"added: p"},
+				Counts: notion.SyncCounts{Runs: 1, Added: 1}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if entries := syncEntries(f.notion.Export().Pages); entries != notion.MaxSyncEntries {
+		t.Errorf("%d sync entries on the report page, want the latest %d", entries, notion.MaxSyncEntries)
+	}
+	if got, want := reportText(f.notion.Export().Pages), fmt.Sprintf("Sync totals: %d runs that changed something, %d added,",
+		notion.MaxSyncEntries+3, notion.MaxSyncEntries+3); !strings.Contains(got, want) {
+		t.Errorf("the report page does not hold %q:\n%s", want, got)
+	}
+}
+
+// reportText is the text of the report page's blocks.
+func reportText(ps []notionemu.Page) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Title == notion.ReportTitle {
+			for _, bl := range p.Blocks {
+				raw, _ := json.Marshal(bl.Content)
+				b.Write(raw)
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(reportText(p.Pages))
+	}
+	return b.String()
 }
 
 // addRowByHand creates a row as a person would in Notion: a title and
@@ -171,7 +206,7 @@ func syncEntries(ps []notionemu.Page) int {
 		if p.Title == notion.ReportTitle {
 			for _, b := range p.Blocks {
 				raw, _ := json.Marshal(b.Content)
-				if b.Type == "callout" && strings.Contains(string(raw), "Sync run ") {
+				if b.Type == "callout" && strings.Contains(string(raw), `"content":"Sync run `) {
 					n++
 				}
 			}

@@ -51,6 +51,9 @@ const (
 const (
 	StatusWriting = "writing"
 	StatusDone    = "done"
+	// StatusDeletedKept marks the row of a page deleted in OneNote and
+	// kept in Notion, once a sync run has reported it.
+	StatusDeletedKept = "deleted in OneNote"
 )
 
 // sectionSchema is the schema a section database is created with. The
@@ -73,7 +76,8 @@ func sectionSchema() map[string]any {
 		PropLossRecord:     map[string]any{"rich_text": empty},
 		PropContentHash:    map[string]any{"rich_text": empty},
 		PropStatus: map[string]any{"select": map[string]any{"options": []map[string]any{
-			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"}}}},
+			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"},
+			{"name": StatusDeletedKept, "color": "gray"}}}},
 	}
 }
 

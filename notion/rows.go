@@ -35,6 +35,10 @@ type Row struct {
 	LossRecord string
 	// ContentHash is PropContentHash ("" for rows written before it).
 	ContentHash string
+	// ParentRow is the row PropParent names ("" for a top-level page).
+	ParentRow string
+	// SectionPath is PropSectionPath.
+	SectionPath string
 	// linkRecord is PropInternalLinks as stored: where the page's
 	// internal links are (see InternalLink).
 	linkRecord string
@@ -59,6 +63,10 @@ func rowOf(p pageObject) Row {
 	}
 	r.LossRecord = plain(p.Properties[PropLossRecord].RichText)
 	r.ContentHash = plain(p.Properties[PropContentHash].RichText)
+	r.SectionPath = plain(p.Properties[PropSectionPath].RichText)
+	if rel := p.Properties[PropParent].Relation; len(rel) > 0 {
+		r.ParentRow = rel[0].ID
+	}
 	return r
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,12 @@ type RowUpdate struct {
 	// ClearParent empties PropParent (a moved row's parent was a row of
 	// its old database).
 	ClearParent bool
+	// Status, if set, is PropStatus's new value (StatusDeletedKept).
+	Status string
+	// Parent, when SetParent, is the row PropParent must name ("" for a
+	// top-level page).
+	Parent    string
+	SetParent bool
 }
 
 // UpdateRow sets the properties u names on row pageID. Repeating it is
@@ -83,8 +90,13 @@ func (c *Client) UpdateRow(ctx context.Context, pageID string, u RowUpdate) erro
 	if u.Order > 0 {
 		props[PropOrder] = map[string]any{"number": u.Order}
 	}
-	if u.ClearParent {
+	if u.Status != "" {
+		props[PropStatus] = map[string]any{"select": map[string]any{"name": u.Status}}
+	}
+	if u.ClearParent || (u.SetParent && u.Parent == "") {
 		props[PropParent] = map[string]any{"relation": []map[string]any{}}
+	} else if u.SetParent {
+		props[PropParent] = map[string]any{"relation": []map[string]any{{"id": u.Parent}}}
 	}
 	if len(props) == 0 {
 		return nil
@@ -92,7 +104,8 @@ func (c *Client) UpdateRow(ctx context.Context, pageID string, u RowUpdate) erro
 	err := c.setProps(ctx, pageID, props, func(p pageObject) bool {
 		r := rowOf(p)
 		return (u.Title == "" || r.Title == u.Title) && (u.OneNotePageID == "" || r.OneNotePageID == u.OneNotePageID) &&
-			(u.LastModified.IsZero() || sameTime(r.LastModified, u.LastModified))
+			(u.LastModified.IsZero() || sameTime(r.LastModified, u.LastModified)) &&
+			(!u.SetParent || (u.Parent == "" && r.ParentRow == "") || sameID(r.ParentRow, u.Parent))
 	})
 	if err != nil {
 		return fmt.Errorf("notion: updating row %s: %w", pageID, err)
@@ -118,20 +131,83 @@ func (c *Client) ArchiveRow(ctx context.Context, pageID string) error {
 	return nil
 }
 
-// syncIcon marks a sync run's entry on the migration report page.
-const syncIcon = "🔄"
+// syncIcon marks a sync run's entry on the migration report page, and
+// totalsIcon the totals over every run.
+const (
+	syncIcon   = "🔄"
+	totalsIcon = "🧮"
+)
 
-// SyncEntry is one sync run's entry on the report page: a headline and a
-// line per change.
+// MaxSyncEntries is how many sync runs' entries the report page keeps: the
+// latest, under the totals over every run. A scheduled sync runs many
+// times a day; a page that kept every entry would grow without bound, and
+// a person reads the last few runs and the sums, not a year of them.
+const MaxSyncEntries = 10
+
+// SyncEntry is one sync run's entry on the report page: a headline, a line
+// per change, and its counts, which are added to the page's totals.
 type SyncEntry struct {
 	Headline string
 	Lines    []string
+	Counts   SyncCounts
+}
+
+// SyncCounts are what a sync run changed, summed over runs on the report
+// page.
+type SyncCounts struct {
+	Runs, Added, Updated, Renamed, Moved, Deleted, Placed int
+}
+
+// totalsLabels name SyncCounts on the totals line, in its order.
+var totalsLabels = []string{"runs that changed something", "added", "updated", "renamed", "moved", "deleted in OneNote", "placed again"}
+
+func (t *SyncCounts) fields() []*int {
+	return []*int{&t.Runs, &t.Added, &t.Updated, &t.Renamed, &t.Moved, &t.Deleted, &t.Placed}
+}
+
+// totalsText is the totals callout's text; last is the headline of the
+// run counted last, so a retried append counts a run once.
+func totalsText(t SyncCounts, last string) string {
+	var parts []string
+	for i, f := range t.fields() {
+		parts = append(parts, fmt.Sprintf("%d %s", *f, totalsLabels[i]))
+	}
+	return "Sync totals: " + strings.Join(parts, ", ") + ". Last counted: " + last
+}
+
+// parseTotals reads a totals callout's text.
+func parseTotals(s string) (SyncCounts, string) {
+	var t SyncCounts
+	body, last, _ := strings.Cut(s, ". Last counted: ")
+	body = strings.TrimPrefix(body, "Sync totals: ")
+	fs := t.fields()
+	for i, part := range strings.Split(body, ", ") {
+		if i >= len(fs) {
+			break
+		}
+		n, label, _ := strings.Cut(part, " ")
+		if v, err := strconv.Atoi(n); err == nil && label == totalsLabels[i] {
+			*fs[i] = v
+		}
+	}
+	return t, last
+}
+
+func (t SyncCounts) plus(o SyncCounts) SyncCounts {
+	a, b := t.fields(), o.fields()
+	for i := range a {
+		*a[i] += *b[i]
+	}
+	return t
 }
 
 // AppendSyncReport appends e to the notebook's ReportTitle page (made if
-// missing) as a callout, after the entries of earlier runs. An entry with
-// the same headline already there is not appended again, so a retried
-// activity appends once. It returns the report page's ID.
+// missing) as a callout, after the entries of earlier runs, adds its
+// counts to the totals callout, and drops the oldest entries beyond
+// MaxSyncEntries (their runs stay in the totals). An entry with the same
+// headline already there is not appended again, and the totals name the
+// run they counted last, so a retried activity appends and counts once.
+// It returns the report page's ID.
 func (c *Client) AppendSyncReport(ctx context.Context, notebookPageID string, e SyncEntry) (string, error) {
 	id, err := c.EnsurePage(ctx, notebookPageID, ReportTitle)
 	if err != nil {
@@ -141,32 +217,92 @@ func (c *Client) AppendSyncReport(ctx context.Context, notebookPageID string, e 
 	if err != nil {
 		return "", err
 	}
+	there := false
 	for _, b := range syncEntries(now) {
-		if plainRuns(b.RichText) == e.Headline {
-			return id, nil
+		if b.Icon == syncIcon && plainRuns(b.RichText) == e.Headline {
+			there = true
 		}
 	}
-	b := blocks.Block{Type: blocks.Callout, Icon: syncIcon, RichText: text(e.Headline)}
-	for _, l := range e.Lines {
-		b.Children = append(b.Children, blocks.Block{Type: blocks.BulletedListItem, RichText: text(l)})
+	if !there {
+		b := blocks.Block{Type: blocks.Callout, Icon: syncIcon, RichText: text(e.Headline)}
+		for _, l := range e.Lines {
+			b.Children = append(b.Children, blocks.Block{Type: blocks.BulletedListItem, RichText: text(l)})
+		}
+		bs, _ := fitText([]blocks.Block{b})
+		batches, err := splitBatches(bs, c.limits)
+		if err != nil {
+			return "", err
+		}
+		w := &pageWriter{c: c, media: newMedia(c, nil), counts: map[string]int{id: len(now)}}
+		if err := w.appendBatches(ctx, id, batches); err != nil {
+			return "", fmt.Errorf("notion: appending the sync report: %w", err)
+		}
 	}
-	bs, _ := fitText([]blocks.Block{b})
-	batches, err := splitBatches(bs, c.limits)
-	if err != nil {
+	if err := c.countSyncRun(ctx, id, now, e); err != nil {
 		return "", err
 	}
-	w := &pageWriter{c: c, media: newMedia(c, nil), counts: map[string]int{id: len(now)}}
-	if err := w.appendBatches(ctx, id, batches); err != nil {
-		return "", fmt.Errorf("notion: appending the sync report: %w", err)
+	if err := c.trimSyncEntries(ctx, id); err != nil {
+		return "", err
 	}
 	return id, nil
 }
 
-// syncEntries are the sync runs' entries among a report page's blocks.
+// countSyncRun adds e's counts to the report page's totals callout (made
+// before the first entry if missing), unless it counted e already.
+func (c *Client) countSyncRun(ctx context.Context, pageID string, now []blocks.Block, e SyncEntry) error {
+	for _, b := range now {
+		if b.Type != blocks.Callout || b.Icon != totalsIcon {
+			continue
+		}
+		t, last := parseTotals(plainRuns(b.RichText))
+		if last == e.Headline {
+			return nil
+		}
+		return c.do(ctx, call{method: http.MethodPatch, path: "/v1/blocks/" + b.ID,
+			body:      jsonBody(map[string]any{"callout": map[string]any{"rich_text": text(totalsText(t.plus(e.Counts), e.Headline))}}),
+			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
+	}
+	b := blocks.Block{Type: blocks.Callout, Icon: totalsIcon, RichText: text(totalsText(e.Counts, e.Headline))}
+	batches, err := splitBatches([]blocks.Block{b}, c.limits)
+	if err != nil {
+		return err
+	}
+	w := &pageWriter{c: c, media: newMedia(c, nil), counts: map[string]int{pageID: len(now)}}
+	return w.appendBatches(ctx, pageID, batches)
+}
+
+// trimSyncEntries deletes the oldest sync entries beyond MaxSyncEntries.
+func (c *Client) trimSyncEntries(ctx context.Context, pageID string) error {
+	kids, err := c.listChildrenRaw(ctx, pageID)
+	if err != nil {
+		return err
+	}
+	var entries []string
+	for _, raw := range kids {
+		var b blocks.Block
+		var state childBlock
+		if json.Unmarshal(raw, &b) != nil || json.Unmarshal(raw, &state) != nil || state.Archived || state.InTrash {
+			continue
+		}
+		if b.Type == blocks.Callout && b.Icon == syncIcon {
+			entries = append(entries, state.ID)
+		}
+	}
+	for len(entries) > MaxSyncEntries {
+		if err := c.deleteBlock(ctx, entries[0]); err != nil {
+			return fmt.Errorf("notion: dropping an old sync entry: %w", err)
+		}
+		entries = entries[1:]
+	}
+	return nil
+}
+
+// syncEntries are the sync runs' entries and their totals among a report
+// page's blocks.
 func syncEntries(bs []blocks.Block) []blocks.Block {
 	var out []blocks.Block
 	for _, b := range bs {
-		if b.Type == blocks.Callout && b.Icon == syncIcon {
+		if b.Type == blocks.Callout && (b.Icon == syncIcon || b.Icon == totalsIcon) {
 			b.ID = ""
 			out = append(out, b)
 		}
@@ -185,4 +321,50 @@ func plainRuns(rt []blocks.RichText) string {
 // sameID compares Notion IDs with or without dashes.
 func sameID(a, b string) bool {
 	return a != "" && strings.ReplaceAll(a, "-", "") == strings.ReplaceAll(b, "-", "")
+}
+
+// RetitleBody sets the first block of row pageID to title when it is a
+// heading that reads oldTitle: a page whose title also heads its body (as
+// many do) shows the new title in both places after a rename. It reports
+// whether it changed the heading.
+func (c *Client) RetitleBody(ctx context.Context, pageID, oldTitle, title string) (bool, error) {
+	raws, err := c.listChildrenRaw(ctx, pageID)
+	if err != nil {
+		return false, fmt.Errorf("notion: reading page %s to retitle it: %w", pageID, err)
+	}
+	for _, raw := range raws {
+		var b blocks.Block
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return false, fmt.Errorf("notion: decoding a block of page %s: %w", pageID, err)
+		}
+		var head struct {
+			Archived bool `json:"archived"`
+			InTrash  bool `json:"in_trash"`
+		}
+		_ = json.Unmarshal(raw, &head)
+		if head.Archived || head.InTrash {
+			continue
+		}
+		switch b.Type {
+		case blocks.Heading1, blocks.Heading2, blocks.Heading3:
+		default:
+			return false, nil
+		}
+		switch strings.TrimSpace(plainRuns(b.RichText)) {
+		case strings.TrimSpace(title):
+			return false, nil
+		case strings.TrimSpace(oldTitle):
+		default:
+			return false, nil
+		}
+		typ := string(b.Type)
+		err := c.do(ctx, call{method: http.MethodPatch, path: "/v1/blocks/" + b.ID,
+			body:      jsonBody(map[string]any{typ: map[string]any{"rich_text": text(title)}}),
+			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
+		if err != nil {
+			return false, fmt.Errorf("notion: retitling the heading of page %s: %w", pageID, err)
+		}
+		return true, nil
+	}
+	return false, nil
 }

@@ -46,6 +46,10 @@ type Recorded struct {
 	Row string `json:"row"`
 	// Done is false for a row left half-written: it is written again.
 	Done bool `json:"done"`
+	// Reported is set on the row of a page deleted in OneNote and kept,
+	// once a run has reported it: later runs count it and name it no
+	// more.
+	Reported bool `json:"reported,omitempty"`
 }
 
 // Listed is a page as the current listings show it.
@@ -327,6 +331,9 @@ type Counts struct {
 	Archived     int `json:"archived"`
 	KeptDeleted  int `json:"keptDeleted"`
 	WobbleAgreed int `json:"wobbleAgreed"`
+	// KeptBefore counts the kept deletions that an earlier run reported
+	// (among KeptDeleted).
+	KeptBefore int `json:"keptBefore,omitempty"`
 }
 
 // Count sums changes; archive says whether deleted pages are archived
@@ -352,6 +359,9 @@ func Count(changes []Change, archive bool) Counts {
 				c.Archived++
 			} else {
 				c.KeptDeleted++
+				if ch.Was.Reported {
+					c.KeptBefore++
+				}
 			}
 		}
 	}

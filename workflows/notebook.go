@@ -439,6 +439,11 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		}
 	}
 	rep := nb.report()
+	if !nb.in.DryRun && nb.syncRep != nil {
+		if err := nb.reconcileStructure(ctx); err != nil {
+			return rep, err
+		}
+	}
 	if !nb.in.DryRun {
 		nb.phase = "rewriting links"
 		nb.upsert(ctx, "linking")

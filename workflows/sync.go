@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 	"github.com/notebridge/notebridge/syncplan"
 )
@@ -65,23 +66,40 @@ type SyncReport struct {
 	Failed []string `json:"failed,omitempty"`
 	// ReportError says why the entry on the report page was not written.
 	ReportError string `json:"reportError,omitempty"`
+	// Structure is the last pass over every row's parent, order and
+	// title (see reconcileStructure).
+	Structure activities.ReconcileStructureResult `json:"structure,omitzero"`
 }
 
 // changedRows reports whether the run wrote, renamed, moved or archived
 // a row (a recorded wobble changes nothing the loss report shows).
 func (r SyncReport) changedRows() bool {
-	return r.Added+r.Updated+r.Renamed+r.Moved+r.Archived > 0
+	return r.Added+r.Updated+r.Renamed+r.Moved+r.Archived+r.restructured() > 0
+}
+
+// news reports whether the run has anything to tell on the report page:
+// a row changed, a deletion not reported before, or a failure.
+func (r SyncReport) news() bool {
+	return r.changedRows() || r.KeptDeleted > r.KeptBefore || len(r.Failed) > 0
+}
+
+// restructured counts the rows the structure pass changed.
+func (r SyncReport) restructured() int {
+	s := r.Structure
+	return s.Parents + s.Orders + s.Titles + s.Moved
 }
 
 // Summary is the report in one line.
 func (r SyncReport) Summary() string {
-	deleted := fmt.Sprintf("%d deleted in OneNote and kept", r.KeptDeleted)
+	deleted := fmt.Sprintf("%d deleted in OneNote and kept (%d reported before)", r.KeptDeleted, r.KeptBefore)
 	if r.Deletes == DeletesArchive {
 		deleted = fmt.Sprintf("%d archived", r.Archived)
 	}
-	return fmt.Sprintf("sync: %d added, %d updated, %d renamed, %d moved, %s, %d timestamp wobbles agreed, %d unchanged "+
+	return fmt.Sprintf("sync: %d added, %d updated, %d renamed, %d moved, %s, %d timestamp wobbles agreed, %d unchanged, "+
+		"%d rows placed again (parent, order or title) "+
 		"(%d pages listed in %d listing requests, %d content checks)",
-		r.Added, r.Updated, r.Renamed, r.Moved, deleted, r.WobbleAgreed, r.Unchanged, r.Listed, r.ListCalls, r.ContentChecks)
+		r.Added, r.Updated, r.Renamed, r.Moved, deleted, r.WobbleAgreed, r.Unchanged, r.restructured(),
+		r.Listed, r.ListCalls, r.ContentChecks)
 }
 
 // sweep is a sync run's first step, once the tree is read and the
@@ -161,6 +179,9 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 	write := map[string]bool{}
 	var actions []activities.SyncAction
 	for _, c := range changes {
+		if c.Kind == syncplan.Deleted && !archive && c.Was.Reported {
+			continue // reported by an earlier run: counted only
+		}
 		if len(rep.Changes) < maxSyncNamed {
 			rep.Changes = append(rep.Changes, changeLine(c, paths, archive))
 		}
@@ -168,7 +189,7 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		case syncplan.New, syncplan.Edited:
 			write[c.Now.SectionID] = true
 		case syncplan.Renamed:
-			act := activities.SyncAction{Kind: c.Kind, Row: c.Was.Row, Title: c.Now.Title}
+			act := activities.SyncAction{Kind: c.Kind, Row: c.Was.Row, Title: c.Now.Title, OldTitle: c.Was.Title}
 			if !c.Now.LastModified.Truncate(time.Second).Equal(c.Was.LastModified.Truncate(time.Second)) {
 				act.LastModified = meta[c.Now.PageID].LastModified
 			}
@@ -183,16 +204,14 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 				act.MoveTo = db
 			}
 			if c.Retitled {
-				act.Title = c.Now.Title
+				act.Title, act.OldTitle = c.Now.Title, c.Was.Title
 			}
 			actions = append(actions, act)
 			if c.Rewrite {
 				write[c.Now.SectionID] = true
 			}
 		case syncplan.Deleted:
-			if archive {
-				actions = append(actions, activities.SyncAction{Kind: c.Kind, Row: c.Was.Row, Archive: true})
-			}
+			actions = append(actions, activities.SyncAction{Kind: c.Kind, Row: c.Was.Row, Archive: archive, MarkKept: !archive})
 		}
 	}
 	if len(actions) > 0 {
@@ -216,6 +235,41 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		n := len(nb.listed[s.ID])
 		s.Status = SectionDone
 		s.setResult(&SectionResult{SectionID: s.ID, Pages: n, Done: n, Skipped: n})
+	}
+	return nil
+}
+
+// reconcileStructure is a sync run's last row pass, once the sections
+// have written: every listed page's row gets OneNote's database, Parent
+// item, Order and Name (activities.ReconcileStructure), so structure
+// follows OneNote for pages that were not written too. A run that
+// continued as new no longer holds the listings, and leaves it to the
+// next run.
+func (nb *notebook) reconcileStructure(ctx workflow.Context) error {
+	if nb.listed == nil {
+		return nil
+	}
+	nb.phase = "sync: checking parents and order"
+	nb.details(ctx)
+	in := activities.ReconcileStructureInput{}
+	for _, s := range nb.sections {
+		if db := nb.dbs[s.ID]; db != "" && s.Status != SectionFailed {
+			in.Sections = append(in.Sections, activities.SyncSection{ID: s.ID, Path: s.Path, DatabaseID: db, Pages: nb.listed[s.ID]})
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(nb.former)) {
+		in.Sections = append(in.Sections, activities.SyncSection{ID: id, DatabaseID: nb.former[id]})
+	}
+	var res activities.ReconcileStructureResult
+	actx := workflow.WithActivityOptions(ctx, notionWriteOptions("Set every row's parent, order and title to OneNote's"))
+	if err := workflow.ExecuteActivity(actx, activities.ReconcileStructureName, in).Get(ctx, &res); err != nil {
+		return nb.explain(err)
+	}
+	r := nb.syncRep
+	r.Structure = res
+	r.Failed = append(r.Failed, res.Failed...)
+	for _, d := range res.Duplicates {
+		r.Failed = append(r.Failed, "duplicate: "+d)
 	}
 	return nil
 }
@@ -287,7 +341,8 @@ func changeLine(c syncplan.Change, paths map[string]string, archive bool) string
 // appendSyncReport appends the run's entry to the notebook's report page.
 func (nb *notebook) appendSyncReport(ctx workflow.Context, rep *NotebookReport) {
 	sr := nb.syncRep
-	if sr == nil || nb.page == "" {
+	if sr == nil || nb.page == "" || !sr.news() {
+		// A run that changed nothing adds nothing to the page.
 		return
 	}
 	info := workflow.GetInfo(ctx)
@@ -296,7 +351,9 @@ func (nb *notebook) appendSyncReport(ctx workflow.Context, rep *NotebookReport) 
 	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Append the sync report to the migration report"))
 	var id string
 	err := workflow.ExecuteActivity(actx, activities.AppendSyncReportName, activities.AppendSyncReportInput{
-		NotebookPageID: nb.page, Headline: headline, Lines: append(slices.Clone(sr.Changes), sr.Failed...)}).Get(ctx, &id)
+		NotebookPageID: nb.page, Headline: headline, Lines: append(slices.Clone(sr.Changes), sr.Failed...),
+		Counts: notion.SyncCounts{Runs: 1, Added: sr.Added, Updated: sr.Updated, Renamed: sr.Renamed, Moved: sr.Moved,
+			Deleted: sr.Archived + sr.KeptDeleted - sr.KeptBefore, Placed: sr.restructured()}}).Get(ctx, &id)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("Sync report not appended", "error", err)
 		sr.ReportError = errorText(err)

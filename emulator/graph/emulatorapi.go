@@ -21,11 +21,11 @@ import (
 //     pages/{id}/shift?by=1s;
 //   - pages/{id}/move?to={sectionId}: the page alone, answers
 //     {"id":"<new page id>"};
-//   - pages/{id}/move?group=1[&to={sectionId}][&after={pageId}][&level=N]:
+//   - pages/{id}/move?group=1[&to={sectionId}][&first=1|&after={pageId}][&level=N]:
 //     the page with its subpages, to another section or another place in
 //     its own, answers {"id":"<new id>","ids":[every page's new id]};
 //   - pages/{id}/level?to=N: make the page a page (0) or a subpage (1, 2);
-//   - sections/{id}/add?title=T&body=B[&after={pageId}][&level=N]: a new
+//   - sections/{id}/add?title=T&body=B[&first=1|&after={pageId}][&level=N]: a new
 //     page or subpage, answers {"id":"<new page id>"};
 //   - sections/{id}/rename?name=N and sectionGroups/{id}/rename?name=N;
 //   - sections/{id}/move?to={notebookId or sectionGroupId}: answers
@@ -138,9 +138,10 @@ func (s *Server) serveEmulatorControl(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// placeOf reads a Place from the after and level query parameters.
+// placeOf reads a Place from the first, after and level query
+// parameters.
 func placeOf(q url.Values) (Place, error) {
-	at := Place{After: q.Get("after")}
+	at := Place{First: q.Get("first") == "1" || q.Get("first") == "true", After: q.Get("after")}
 	if l := q.Get("level"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil {

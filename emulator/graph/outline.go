@@ -20,10 +20,11 @@ const MaxPageLevel = 2
 // changed when an edit is refused.
 var ErrBreaksOutline = errors.New("the edit breaks OneNote's page outline")
 
-// Place says where a page or page group goes in a section: right after
-// page After (at the end of the section when After is empty), with its
-// first page at level Level.
+// Place says where a page or page group goes in a section: first in the
+// section when First is set, else right after page After, else at the end;
+// with its first page at level Level.
 type Place struct {
+	First bool
 	After string
 	Level int
 }
@@ -173,12 +174,14 @@ func placeGroup(sec *Section, group []*Page, at Place) ([]*Page, error) {
 }
 
 // placeGroupIn returns a new slice of pages with group (whose levels are
-// already set) inserted right after page at.After,
-// or at the end. It checks the outline around the inserted pages and
+// already set) inserted at place at. It checks the outline around the inserted pages and
 // changes nothing on error.
 func placeGroupIn(pages, group []*Page, at Place) ([]*Page, error) {
 	pos := len(pages)
-	if at.After != "" {
+	switch {
+	case at.First:
+		pos = 0
+	case at.After != "":
 		pos = slices.IndexFunc(pages, func(p *Page) bool { return p.ID == at.After && !p.deleted })
 		if pos < 0 {
 			if slices.ContainsFunc(group, func(p *Page) bool { return p.ID == at.After }) {

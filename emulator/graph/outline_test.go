@@ -253,6 +253,7 @@ func TestMovePageGroup(t *testing.T) {
 type entityMeta struct {
 	ID                   string `json:"id"`
 	DisplayName          string `json:"displayName"`
+	Title                string `json:"title"`
 	LastModifiedDateTime string `json:"lastModifiedDateTime"`
 	Links                struct {
 		OneNoteClientURL struct {

@@ -27,8 +27,10 @@ const (
 )
 
 // EditKinds lists every EditKind.
-var EditKinds = []EditKind{EditTouch, EditShift, EditRenamePage, EditDeletePage, EditAddPage, EditSetLevel,
-	EditMovePage, EditMovePageGUID, EditMoveGroup, EditRenameSection, EditRenameGroup, EditMoveSection}
+func EditKinds() []EditKind {
+	return []EditKind{EditTouch, EditShift, EditRenamePage, EditDeletePage, EditAddPage, EditSetLevel,
+		EditMovePage, EditMovePageGUID, EditMoveGroup, EditRenameSection, EditRenameGroup, EditMoveSection}
+}
 
 // Edit is one edit a person makes in OneNote, as a value, so that a test
 // can generate, print and replay sequences of them (RandomEdit, Apply).
@@ -122,7 +124,7 @@ func (s *Server) Apply(e Edit) ([]string, error) {
 // group); draw again.
 func (s *Server) RandomEdit(user string, rng *rand.Rand, kinds ...EditKind) (e Edit, ok bool) {
 	if len(kinds) == 0 {
-		kinds = EditKinds
+		kinds = EditKinds()
 	}
 	s.dataMu.RLock()
 	defer s.dataMu.RUnlock()

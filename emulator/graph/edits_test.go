@@ -52,7 +52,7 @@ func TestRandomEditsKeepTheTree(t *testing.T) {
 		})
 	}
 	if *editSeed == 0 && !t.Failed() {
-		for _, k := range EditKinds {
+		for _, k := range EditKinds() {
 			if applied[k] == 0 {
 				t.Errorf("no %s edit was applied in %d seeds (applied %v)", k, len(seeds), applied)
 			}

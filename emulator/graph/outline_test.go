@@ -128,6 +128,24 @@ func TestPageLevelRule(t *testing.T) {
 				return url.Values{"title": {"X"}, "after": {ids["B"]}, "level": {"0"}}
 			},
 			status: http.StatusConflict, outline: "A:0 B:1 C:2 D:1 E:0 F:1 G:0"},
+		{name: "a page first",
+			path: func(sec string, _ map[string]string) string { return "/_emulator/sections/" + sec + "/add" },
+			edit: func(*fixture, map[string]string) url.Values {
+				return url.Values{"title": {"X"}, "first": {"1"}}
+			},
+			status: http.StatusOK, outline: "X:0 A:0 B:1 C:2 D:1 E:0 F:1 G:0"},
+		{name: "a subpage first",
+			path: func(sec string, _ map[string]string) string { return "/_emulator/sections/" + sec + "/add" },
+			edit: func(*fixture, map[string]string) url.Values {
+				return url.Values{"title": {"X"}, "first": {"1"}, "level": {"1"}}
+			},
+			status: http.StatusConflict, outline: "A:0 B:1 C:2 D:1 E:0 F:1 G:0"},
+		{name: "a group moved first, one level up",
+			path: func(_ string, ids map[string]string) string { return "/_emulator/pages/" + ids["D"] + "/move" },
+			edit: func(*fixture, map[string]string) url.Values {
+				return url.Values{"group": {"1"}, "first": {"1"}}
+			},
+			status: http.StatusOK, outline: "D:0 A:0 B:1 C:2 E:0 F:1 G:0"},
 		{name: "a subpage at the end",
 			path: func(sec string, _ map[string]string) string { return "/_emulator/sections/" + sec + "/add" },
 			edit: func(*fixture, map[string]string) url.Values {

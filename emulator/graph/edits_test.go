@@ -256,3 +256,48 @@ func parentID(m *entityMeta) string {
 	}
 	return m.ID
 }
+
+// TestContentChangesOnlyWithItsPage: renaming and moving other pages,
+// sections and section groups leaves every page's content byte for byte
+// as it was (its links to them read as they were written), so a client
+// that fetches only what changed sees the same content as one that
+// fetches everything. Moving the page itself keeps its content too.
+func TestContentChangesOnlyWithItsPage(t *testing.T) {
+	f := newFixture(t, Config{Limits: UnlimitedLimits()}, GenSpec{Seed: 9, Notebooks: 2, GroupDepth: 1, GroupsPerLevel: 1,
+		SectionsPerContainer: 2, PagesPerSection: 3, LinksPerPage: 2})
+	contents := func() map[string]string {
+		out := map[string]string{}
+		for _, id := range f.srv.PageIDs("alice") {
+			out[pageGUID(f.pageMeta(t, id).Links.OneNoteClientURL.Href)] = readAll(t, f.content(t, "alice", id, "").Body)
+		}
+		return out
+	}
+	before := contents()
+	if !strings.Contains(strings.Join(slices.Collect(maps.Values(before)), ""), "onenote:#") {
+		t.Fatal("no page links to another: the test would prove nothing")
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 40 {
+		e, ok := f.srv.RandomEdit("alice", rng, EditRenameSection, EditRenameGroup, EditMoveSection, EditMovePage, EditMoveGroup)
+		if !ok {
+			continue
+		}
+		if _, err := f.srv.Apply(e); err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+	}
+	renamed := f.srv.PageIDs("alice")[0]
+	if err := f.srv.RenamePage(renamed, "Renamed"); err != nil {
+		t.Fatal(err)
+	}
+	renamedGUID := pageGUID(f.pageMeta(t, renamed).Links.OneNoteClientURL.Href)
+	after := contents()
+	if len(after) != len(before) {
+		t.Fatalf("%d pages, want %d", len(after), len(before))
+	}
+	for guid, html := range before {
+		if guid != renamedGUID && after[guid] != html {
+			t.Errorf("page %s changed without an edit of its own:\n%s\nwas:\n%s", guid, after[guid], html)
+		}
+	}
+}

@@ -249,9 +249,13 @@ type Faults struct {
 
 // LogEntry is one counted request in the server's request log.
 type LogEntry struct {
-	User   string    `json:"user"`
-	Time   time.Time `json:"time"`
-	Status int       `json:"status"`
+	User string    `json:"user"`
+	Time time.Time `json:"time"`
+	// Path is the request's path and query, escaped as on the wire
+	// ("/v1.0/me/onenote/pages?$top=20"); a $batch step has its own url
+	// under /v1.0.
+	Path   string `json:"path"`
+	Status int    `json:"status"`
 	// Code is the Graph error code of an error response, if any.
 	Code string `json:"code,omitempty"`
 	// Scope is "User" or "Application" for a throttled request.

@@ -93,7 +93,7 @@ func renderGenerated(b *strings.Builder, p *Page, env renderEnv) {
 	o = strings.Builder{}
 	o.Grow(4 << 10)
 	for _, l := range g.links {
-		fmt.Fprintf(&o, `<p style="margin-top:0pt;margin-bottom:0pt">See <a href="%s">%s</a>.</p>`+"\n", html.EscapeString(internalLink(l, env)), html.EscapeString(l.page.Title))
+		fmt.Fprintf(&o, `<p style="margin-top:0pt;margin-bottom:0pt">See <a href="%s">%s</a>.</p>`+"\n", html.EscapeString(internalLink(l, env)), html.EscapeString(l.title))
 	}
 	fmt.Fprintf(&o, `<p style="margin-top:0pt;margin-bottom:0pt">Reference: <a href="https://example.com/%s">%s</a></p>`+"\n", url.PathEscape(pick(rng, words)), sentence(rng, 2))
 	if rng.IntN(2) == 0 {
@@ -153,9 +153,9 @@ func imageTag(rng *rand.Rand, r Resource, env renderEnv, extra string) string {
 
 // internalLink is the onenote: link OneNote writes for a link to another
 // page: title, section-id and page-id GUIDs, and the section file path.
-func internalLink(l linkTarget, env renderEnv) string {
+func internalLink(l pageLink, env renderEnv) string {
 	return fmt.Sprintf("onenote:#%s&section-id={%s}&page-id={%s}&end&base-path=https://d.docs.live.net/%s/Documents/%s/%s.one",
-		url.PathEscape(l.page.Title), l.section.GUID, l.page.GUID, env.cid, url.PathEscape(l.book.DisplayName), url.PathEscape(l.section.DisplayName))
+		url.PathEscape(l.title), l.sectionGUID, l.pageGUID, env.cid, url.PathEscape(l.book), url.PathEscape(l.section))
 }
 
 func styledParagraph(rng *rand.Rand) string {

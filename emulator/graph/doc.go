@@ -24,8 +24,11 @@
 // The Server's Go API, by job:
 //
 //   - data: AddNotebooks, AddResource, Generate, SmallSpec, LoadFixtures,
-//     PageIDs, PageResources, DeletePage, TouchPage, RenamePage, MovePage,
-//     LockSection, RemoveResource
+//     PageIDs, PageResources, LockSection, RemoveResource
+//   - edits a person makes in OneNote: DeletePage, TouchPage, RenamePage,
+//     ShiftTimestamp, MovePage, MovePageNewGUID, AddPage, AddPageAt,
+//     SetPageLevel, MovePageGroup, RenameSection, RenameSectionGroup,
+//     MoveSection; as values: Edit, Apply, RandomEdit
 //   - auth: IssueToken, ExpireTokens, ApproveDeviceCode, DeclineDeviceCode
 //   - behaviour: SetFaults, ClearFaults, SetBaseURL
 //   - transport: NewTLSCert, NewTLSTestServer (HTTPS on loopback)
@@ -41,7 +44,6 @@
 //
 // Emulator-only endpoints live under /_emulator/ and are neither
 // authenticated nor counted: GET stats, violations and log; POST faults (a
-// JSON Faults), pages/{id}/delete, pages/{id}/touch,
-// pages/{id}/rename?title=, pages/{id}/move?to={sectionId},
-// sections/{id}/lock and sections/{id}/unlock.
+// JSON Faults) and one endpoint for each edit above (serveEmulator lists
+// them; README.md gives each one's source).
 package graph

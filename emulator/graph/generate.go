@@ -68,7 +68,7 @@ type pageGen struct {
 	attach    int
 	printout  int // parts; 0 for none
 	ink       bool
-	links     []linkTarget
+	links     []pageLink
 	resources []Resource
 }
 
@@ -77,6 +77,14 @@ type linkTarget struct {
 	page    *Page
 	section *Section
 	book    *Notebook
+}
+
+// pageLink is a link to another page as it was written: OneNote does not
+// rewrite the links in a page when their target is renamed or moved, so
+// a page's content changes only when the page is edited (and a client that
+// compares content after such edits sees no change it was not told of).
+type pageLink struct {
+	title, sectionGUID, pageGUID, book, section string
 }
 
 // generator carries the running state of Generate.
@@ -247,7 +255,9 @@ func (g *generator) link() {
 			if j >= i {
 				j++
 			}
-			t.page.gen.links = append(t.page.gen.links, g.all[j])
+			l := g.all[j]
+			t.page.gen.links = append(t.page.gen.links, pageLink{title: l.page.Title, sectionGUID: l.section.GUID,
+				pageGUID: l.page.GUID, book: l.book.DisplayName, section: l.section.DisplayName})
 		}
 	}
 }

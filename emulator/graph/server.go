@@ -203,7 +203,7 @@ func (s *Server) serveAPI(ctx context.Context, tok *accessToken, method string, 
 		resp = s.answerAdmitted(ctx, tok, adm, method, u, base, requestID)
 	}
 	resp = s.finish(resp, u, requestID, clientRequestID)
-	s.rec.record(tok.user, adm.at, resp.status, resp.code, adm.scope)
+	s.rec.record(tok.user, adm.at, u.RequestURI(), resp.status, resp.code, adm.scope)
 	return resp
 }
 

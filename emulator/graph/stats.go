@@ -23,8 +23,9 @@ func newRecorder() *recorder {
 	return &recorder{byStatus: make(map[int]int64), users: make(map[string]*UserStats)}
 }
 
-// record counts one request of user that got status (and error code).
-func (rc *recorder) record(user string, at time.Time, status int, code, scope string) {
+// record counts one request of user for path (and query) that got status
+// (and error code).
+func (rc *recorder) record(user string, at time.Time, path string, status int, code, scope string) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.requests++
@@ -40,7 +41,7 @@ func (rc *recorder) record(user string, at time.Time, status int, code, scope st
 		rc.throttled++
 		us.Throttled++
 	}
-	rc.log = append(rc.log, LogEntry{User: user, Time: at, Status: status, Code: code, Scope: scope})
+	rc.log = append(rc.log, LogEntry{User: user, Time: at, Path: path, Status: status, Code: code, Scope: scope})
 }
 
 func (rc *recorder) countBatch() {

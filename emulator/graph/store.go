@@ -25,6 +25,9 @@ type userData struct {
 	groupOrder   []*groupRef
 	sectionOrder []*sectionRef
 	books        map[string]*Notebook
+	// seq counts the pages and sections the edits made, so every new id
+	// is new.
+	seq uint64
 }
 
 type groupRef struct {
@@ -224,7 +227,8 @@ func (s *Server) findPageLocked(id string) (*userData, *pageRef) {
 
 // DeletePage makes page id answer 404 from now on and drops it from its
 // section's listing, as if someone deleted it between listing and fetch.
-// The section's lastModifiedDateTime moves to now.
+// The section's lastModifiedDateTime moves to now. Its subpages stay, each
+// at most one level deeper than the page now before it (see settle).
 func (s *Server) DeletePage(id string) error {
 	s.dataMu.Lock()
 	defer s.dataMu.Unlock()
@@ -233,6 +237,7 @@ func (s *Server) DeletePage(id string) error {
 		return fmt.Errorf("graph emulator: delete page %q: %w", id, errNotFound)
 	}
 	ref.page.deleted = true
+	settle(ref.section.section)
 	rollUp(ref.section.section, s.nowSecond())
 	return nil
 }
@@ -296,7 +301,8 @@ func (s *Server) RenamePage(id, title string) error {
 // MovePage moves page id to section toSectionID of the same user, as the
 // OneNote client does: the page gets a completely new id (it embeds the
 // section), keeps its lastModifiedDateTime (reference fact 20, [M1]) and
-// its onenote: page-id GUID, and lands at the end of the target section.
+// its onenote: page-id GUID, and lands at the end of the target section
+// at level 0. Its subpages stay behind (MovePageGroup takes them along).
 // Both sections' lastModifiedDateTime move to now. The old id answers 404
 // from then on. It returns the new id.
 func (s *Server) MovePage(id, toSectionID string) (string, error) {
@@ -327,16 +333,14 @@ func (s *Server) movePage(id, toSectionID string, newGUID bool) (string, error) 
 	}
 	p, from := ref.page, ref.section.section
 	from.Pages = slices.DeleteFunc(from.Pages, func(q *Page) bool { return q == p })
-	n := len(to.section.Pages)
-	p.ID = pageID(hexID(32, "moved", id, toSectionID), 1+n, ownerHex(ud.name), to.section.GUID)
-	p.Order, p.Level = n, 0
+	to.section.Pages = append(to.section.Pages, p)
+	p.Level = 0
+	s.rehomePageLocked(ud, p, to, hexID(32, "moved", id, toSectionID, itoa(ud.seq)))
 	if newGUID {
 		p.GUID = guidOf("page", p.ID)
 	}
-	to.section.Pages = append(to.section.Pages, p)
-	delete(ud.pages, id)
-	ud.pages[p.ID] = ref
-	ref.section = to
+	settle(from)
+	settle(to.section)
 	now := s.nowSecond()
 	rollUp(from, now)
 	rollUp(to.section, now)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -124,7 +126,7 @@ func (c *cli) syncCreate(ctx context.Context, tf *temporalFlags, in workflows.Mi
 		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}},
 		Action: &client.ScheduleWorkflowAction{ID: id, Workflow: workflows.MigrateNotebookName, Args: []any{in},
 			TaskQueue:     tf.taskQueue,
-			StaticSummary: fmt.Sprintf("Sync notebook %q of %s", nb.Name, in.User),
+			StaticSummary: fmt.Sprintf(syncSummaryPrefix+"%q of %s", nb.Name, in.User),
 			TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrUser.ValueSet(in.User),
 				workflows.AttrNotebook.ValueSet(nb.ID))},
 		// A run that outlasts the interval is not doubled: the next one
@@ -161,21 +163,23 @@ func newSyncStateCmd(c *cli, verb string) *cobra.Command {
 	summaries := map[string]string{"pause": "pause a notebook's sync schedule", "resume": "resume a paused sync schedule",
 		"delete": "delete a notebook's sync schedule (Notion keeps what it holds)"}
 	cliVerb := map[string]string{"pause": "toggle --pause", "resume": "toggle --unpause", "delete": "delete"}[verb]
-	cmd := c.newCommand("sync "+verb, "--user U --notebook ID (or --schedule-id S)", summaries[verb], summaries[verb]+".", func() string {
+	cmd := c.newCommand("sync "+verb, "--user U --notebook N (its name or ID; or --schedule-id S)", summaries[verb], summaries[verb]+".", func() string {
 		return fmt.Sprintf("temporal schedule %s %s --schedule-id %s", cliVerb, tf.cliFlags(),
 			shellQuote(orText(id, workflows.SyncWorkflowID(orText(user, "<user>"), orText(notebook, "<notebookID>")))))
 	}, func(ctx context.Context, _ *cobra.Command) error {
-		if id == "" {
-			if user == "" || notebook == "" {
-				return usagef("name the schedule: --user and --notebook (its ID), or --schedule-id")
-			}
-			id = workflows.SyncWorkflowID(user, notebook)
+		if id == "" && (user == "" || notebook == "") {
+			return usagef("name the schedule: --user and --notebook (its name or ID), or --schedule-id")
 		}
 		tc, err := tf.dial(ctx)
 		if err != nil {
 			return err
 		}
 		defer tc.Close()
+		if id == "" {
+			if id, err = findSyncSchedule(ctx, tc, user, notebook); err != nil {
+				return err
+			}
+		}
 		h := tc.ScheduleClient().GetHandle(ctx, id)
 		note := "starter sync " + verb
 		switch verb {
@@ -202,14 +206,88 @@ func newSyncStateCmd(c *cli, verb string) *cobra.Command {
 	fs := cmd.Flags()
 	tf = c.temporalFlags(fs, false)
 	fs.StringVar(&user, "user", "", "whose notebook")
-	fs.StringVar(&notebook, "notebook", "", "the notebook's ID")
+	fs.StringVar(&notebook, "notebook", "", "the notebook's display name or ID")
 	fs.StringVar(&id, "schedule-id", "", "the schedule's ID (sync/<user>/<notebookID>)")
 	return cmd
+}
+
+// syncSummaryPrefix starts a sync schedule's action summary, which names
+// the notebook: Sync notebook "<name>" of <user>.
+const syncSummaryPrefix = "Sync notebook "
+
+// scheduleNotebook reads the notebook's name from a schedule's action
+// summary ("" if it has none).
+func scheduleNotebook(d *client.ScheduleDescription) string {
+	a, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction)
+	if !ok || !strings.HasPrefix(a.StaticSummary, syncSummaryPrefix) {
+		return ""
+	}
+	rest := strings.TrimPrefix(a.StaticSummary, syncSummaryPrefix)
+	if q, err := strconv.QuotedPrefix(rest); err == nil {
+		if name, err := strconv.Unquote(q); err == nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// findSyncSchedule finds the sync schedule of user's notebook, named by
+// its ID or its display name (as the schedule's summary gives it).
+func findSyncSchedule(ctx context.Context, tc client.Client, user, notebook string) (string, error) {
+	id := workflows.SyncWorkflowID(user, notebook)
+	if _, err := tc.ScheduleClient().GetHandle(ctx, id).Describe(ctx); err == nil {
+		return id, nil
+	}
+	it, err := tc.ScheduleClient().List(ctx, client.ScheduleListOptions{PageSize: 100})
+	if err != nil {
+		return "", fmt.Errorf("list schedules: %w", err)
+	}
+	prefix := workflows.SyncWorkflowID(user, "")
+	var exact, folded, names []string
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return "", fmt.Errorf("list schedules: %w", err)
+		}
+		if !strings.HasPrefix(e.ID, prefix) {
+			continue
+		}
+		d, err := tc.ScheduleClient().GetHandle(ctx, e.ID).Describe(ctx)
+		if err != nil {
+			return "", fmt.Errorf("describe schedule %s: %w", e.ID, err)
+		}
+		name := scheduleNotebook(d)
+		names = append(names, fmt.Sprintf("%q (%s)", name, strings.TrimPrefix(e.ID, prefix)))
+		switch {
+		case name == notebook:
+			exact = append(exact, e.ID)
+		case strings.EqualFold(name, notebook):
+			folded = append(folded, e.ID)
+		}
+	}
+	for _, found := range [][]string{exact, folded} {
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], nil
+		default:
+			return "", fmt.Errorf("%d sync schedules of %s name notebook %q (%s): name one with --schedule-id",
+				len(found), user, notebook, strings.Join(found, ", "))
+		}
+	}
+	have := "none"
+	if len(names) > 0 {
+		have = strings.Join(names, ", ")
+	}
+	return "", fmt.Errorf("no sync schedule of %s for notebook %q; %s has: %s (\"starter sync list --user %s\" lists them)",
+		user, notebook, user, have, shellQuote(user))
 }
 
 // syncScheduleJSON is one schedule in sync list --json.
 type syncScheduleJSON struct {
 	ScheduleID string    `json:"scheduleId"`
+	Notebook   string    `json:"notebook,omitempty"`
 	Paused     bool      `json:"paused"`
 	Note       string    `json:"note,omitempty"`
 	NextRuns   []string  `json:"nextRuns,omitempty"`
@@ -219,9 +297,14 @@ type syncScheduleJSON struct {
 
 func newSyncListCmd(c *cli) *cobra.Command {
 	var tf *temporalFlags
-	cmd := c.newCommand("sync list", "[flags]", "list the sync schedules", "Lists the notebooks' sync schedules (IDs sync/...).", func() string {
+	var user string
+	cmd := c.newCommand("sync list", "[--user U] [flags]", "list the sync schedules", "Lists the notebooks' sync schedules (IDs sync/...), one user's with --user.", func() string {
 		return "temporal schedule list " + tf.cliFlags()
 	}, func(ctx context.Context, _ *cobra.Command) error {
+		prefix := "sync/"
+		if user != "" {
+			prefix = workflows.SyncWorkflowID(user, "")
+		}
 		tc, err := tf.dial(ctx)
 		if err != nil {
 			return err
@@ -237,7 +320,7 @@ func newSyncListCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("list schedules: %w", err)
 			}
-			if len(e.ID) < 5 || e.ID[:5] != "sync/" {
+			if !strings.HasPrefix(e.ID, prefix) {
 				continue
 			}
 			// The listing comes from visibility, which lags a pause by
@@ -246,7 +329,8 @@ func newSyncListCmd(c *cli) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("describe schedule %s: %w", e.ID, err)
 			}
-			s := syncScheduleJSON{ScheduleID: e.ID, Paused: d.Schedule.State.Paused, Note: d.Schedule.State.Note, Created: d.Info.CreatedAt}
+			s := syncScheduleJSON{ScheduleID: e.ID, Notebook: scheduleNotebook(d), Paused: d.Schedule.State.Paused,
+				Note: d.Schedule.State.Note, Created: d.Info.CreatedAt}
 			for _, t := range d.Info.NextActionTimes {
 				s.NextRuns = append(s.NextRuns, t.UTC().Format(time.RFC3339))
 			}
@@ -263,7 +347,7 @@ func newSyncListCmd(c *cli) *cobra.Command {
 			return nil
 		}
 		tw := tabwriter.NewWriter(c.stdout, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SCHEDULE\tSTATE\tNEXT RUN\tRECENT RUNS")
+		fmt.Fprintln(tw, "SCHEDULE\tNOTEBOOK\tSTATE\tNEXT RUN\tRECENT RUNS")
 		for _, s := range out {
 			state, next := "active", ""
 			if s.Paused {
@@ -272,10 +356,11 @@ func newSyncListCmd(c *cli) *cobra.Command {
 			if len(s.NextRuns) > 0 && !s.Paused {
 				next = s.NextRuns[0]
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", s.ScheduleID, state, next, len(s.LastRuns))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", s.ScheduleID, s.Notebook, state, next, len(s.LastRuns))
 		}
 		return tw.Flush()
 	})
 	tf = c.temporalFlags(cmd.Flags(), false)
+	cmd.Flags().StringVar(&user, "user", "", "only this user's schedules")
 	return cmd
 }

@@ -109,15 +109,28 @@ func TestSyncScheduleEndToEnd(t *testing.T) {
 	}
 	t.Logf("the schedule took %d actions before the pause and none in the 25 s after", paused)
 
-	for _, step := range []struct{ verb, want string }{{"resume", "resumed"}, {"pause", "paused"}} {
-		if r := h.syncCmd(t, step.verb, "--user", "alice", "--notebook", h.notebook.ID); r.code != 0 || !strings.Contains(r.stdout, step.want) {
-			t.Errorf("sync %s:\n%v", step.verb, r)
+	// Every subcommand takes the notebook by ID or by name, as create does.
+	for _, step := range []struct{ verb, notebook, want string }{
+		{"resume", h.notebook.ID, "resumed"}, {"pause", h.notebook.DisplayName, "paused"}} {
+		if r := h.syncCmd(t, step.verb, "--user", "alice", "--notebook", step.notebook); r.code != 0 || !strings.Contains(r.stdout, step.want) {
+			t.Errorf("sync %s --notebook %q:\n%v", step.verb, step.notebook, r)
 		}
 	}
-	if r := h.syncCmd(t, "list"); r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "paused") {
+	if r := h.syncCmd(t, "pause", "--user", "alice", "--notebook", "No such notebook"); r.code != 1 ||
+		!strings.Contains(r.stderr, h.notebook.DisplayName) {
+		t.Errorf("sync pause of an unknown notebook does not name the ones there are:\n%v", r)
+	}
+	if r := h.syncCmd(t, "list"); r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "paused") ||
+		!strings.Contains(r.stdout, h.notebook.DisplayName) {
 		t.Errorf("sync list:\n%v", r)
 	}
-	if r := h.syncCmd(t, "delete", "--schedule-id", id); r.code != 0 {
+	if r := h.syncCmd(t, "list", "--user", "bob"); r.code != 0 || strings.Contains(r.stdout, id) {
+		t.Errorf("sync list --user bob shows alice's schedule:\n%v", r)
+	}
+	if r := h.syncCmd(t, "list", "--user", "alice"); r.code != 0 || !strings.Contains(r.stdout, id) {
+		t.Errorf("sync list --user alice:\n%v", r)
+	}
+	if r := h.syncCmd(t, "delete", "--user", "alice", "--notebook", h.notebook.DisplayName); r.code != 0 {
 		t.Errorf("sync delete:\n%v", r)
 	}
 	if out := temporal("schedule", "list"); strings.Contains(out, id) {

@@ -296,23 +296,21 @@ func TestSyncEndToEnd(t *testing.T) {
 			t.Errorf("the new page %s has no row", added)
 		}
 		// Content: every page's blocks are what its OneNote content
-		// converts to now (read after the counts), edited and new pages
-		// included. Renamed pages are left out: the generated HTML repeats
-		// the title in a heading, which a rename (a row property) does not
-		// rewrite; so are pages linking to the deleted page, whose mention
-		// of its archived row stays.
+		// converts to now (read after the counts), edited, new and
+		// renamed pages included (the generated HTML repeats the title
+		// in a heading, which the rename sets too). Pages linking to the
+		// deleted page are left out: their mention of its archived row
+		// stays.
 		wantSig := expectedFrom(t, h.graphURL, h.graphTok, secs, map[string]bool{deleted: true})
 		exported, dup := exportedRows(t, h.notion.Export(), nb.DisplayName)
 		if len(dup) > 0 {
 			t.Errorf("rows duplicated: %v", dup)
 		}
-		renamed := map[string]bool{s0.Pages[2].ID: true, s1.Pages[1].ID: true}
 		compared, skipped := 0, 0
 		for id, sig := range wantSig {
-			if renamed[id] || strings.Contains(sig, "(OneNote page not migrated)") {
+			if strings.Contains(sig, "(OneNote page not migrated)") {
 				skipped++
-				t.Logf("content of %s not compared: renamed %v, links to a page not in Notion %v", id, renamed[id],
-					strings.Contains(sig, "(OneNote page not migrated)"))
+				t.Logf("content of %s not compared: it links to a page not in Notion", id)
 				continue
 			}
 			compared++
@@ -320,7 +318,7 @@ func TestSyncEndToEnd(t *testing.T) {
 				t.Errorf("page %s: Notion's content differs from OneNote's:\n got %s\nwant %s", id, clipSig(got), clipSig(sig))
 			}
 		}
-		t.Logf("content compared on %d pages (%d left out: renamed, or linking to the deleted page)", compared, skipped)
+		t.Logf("content compared on %d pages (%d left out: linking to the deleted page)", compared, skipped)
 		texts := reportTexts(t, h.notion.Export(), nb.DisplayName)
 		entries := 0
 		for _, s := range texts {
@@ -328,8 +326,9 @@ func TestSyncEndToEnd(t *testing.T) {
 				entries++
 			}
 		}
-		if entries != 2 || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "2 moved") }) {
-			t.Errorf("the migration report holds %d sync entries, want 2 (the second naming 2 moved): %q", entries, texts)
+		// The first sync changed nothing, and added nothing to the page.
+		if entries != 1 || !slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, "2 moved") }) {
+			t.Errorf("the migration report holds %d sync entries, want 1 (naming 2 moved): %q", entries, texts)
 		}
 	})
 
@@ -346,7 +345,69 @@ func TestSyncEndToEnd(t *testing.T) {
 		}
 	})
 
-	t.Run("with deletes: keep a deleted page's row stays and is reported", func(t *testing.T) {
+	// Regression: a section database renamed in Notion made the next run
+	// create a database under the old title and write the section again.
+	t.Run("a section database renamed in Notion is found, and nothing is written twice", func(t *testing.T) {
+		book := notebookPage(t, h.notion.Export(), nb.DisplayName)
+		var db notionemu.Database
+		for _, d := range book.Databases {
+			if d.Title == s0.DisplayName {
+				db = d
+			}
+		}
+		must(h.notion.PersonRename(db.ID, "My renamed section"))
+		rep := h.syncRun(t, 10, workflows.DeletesArchive)
+		t.Logf("after a rename in Notion: %s", rep.Message)
+		if rep.Written != 0 || rep.Sync.Added != 0 || rep.Sync.Unchanged != 36 {
+			t.Errorf("written %d, counts %+v", rep.Written, rep.Sync.Counts)
+		}
+		if checkEqual(t, h, nb, 10) > 0 {
+			t.Error("Notion differs from OneNote after a section database was renamed in Notion")
+		}
+	})
+
+	// Regression: a parent page moved away left its subpages pointing at
+	// its moved row, and runs after it called them unchanged.
+	t.Run("a parent moved away: its subpages follow OneNote's parents", func(t *testing.T) {
+		sec := s1
+		live := map[string]bool{}
+		for _, id := range h.graph.PageIDs(e2eUser) {
+			live[id] = true
+		}
+		var ps []*graph.Page
+		for _, p := range sec.Pages {
+			if live[p.ID] {
+				ps = append(ps, p)
+			}
+		}
+		slices.SortStableFunc(ps, func(a, b *graph.Page) int { return a.Order - b.Order })
+		parent, subs := ps[3], ps[4:6]
+		for _, p := range subs {
+			must(h.graph.SetPageLevel(p.ID, 1))
+		}
+		rep := h.syncRun(t, 11, workflows.DeletesArchive)
+		t.Logf("after two pages became subpages: %s", rep.Message)
+		if checkEqual(t, h, nb, 11) > 0 {
+			t.Error("Notion differs from OneNote after two pages became subpages")
+		}
+		if _, err := h.graph.MovePage(parent.ID, s2.ID); err != nil {
+			t.Fatal(err)
+		}
+		rep = h.syncRun(t, 12, workflows.DeletesArchive)
+		t.Logf("after their parent moved away: %s", rep.Message)
+		if rep.Sync.Moved != 1 || rep.Sync.Structure.Parents < 2 {
+			t.Errorf("moved %d, parents set %d; want 1 and at least 2", rep.Sync.Moved, rep.Sync.Structure.Parents)
+		}
+		if checkEqual(t, h, nb, 12) > 0 {
+			t.Error("Notion differs from OneNote after a parent page moved away from its subpages")
+		}
+		rep = h.syncRun(t, 13, workflows.DeletesArchive)
+		if r := rep.Sync.Structure; r.Parents+r.Orders+r.Titles+r.Moved != 0 || rep.Written != 0 {
+			t.Errorf("a run after that changed %+v, wrote %d", r, rep.Written)
+		}
+	})
+
+	t.Run("with deletes: keep a deleted page's row stays and is reported once", func(t *testing.T) {
 		gone := s2.Pages[1].ID
 		must(h.graph.DeletePage(gone))
 		before := h.graphRequests()
@@ -367,6 +428,21 @@ func TestSyncEndToEnd(t *testing.T) {
 		}
 		if !live || !slices.ContainsFunc(rep.Sync.Changes, func(l string) bool { return strings.HasPrefix(l, "deleted in OneNote, kept in Notion") }) {
 			t.Errorf("the deleted page's row: live %v; changes %q", live, rep.Sync.Changes)
+		}
+		entries := func() int {
+			n := 0
+			for _, s := range reportTexts(t, h.notion.Export(), nb.DisplayName) {
+				if strings.HasPrefix(s, "Sync run ") {
+					n++
+				}
+			}
+			return n
+		}
+		had := entries()
+		rep = h.syncRun(t, 5, workflows.DeletesKeep)
+		if rep.Sync.KeptDeleted != 1 || rep.Sync.KeptBefore != 1 || len(rep.Sync.Changes) != 0 || entries() != had {
+			t.Errorf("the next run: kept %d (%d before), changes %q, report entries %d then %d; want it counted, not named again",
+				rep.Sync.KeptDeleted, rep.Sync.KeptBefore, rep.Sync.Changes, had, entries())
 		}
 	})
 }

@@ -34,3 +34,26 @@ func (s *Server) PersonMove(id, parentID string) error {
 	s.link(n)
 	return nil
 }
+
+// PersonRename sets the title of page or database id, as typing a new one
+// in Notion's app does.
+func (s *Server) PersonRename(id, title string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.nodes[id]
+	if n == nil || n.kind == kindBlock {
+		return fmt.Errorf("notion emulator: no page or database %q to rename", id)
+	}
+	if n.kind == kindDatabase {
+		n.title = []any{textItem(title)}
+	} else {
+		for name, v := range n.properties {
+			if p, ok := v.(map[string]any); ok && p["type"] == "title" {
+				p["title"] = []any{textItem(title)}
+				n.properties[name] = p
+			}
+		}
+	}
+	n.edited = s.stamp()
+	return nil
+}

@@ -443,6 +443,10 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if err := nb.reconcileStructure(ctx); err != nil {
 			return rep, err
 		}
+		// One set of numbers: a sync run's "unchanged" is its report's
+		// (a renamed, moved or wobbling page is neither written nor
+		// unchanged: the report counts it by what changed).
+		rep.Skipped = nb.syncRep.Unchanged
 	}
 	if !nb.in.DryRun {
 		nb.phase = "rewriting links"

@@ -257,6 +257,9 @@ func TestSyncEndToEnd(t *testing.T) {
 		if c := sr.Counts; c != want.Counts {
 			t.Errorf("counts %+v, want %+v", c, want.Counts)
 		}
+		if rep.Skipped != sr.Unchanged {
+			t.Errorf("the result counts %d pages unchanged, the sync report %d", rep.Skipped, sr.Unchanged)
+		}
 		if rep.Written != 4 || sr.ContentChecks != 2 || len(sr.Failed) != 0 {
 			t.Errorf("written %d, content checks %d, failed %v; want 4, 2, none", rep.Written, sr.ContentChecks, sr.Failed)
 		}

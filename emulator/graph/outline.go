@@ -51,7 +51,7 @@ func (s *Server) AddPageAt(sectionID, title, body string, at Place) (string, err
 		HTML: fmt.Sprintf("<html><head><title>%s</title><meta name=\"created\" content=\"%s\" /></head>"+
 			"<body><div><p>%s</p></div></body></html>", html.EscapeString(title), now.Format(time.RFC3339), html.EscapeString(body))}
 	p.GUID = guidOf("page", p.ID)
-	pages, err := placeGroup(sec, []*Page{p}, at)
+	pages, err := placeGroupIn(sec.Pages, []*Page{p}, at)
 	if err != nil {
 		return "", fmt.Errorf("graph emulator: add page %q to section %q: %w", title, sectionID, err)
 	}
@@ -165,12 +165,6 @@ func (s *Server) rehomePageLocked(ud *userData, p *Page, to *sectionRef, pageHex
 	ud.pages[p.ID] = ref
 	ref.section = to
 	return p.ID
-}
-
-// placeGroup returns sec's pages with group inserted at place at (see
-// placeGroupIn).
-func placeGroup(sec *Section, group []*Page, at Place) ([]*Page, error) {
-	return placeGroupIn(sec.Pages, group, at)
 }
 
 // placeGroupIn returns a new slice of pages with group (whose levels are

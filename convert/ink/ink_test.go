@@ -27,6 +27,11 @@ const (
 	yellowH = `<inkml:brush xml:id="hl"><inkml:brushProperty name="width" value="10" units="mm"/><inkml:brushProperty name="color" value="#FF0"/>` +
 		`<inkml:brushProperty name="height" value="20" units="mm"/><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="rasterOp" value="maskPen"/></inkml:brush>`
 	seeThrough = `<inkml:brush xml:id="t"><inkml:brushProperty name="transparency" value="51"/></inkml:brush>`
+	// realHL is a highlighter as OneNote writes it: transparency as a
+	// fraction.
+	realHL = `<inkml:brush xml:id="rh"><inkml:brushProperty name="width" value="106" units="himetric"/><inkml:brushProperty name="height" value="476" units="himetric"/>` +
+		`<inkml:brushProperty name="color" value="#FFFF00"/><inkml:brushProperty name="transparency" value="0.5"/><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="rasterOp" value="maskPen"/></inkml:brush>`
+	quarter = `<inkml:brush xml:id="q"><inkml:brushProperty name="transparency" value="0.25"/></inkml:brush>`
 )
 
 // px converts himetric to CSS pixels, rounded as the tests compare.
@@ -81,6 +86,12 @@ func TestParse(t *testing.T) {
 		{"transparency 0-255",
 			doc(seeThrough, `<inkml:trace brushRef="#t">0 0</inkml:trace>`),
 			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.8}, Points: pts(0, 0)}}}}},
+		{"transparency as a fraction, as OneNote writes its highlighters",
+			doc(realHL, `<inkml:trace brushRef="#rh">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#ffff00", Width: px(106), Height: px(476), Opacity: 0.5, Highlighter: true, Square: true}, Points: pts(0, 0)}}}}},
+		{"a fraction on a pen",
+			doc(quarter, `<inkml:trace brushRef="#q">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.75}, Points: pts(0, 0)}}}}},
 		{"top-level groups hold nested groups; loose traces last",
 			doc("", `<inkml:trace>0 0</inkml:trace><inkml:traceGroup><inkml:trace>1 1</inkml:trace><inkml:traceGroup><inkml:trace>2 2</inkml:trace></inkml:traceGroup></inkml:traceGroup><inkml:traceGroup><inkml:trace>3 3</inkml:trace></inkml:traceGroup>`),
 			[]Group{
@@ -143,14 +154,14 @@ func TestSVG(t *testing.T) {
 <path d="M2 2l0 0" fill="none" stroke="#000000" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/>
 </svg>
 `},
-		{"a curve through midpoints, a highlighter line",
+		{"a curve through midpoints; the highlighter drawn after it goes beneath it",
 			Group{Strokes: []Stroke{
 				{Brush: Brush{Color: "#ff0000", Width: 1, Opacity: 1}, Points: []Point{{0, 0}, {10, 0}, {10, 10}}},
 				{Brush: Brush{Color: "#ffff00", Width: 4, Opacity: 0.5, Highlighter: true, Square: true}, Points: []Point{{0, 5}, {10.25, 5}}},
 			}},
 			`<svg xmlns="http://www.w3.org/2000/svg" width="17" height="13" viewBox="0 0 17 13">
-<path d="M3 1.5Q13 1.5 13 6.5L13 11.5" fill="none" stroke="#ff0000" stroke-width="1" stroke-linecap="round" stroke-linejoin="round"/>
 <path d="M3 6.5L13.3 6.5" fill="none" stroke="#ffff00" stroke-width="4" stroke-linecap="square" stroke-linejoin="miter" stroke-opacity="0.5"/>
+<path d="M3 1.5Q13 1.5 13 6.5L13 11.5" fill="none" stroke="#ff0000" stroke-width="1" stroke-linecap="round" stroke-linejoin="round"/>
 </svg>
 `},
 	}
@@ -190,5 +201,50 @@ func TestParseAndDrawAreDeterministic(t *testing.T) {
 	g2, _ := Parse(in)
 	if !bytes.Equal(SVG(g1[0]), SVG(g2[0])) || len(g1[0].Strokes) != 50 {
 		t.Fatalf("two renderings differ or strokes lost (%d strokes)", len(g1[0].Strokes))
+	}
+}
+
+// TestClusters checks that one group splits where its strokes are apart,
+// and stays whole where they touch or come within the gap.
+func TestClusters(t *testing.T) {
+	line := func(x0, y0, x1, y1 float64) Stroke {
+		return Stroke{Brush: Brush{Color: "#000000", Width: 2, Opacity: 1}, Points: []Point{{x0, y0}, {x1, y1}}}
+	}
+	band := func(x0, x1, y float64) Stroke {
+		return Stroke{Brush: Brush{Color: "#ffff00", Width: 4, Height: 18, Opacity: 0.5, Highlighter: true, Square: true}, Points: []Point{{x0, y}, {x1, y}}}
+	}
+	gap := Gap{X: DefaultGapX, Y: DefaultGapY}
+	tests := []struct {
+		name    string
+		strokes []Stroke
+		want    [][]int // stroke indexes per cluster
+	}{
+		{"one stroke", []Stroke{line(0, 0, 10, 10)}, [][]int{{0}}},
+		{"two words on a line stay together", []Stroke{line(0, 0, 40, 10), line(70, 0, 110, 10)}, [][]int{{0, 1}}},
+		{"a note far to the right is its own", []Stroke{line(0, 0, 40, 10), line(300, 0, 340, 10)}, [][]int{{0}, {1}}},
+		{"a highlight and an underline on the next text line are apart",
+			[]Stroke{band(40, 300, 150), line(40, 180, 300, 180)}, [][]int{{0}, {1}}},
+		{"a highlight over handwriting stays with it",
+			[]Stroke{line(40, 140, 100, 160), band(30, 110, 150)}, [][]int{{0, 1}}},
+		{"a chain joins strokes far apart; drawing order kept",
+			[]Stroke{line(0, 0, 10, 10), line(200, 500, 210, 510), line(15, 15, 30, 30), line(200, 30, 210, 40), line(35, 30, 190, 35)},
+			[][]int{{0, 2, 3, 4}, {1}}},
+		{"sketches above and below each other split", []Stroke{line(0, 0, 100, 60), line(0, 200, 100, 260)}, [][]int{{0}, {1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Group{Strokes: tt.strokes}.Clusters(gap)
+			var want []Group
+			for _, idx := range tt.want {
+				var g Group
+				for _, i := range idx {
+					g.Strokes = append(g.Strokes, tt.strokes[i])
+				}
+				want = append(want, g)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %d clusters %+v\nwant %d %+v", len(got), got, len(want), want)
+			}
+		})
 	}
 }

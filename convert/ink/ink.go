@@ -20,8 +20,8 @@
 // mm, cm, in, pt or px.
 //
 // A brush gives colour (#rrggbb), width and height, tip and transparency
-// (a fraction, 0.5 on OneNote's highlighters, or 0 to 255, Windows Ink's
-// scale: see transparency); rasterOp "maskPen" (OneNote's highlighter)
+// (a fraction, 0.5 on OneNote's highlighters, or on a 0-255 scale: see
+// transparency); rasterOp "maskPen" (OneNote's highlighter)
 // makes a highlighter, drawn half transparent when the brush names no
 // transparency.
 //
@@ -319,9 +319,9 @@ func applyBrushProperty(b *Brush, name, value, units string) {
 }
 
 // transparency reads a brush's transparency as a fraction, 0 opaque to 1
-// fully transparent. OneNote writes a fraction (0.5 for its highlighters);
-// Windows Ink's own scale is 0 to 255. A value below 1 is read as a
-// fraction and any other on the 0-255 scale, so "0.5" is half transparent
+// fully transparent. OneNote writes a fraction (0.5 for its highlighters,
+// as measured on real pages); other writers use a 0-255 scale. A value
+// below 1 is read as a fraction and any other on the 0-255 scale, so "0.5" is half transparent
 // and "128" too. A value of exactly 1 is ambiguous; it is read on the
 // 0-255 scale (nearly opaque), because a brush that draws nothing is never
 // what a pen is for.

@@ -188,7 +188,8 @@
 // <!-- InkNode is not supported --> without Options.InkML; with it, only ink
 // the InkML leaves out or that cannot be read), other Graph export failures (other
 // comments), unknown or unsupported elements (script, svg, …), media
-// without a usable source, flattened table cells, approximated colours,
-// sup/sub, capped headings, unknown tags, tag states a block cannot show,
+// without a usable source, U+FFFC objects (alone in a block, or inside a
+// word), flattened table cells, approximated colours, highlights and
+// colours of code lines, sup/sub, capped headings, unknown tags, tag states a block cannot show,
 // over-long equations and links, split blocks, and over-deep markup.
 package convert

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -246,5 +247,53 @@ func TestClusters(t *testing.T) {
 				t.Errorf("got %d clusters %+v\nwant %d %+v", len(got), got, len(want), want)
 			}
 		})
+	}
+}
+
+// TestClustersProperties checks, on random strokes, that clustering is a
+// partition (every stroke once, drawing order kept within a cluster) and
+// that no two clusters come within the gap of each other.
+func TestClustersProperties(t *testing.T) {
+	const seed = 34
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	gap := Gap{X: DefaultGapX, Y: DefaultGapY}
+	for round := range 200 {
+		var g Group
+		for i := range 1 + rng.IntN(30) {
+			x, y := rng.Float64()*800, rng.Float64()*1000
+			s := Stroke{Brush: Brush{Color: "#000000", Width: 1 + rng.Float64()*4, Opacity: 1}}
+			for range 1 + rng.IntN(4) {
+				s.Points = append(s.Points, Point{x + rng.Float64()*60, y + rng.Float64()*30})
+			}
+			s.Points[0].X = float64(i) // identifies the stroke
+			g.Strokes = append(g.Strokes, s)
+		}
+		cs := g.Clusters(gap)
+		seen := map[float64]bool{}
+		for _, c := range cs {
+			last := -1.0
+			for _, s := range c.Strokes {
+				id := s.Points[0].X
+				if seen[id] || id < last {
+					t.Fatalf("round %d: stroke %v twice or out of order", round, id)
+				}
+				seen[id], last = true, id
+			}
+		}
+		if len(seen) != len(g.Strokes) {
+			t.Fatalf("round %d: %d of %d strokes in clusters", round, len(seen), len(g.Strokes))
+		}
+		for i := range cs {
+			for j := range i {
+				for _, a := range cs[i].Strokes {
+					for _, b := range cs[j].Strokes {
+						if near(Group{Strokes: []Stroke{a}}.Bounds(), Group{Strokes: []Stroke{b}}.Bounds(), gap) {
+							t.Fatalf("round %d: clusters %d and %d hold strokes within the gap", round, j, i)
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -35,8 +35,9 @@ const (
 	FaultAppliedThenGatewayTimeout
 	// FaultPartialWrite accepts an append of block children or a page
 	// create with children, answers 200, and keeps only part of it: the
-	// last children are dropped, or (one child) its last rich-text run is
-	// cut short. Every cut is recorded (Server.PartialWrites).
+	// last children are dropped, or a rich-text run is cut short
+	// (Faults.PartialWriteCut). Every cut is recorded
+	// (Server.PartialWrites).
 	FaultPartialWrite
 )
 
@@ -79,6 +80,10 @@ type Faults struct {
 	// by the new page's title, an append by the page the target block is
 	// on. Empty means every page.
 	PartialWritePages []string
+	// PartialWriteCut chooses the cut: CutChildren (only writes of two
+	// children or more are cut), CutText, or "" (the children when there
+	// are two or more, else the text).
+	PartialWriteCut string
 
 	// SlowDelay is how long a slow response waits. Zero means 2 s.
 	SlowDelay time.Duration

@@ -24,9 +24,11 @@ type faultsJSON struct {
 	AppliedThenGatewayTimeout float64 `json:"applied_then_504"`
 	PartialWrite              float64 `json:"partial_write"`
 	// PartialWritePages are page IDs or titles (Faults.PartialWritePages).
-	PartialWritePages  []string `json:"partial_write_pages"`
-	SlowDelay          string   `json:"slow_delay"`
-	OverloadRetryAfter int      `json:"overload_retry_after"`
+	PartialWritePages []string `json:"partial_write_pages"`
+	// PartialWriteCut is "children", "text" or "" (Faults.PartialWriteCut).
+	PartialWriteCut    string `json:"partial_write_cut"`
+	SlowDelay          string `json:"slow_delay"`
+	OverloadRetryAfter int    `json:"overload_retry_after"`
 }
 
 func toFaultsJSON(f Faults) faultsJSON {
@@ -37,7 +39,7 @@ func toFaultsJSON(f Faults) faultsJSON {
 	return faultsJSON{InternalError: f.InternalError, BadGateway: f.BadGateway, Unavailable: f.Unavailable,
 		GatewayTimeout: f.GatewayTimeout, Conflict: f.Conflict, Overload: f.Overload, Slow: f.Slow,
 		AppliedThenInternalError: f.AppliedThenInternalError, AppliedThenGatewayTimeout: f.AppliedThenGatewayTimeout,
-		PartialWrite: f.PartialWrite, PartialWritePages: pages,
+		PartialWrite: f.PartialWrite, PartialWritePages: pages, PartialWriteCut: f.PartialWriteCut,
 		SlowDelay: f.slowDelay().String(), OverloadRetryAfter: f.OverloadRetryAfter}
 }
 
@@ -45,7 +47,13 @@ func (j faultsJSON) faults() (Faults, error) {
 	f := Faults{InternalError: j.InternalError, BadGateway: j.BadGateway, Unavailable: j.Unavailable,
 		GatewayTimeout: j.GatewayTimeout, Conflict: j.Conflict, Overload: j.Overload, Slow: j.Slow,
 		AppliedThenInternalError: j.AppliedThenInternalError, AppliedThenGatewayTimeout: j.AppliedThenGatewayTimeout,
-		PartialWrite: j.PartialWrite, PartialWritePages: j.PartialWritePages, OverloadRetryAfter: j.OverloadRetryAfter}
+		PartialWrite: j.PartialWrite, PartialWritePages: j.PartialWritePages, PartialWriteCut: j.PartialWriteCut,
+		OverloadRetryAfter: j.OverloadRetryAfter}
+	switch j.PartialWriteCut {
+	case "", CutChildren, CutText:
+	default:
+		return Faults{}, fmt.Errorf("partial_write_cut: %q is not %q, %q or empty", j.PartialWriteCut, CutChildren, CutText)
+	}
 	if j.SlowDelay != "" {
 		d, err := time.ParseDuration(j.SlowDelay)
 		if err != nil {

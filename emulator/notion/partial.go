@@ -35,8 +35,8 @@ func isPartialTarget(method, path string) bool {
 const (
 	// CutChildren drops the last children of the request's top level.
 	CutChildren = "children"
-	// CutText cuts the last rich-text run of the request's one child
-	// short.
+	// CutText cuts short the last rich-text run (of two characters or
+	// more) of the last top-level child that has one.
 	CutText = "text"
 )
 
@@ -122,7 +122,11 @@ func (s *Server) planPartial(c *call, page *node, kids []*newBlock) (partialCut,
 	pc := partialCut{keep: len(kids), text: -1, rec: PartialWrite{
 		RequestID: requestID(c.r.Context()), Time: s.now().UTC(), Method: c.r.Method, Path: c.r.URL.Path,
 	}}
-	if len(kids) >= 2 {
+	mode := s.faults.PartialWriteCut
+	if mode == CutChildren || (mode == "" && len(kids) >= 2) {
+		if len(kids) < 2 {
+			return partialCut{}, false
+		}
 		// The last half, at least one: what a write cut off mid-way
 		// would lose.
 		pc.keep = len(kids) / 2
@@ -132,18 +136,21 @@ func (s *Server) planPartial(c *call, page *node, kids []*newBlock) (partialCut,
 		}
 		return pc, true
 	}
-	item := lastTextItem(kids[0])
-	if item == nil {
-		return partialCut{}, false
+	for i := len(kids) - 1; i >= 0; i-- {
+		item := lastTextItem(kids[i])
+		if item == nil {
+			continue
+		}
+		text, _ := asObject(item["text"])
+		content, _ := asString(text["content"])
+		n := utf8.RuneCountInString(content)
+		cut := string([]rune(content)[:n/2])
+		text["content"], item["plain_text"] = cut, cut
+		pc.text = i
+		pc.rec.Cut, pc.rec.Sent, pc.rec.Kept = CutText, n, n/2
+		return pc, true
 	}
-	text, _ := asObject(item["text"])
-	content, _ := asString(text["content"])
-	n := utf8.RuneCountInString(content)
-	cut := string([]rune(content)[:n/2])
-	text["content"], item["plain_text"] = cut, cut
-	pc.text = 0
-	pc.rec.Cut, pc.rec.Sent, pc.rec.Kept = CutText, n, n/2
-	return pc, true
+	return partialCut{}, false
 }
 
 // recordPartial stores the cut, with the page and block it landed on.

@@ -22,6 +22,8 @@ func paras(ss ...string) []any {
 func TestPartialWrite(t *testing.T) {
 	tests := []struct {
 		name string
+		// cut is Faults.PartialWriteCut.
+		cut string
 		// write sends one faulted write under target (a page "Target")
 		// and returns the ID of the page it wrote to, and its answer.
 		write func(e *env, target string) (page string, answer map[string]any)
@@ -30,22 +32,25 @@ func TestPartialWrite(t *testing.T) {
 		// want is the record (request ID, time and page ID are checked
 		// apart); zero when nothing may be cut.
 		want PartialWrite
+		// cutBlock is the index among the page's children of the block
+		// whose run was cut (CutText).
+		cutBlock int
 	}{
-		{"append: the last half of the children dropped",
+		{"append: the last half of the children dropped", "",
 			func(e *env, target string) (string, map[string]any) {
 				return target, e.ok("PATCH", "/v1/blocks/"+target+"/children", map[string]any{"children": paras("one", "two", "three", "four", "five")})
 			},
 			[]string{"one", "two"},
 			PartialWrite{Method: "PATCH", Cut: CutChildren, Sent: 5, Kept: 2, PageTitle: "Target",
-				DroppedTypes: []string{"paragraph", "paragraph", "paragraph"}}},
-		{"append of one child: its last run cut short",
+				DroppedTypes: []string{"paragraph", "paragraph", "paragraph"}}, 0},
+		{"append of one child: its last run cut short", "",
 			func(e *env, target string) (string, map[string]any) {
 				return target, e.ok("PATCH", "/v1/blocks/"+target+"/children", map[string]any{"children": []any{
 					block("paragraph", map[string]any{"rich_text": rt(text("Bold start "), text("and the end"))})}})
 			},
 			[]string{"Bold start and t"},
-			PartialWrite{Method: "PATCH", Cut: CutText, Sent: 11, Kept: 5, PageTitle: "Target"}},
-		{"page create: the last children dropped, the new page named",
+			PartialWrite{Method: "PATCH", Cut: CutText, Sent: 11, Kept: 5, PageTitle: "Target"}, 0},
+		{"page create: the last children dropped, the new page named", "",
 			func(e *env, target string) (string, map[string]any) {
 				body := map[string]any{
 					"parent":     map[string]any{"page_id": target},
@@ -57,18 +62,31 @@ func TestPartialWrite(t *testing.T) {
 			},
 			[]string{"a", "b"},
 			PartialWrite{Method: "POST", Cut: CutChildren, Sent: 4, Kept: 2, PageTitle: "Created",
-				DroppedTypes: []string{"paragraph", "divider"}}},
-		{"nothing to cut: one child without text is written whole",
+				DroppedTypes: []string{"paragraph", "divider"}}, 0},
+		{"cut text: the last child with text loses half its last run", CutText,
+			func(e *env, target string) (string, map[string]any) {
+				return target, e.ok("PATCH", "/v1/blocks/"+target+"/children", map[string]any{"children": append(paras("one", "two", "three"), block("divider", map[string]any{}))})
+			},
+			[]string{"one", "two", "th", ""},
+			PartialWrite{Method: "PATCH", Cut: CutText, Sent: 5, Kept: 2, PageTitle: "Target"}, 2},
+		{"cut children: one child is written whole", CutChildren,
+			func(e *env, target string) (string, map[string]any) {
+				return target, e.ok("PATCH", "/v1/blocks/"+target+"/children", map[string]any{"children": paras("alone")})
+			},
+			[]string{"alone"},
+			PartialWrite{}, 0},
+		{"nothing to cut: one child without text is written whole", "",
 			func(e *env, target string) (string, map[string]any) {
 				return target, e.ok("PATCH", "/v1/blocks/"+target+"/children", map[string]any{"children": []any{block("divider", map[string]any{})}})
 			},
 			[]string{""},
-			PartialWrite{}},
+			PartialWrite{}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, Config{})
 			target := e.createPage(e.srv.RootPageID(), "Target")
+			e.srv.SetFaults(Faults{PartialWriteCut: tt.cut})
 			e.srv.InjectFault(FaultPartialWrite, 1)
 			// Neither a read nor a page update can be cut: the fault waits.
 			e.ok("GET", "/v1/pages/"+target, nil)
@@ -98,7 +116,7 @@ func TestPartialWrite(t *testing.T) {
 			if w.PageID != page || !strings.HasPrefix(w.Path, "/v1/") {
 				t.Errorf("page %q path %q, want page %q", w.PageID, w.Path, page)
 			}
-			if w.Cut == CutText && (w.BlockID == "" || w.BlockID != e.listAll(page, 100)[0]["id"]) {
+			if w.Cut == CutText && (w.BlockID == "" || w.BlockID != e.listAll(page, 100)[tt.cutBlock]["id"]) {
 				t.Errorf("cut block %q is not the page's block", w.BlockID)
 			}
 			if !w.Time.Equal(e.clock.Now().UTC()) {
@@ -168,8 +186,13 @@ func TestPartialWriteAPI(t *testing.T) {
 		}
 		return out
 	}
-	f := ctl("PUT", "/_emulator/faults", `{"partial_write":1,"partial_write_pages":["Trip notes"]}`)
-	if f["partial_write"] != 1.0 || !reflect.DeepEqual(f["partial_write_pages"], []any{"Trip notes"}) {
+	rec := httptest.NewRecorder()
+	e.srv.ServeHTTP(rec, httptest.NewRequest("PUT", "http://notion.test/_emulator/faults", strings.NewReader(`{"partial_write":1,"partial_write_cut":"half"}`)))
+	if rec.Code != 400 {
+		t.Errorf("an unknown cut: %d %s, want 400", rec.Code, rec.Body)
+	}
+	f := ctl("PUT", "/_emulator/faults", `{"partial_write":1,"partial_write_pages":["Trip notes"],"partial_write_cut":"children"}`)
+	if f["partial_write"] != 1.0 || !reflect.DeepEqual(f["partial_write_pages"], []any{"Trip notes"}) || f["partial_write_cut"] != "children" {
 		t.Fatalf("faults answer %v", f)
 	}
 	answer := e.ok("PATCH", "/v1/blocks/"+target+"/children", map[string]any{"children": paras("x", "y")})

@@ -192,8 +192,9 @@ func (c *converter) inkImage(n int, g ink.Group) blocks.Block {
 
 // inkLosses reports the page's ink comments that no InkML stroke can
 // account for. Graph leaves a comment for each ink node, and an ink node
-// holds at least one stroke, so only comments beyond the number of strokes
-// are certainly ink left out; how strokes are grouped says nothing about
+// holds at least one stroke (our inference: a node without a stroke draws
+// nothing), so only comments beyond the number of strokes are certainly
+// ink left out; how strokes are grouped says nothing about
 // it (a real page has one group for all its ink).
 func (c *converter) inkLosses() {
 	for range c.inkComments - c.inkStrokes {

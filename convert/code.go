@@ -33,6 +33,23 @@ func isBlankInCode(r rune) bool {
 	return isCollapsible(r) || r == objectReplacement
 }
 
+// codeFormatLosses reports the highlights and text colours of a code line:
+// a Notion code block holds plain text.
+func (c *converter) codeFormatLosses(runs []run, line string) {
+	for _, r := range runs {
+		if r.st.background != "" {
+			if name, _ := notionColor(r.st.background, true); name != "" {
+				c.losses.add(LossColor, Degraded, "highlight "+quote(r.st.background)+" dropped in a code block", line)
+			}
+		}
+		if r.st.color != "" {
+			if name, _ := notionColor(r.st.color, false); name != "" {
+				c.losses.add(LossColor, Degraded, "text colour "+quote(r.st.color)+" dropped in a code block", line)
+			}
+		}
+	}
+}
+
 // rawText joins runs keeping their whitespace; line breaks become "\n".
 func rawText(runs []run) string {
 	var b strings.Builder

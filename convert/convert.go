@@ -172,8 +172,10 @@ type converter struct {
 	// comments are then counted (inkComments), not reported one by one.
 	inkMode     bool
 	inkComments int
-	inks        []inkGroup
-	inkImages   []InkImage
+	// inkStrokes counts the strokes read from InkML.
+	inkStrokes int
+	inks       []inkGroup
+	inkImages  []InkImage
 }
 
 func newConverter(opts Options) *converter {

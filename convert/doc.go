@@ -30,15 +30,18 @@
 //   - Text: entities decoded, whitespace (including NBSP) collapsed and
 //     trimmed; <br /> inside a block is "\n", between blocks nothing.
 //     U+FFFC between two letters or digits is a word break (a space),
-//     elsewhere it is deleted; a block whose text is only U+FFFC stands
-//     for an object Graph did not export and is reported. Empty paragraphs
-//     make no block.
+//     reported as an object Graph did not export; elsewhere it is
+//     deleted; a block whose text is only U+FFFC stands for an object
+//     Graph did not export and is reported. Empty paragraphs make no
+//     block.
 //   - Standing alone: an equation or a citation stands alone in its
 //     paragraph when everything else there is blank: whitespace, U+FFFC,
 //     <br /> and plain spans holding only those (onlyElement, the one test).
-//   - Built-in styles: a p styled as OneNote's "Quote" (grey #595959,
-//     italic) is a quote block; one styled as its "Title" (Calibri Light
-//     20pt) is a heading_1.
+//   - Built-in styles: Graph writes a built-in style as the p's own style
+//     attribute, with no style name. A p styled as OneNote's "Quote" (grey
+//     #595959, italic) is a quote block that keeps the italics and the
+//     grey (gray, reported as Mapped like any colour); one styled as its
+//     "Title" (Calibri Light 20pt) is a heading_1.
 //   - Headings: h1–h6 onto heading_1…heading_3. Levels deeper than
 //     Options.MaxHeading (default 3, the deepest in Notion API 2022-06-28)
 //     are capped and reported (LossHeading). The heading's own OneNote
@@ -52,7 +55,10 @@
 //     near-black text and near-white highlights are the default, greys are
 //     gray, dark oranges brown. Highlights (background-color) map to the
 //     *_background colours. A run holds one colour, so a highlight wins
-//     over a text colour. Each approximation is reported as Mapped.
+//     over a text colour (black text under a highlight keeps its text
+//     and the highlight). Each approximation is reported as Mapped. A
+//     code block holds plain text: the highlights and colours of a code
+//     line are reported.
 //   - Superscript and subscript: Notion has neither. <sup>/<sub> text is
 //     written with Unicode superscript or subscript characters when every
 //     character has one (2³⁰, log₂), otherwise as ^(text) or _(text).
@@ -84,9 +90,14 @@
 //     msup, msub, msubsup, mfrac, msqrt, mroot, mfenced, munder, mover,
 //     munderover, mtable, mtext, mspace, semantics (a TeX annotation wins)
 //     and symbols (Greek, ∑ ∫ ≤ → ∞ …). Invisible operators are dropped.
-//     Spaces typed in an equation (NBSP operators) are "\ ", and mtext
-//     keeps its leading and trailing space (\text{ Mac price}). LaTeX longer than Notion's
-//     1,000 characters becomes a code block (language "latex"), reported.
+//     A space typed in an equation (an NBSP operator) between two operands
+//     is "\ "; next to an operator, or at either end, it is the padding
+//     OneNote's linear format types around operators and is dropped
+//     (LaTeX spaces operators itself). A space inside an identifier or a
+//     number is "\ " (\mathrm{unit\ price}: math mode ignores a plain
+//     space), and mtext keeps its leading and trailing space (\text{ Mac
+//     price}). LaTeX longer than Notion's 1,000 characters becomes a code
+//     block (language "latex"), reported.
 //   - Tables: one table_row per tr, one cell per td, every row padded to
 //     the widest; no column or row header (OneNote output has no th). Cell
 //     border and width are not recorded; a cell background is reported.
@@ -141,17 +152,21 @@
 // # Ink
 //
 // With Options.InkML (the InkML part of a content request with
-// includeInkML=true), each ink group is drawn as an SVG image (package
-// convert/ink) and placed where it was drawn: a group whose vertical centre
-// lies within an outline goes right after the block at that height (ink
-// over text or beside it; block heights are estimated from their text, as
-// outlines carry only top, left and width), any other group between the
-// outlines in reading order by its top and left. A page that is only ink
+// includeInkML=true), each ink group is split into spatial clusters (a real
+// page keeps all of its ink in one trace group; ink.Group.Clusters), each
+// cluster is drawn as an SVG image (package convert/ink: highlighters at
+// their brush's transparency, beneath the pen strokes) and placed where it
+// was drawn: a cluster whose vertical centre lies within an outline goes
+// right after the block at that height (ink over text or beside it; block
+// heights are estimated from their text, as outlines carry only top, left
+// and width), any other cluster between the outlines in reading order by
+// its top and left. A page that is only ink
 // becomes a page of images. InkML coordinates are read as page positions,
 // the same origin as the outlines' top and left (an inference: no source
 // states it). The drawings are in Result.Ink, referred to by image blocks
-// whose Resource has no URL; only ink nodes the InkML does not account for
-// are reported.
+// whose Resource has no URL. Graph leaves one comment per ink node and an
+// ink node holds at least one stroke, so only comments beyond the number
+// of strokes are reported, as ink Graph left out.
 //
 // # Notion's limits
 //
@@ -173,7 +188,8 @@
 // <!-- InkNode is not supported --> without Options.InkML; with it, only ink
 // the InkML leaves out or that cannot be read), other Graph export failures (other
 // comments), unknown or unsupported elements (script, svg, …), media
-// without a usable source, flattened table cells, approximated colours,
-// sup/sub, capped headings, unknown tags, tag states a block cannot show,
+// without a usable source, U+FFFC objects (alone in a block, or inside a
+// word), flattened table cells, approximated colours, highlights and
+// colours of code lines, sup/sub, capped headings, unknown tags, tag states a block cannot show,
 // over-long equations and links, split blocks, and over-deep markup.
 package convert

@@ -193,7 +193,9 @@ func (f *flow) paragraph(nodes []*html.Node, st textStyle, tags []noteTag, owner
 	if len(tags) == 0 && owner != nil {
 		switch builtinStyleOf(attr(owner, "style")) {
 		case styleQuote:
-			f.emit(c.quoteBlocks(nodes, f.base, owner, depth)...)
+			// The quote keeps the style's italics and grey: Notion shows
+			// both inside a quote block.
+			f.emit(c.quoteBlocks(nodes, st, owner, depth)...)
 			return
 		case styleTitle:
 			var ic inlineContent
@@ -218,6 +220,7 @@ func (f *flow) paragraph(nodes []*html.Node, st textStyle, tags []noteTag, owner
 	tags = append(tags, ic.tags...)
 	if len(tags) == 0 && !f.cell && isCodeLine(ic.runs) {
 		if line := codeText(rawText(ic.runs)); line != "" {
+			c.codeFormatLosses(ic.runs, line)
 			f.addCodeLine(line)
 		}
 		return

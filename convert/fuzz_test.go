@@ -70,7 +70,7 @@ func FuzzPage(f *testing.F) {
 // that every drawing is placed exactly once, and that drawn ink is never a
 // resource to fetch. Run: go test -fuzz=FuzzPageWithInk ./convert/
 func FuzzPageWithInk(f *testing.F) {
-	for _, name := range []string{"ink-only", "beside-text", "highlighter-over-text"} {
+	for _, name := range []string{"ink-only", "beside-text", "highlighter-over-text", "one-group"} {
 		base := filepath.Join("testdata", "ink", name)
 		f.Add(readFixture(f, base, ".html"), readFixture(f, base, ".inkml"))
 	}

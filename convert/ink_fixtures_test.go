@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/notebridge/notebridge/notion/blocks"
@@ -32,9 +34,19 @@ func TestInkFixtures(t *testing.T) {
 			p("Agenda"), p("Budget review"), ink("1"), p("Hiring plan"),
 			ink("2"),
 			p("Actions"), p("Send the draft"), p("Book the room"), ink("3"),
-		}, []fixtureLoss{{Kind: LossInk, Severity: "dropped", Detail: "ink Graph left out of its InkML", Count: 1}}},
+		}, []fixtureLoss{}}, // four ink comments, five strokes drawn: nothing left out
 		{"highlighter-over-text", []map[string]any{
 			p("Plain first line"), p("This line is highlighted"), ink("1"), p("This line is underlined"), ink("2"),
+		}, []fixtureLoss{}},
+		// All of a page's ink in one trace group, as a real page keeps it:
+		// a note beside the first line, handwriting under a highlight on
+		// the third, an underline of the fourth, a sketch between the
+		// outlines and an arrow beside the last line; six ink comments for
+		// fourteen strokes, none left out.
+		{"one-group", []map[string]any{
+			p("Shopping list"), ink("1"), p("Call the bank about the mortgage"), p("Renew passport before June"), ink("2"),
+			p("Pick up dry cleaning"), ink("3"), ink("4"),
+			p("Ideas"), p("Garden shed plans"), ink("5"),
 		}, []fixtureLoss{}},
 	}
 	for _, tt := range tests {
@@ -129,5 +141,53 @@ func TestDrawnInkIsNotAPageResource(t *testing.T) {
 	}
 	if _, ok := Drawing(blocks.Resource{ID: "ink:1"}, res.Ink); !ok {
 		t.Error("the drawing ink:1 is not found")
+	}
+}
+
+// TestInkHighlighters checks how the fixtures' highlighters are drawn: at
+// the brush's transparency (OneNote writes 0.5, a fraction) and beneath
+// every pen stroke of their drawing, so ink under a highlight stays
+// visible.
+func TestInkHighlighters(t *testing.T) {
+	tests := []struct {
+		name string
+		// drawing is the one with a highlighter; pens the pen strokes
+		// drawn in it.
+		drawing, pens int
+	}{
+		{"highlighter-over-text", 1, 0},
+		{"one-group", 2, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := filepath.Join("testdata", "ink", tt.name)
+			res, err := Page(readFixture(t, base, ".html"), Options{InkML: readFixture(t, base, ".inkml")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Ink) < tt.drawing {
+				t.Fatalf("%d drawings, want at least %d", len(res.Ink), tt.drawing)
+			}
+			var kinds []string
+			for _, line := range strings.Split(string(res.Ink[tt.drawing-1].Data), "\n") {
+				switch {
+				case !strings.HasPrefix(line, "<path"):
+				case strings.Contains(line, `stroke="#ffff00"`):
+					if !strings.Contains(line, `stroke-opacity="0.5"`) {
+						t.Errorf("highlighter not half transparent: %s", line)
+					}
+					kinds = append(kinds, "highlighter")
+				default:
+					kinds = append(kinds, "pen")
+				}
+			}
+			want := []string{"highlighter"}
+			for range tt.pens {
+				want = append(want, "pen")
+			}
+			if !slices.Equal(kinds, want) {
+				t.Errorf("drawing %d draws %v, want %v (highlighters beneath the pens)", tt.drawing, kinds, want)
+			}
+		})
 	}
 }

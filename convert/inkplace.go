@@ -64,10 +64,12 @@ const (
 	rowHeight   = 24
 )
 
-// readInk parses opts.InkML into ink groups in reading order (by top, then
-// left). Ink that cannot be read is reported, and the page's ink comments
-// are then reported as without InkML. An InkML document without a trace is
-// a page nothing was drawn on.
+// readInk parses opts.InkML into ink groups, splits each into spatial
+// clusters (a real page keeps all of its ink in one trace group) and keeps
+// the clusters in reading order (by top, then left). Ink that cannot be
+// read is reported, and the page's ink comments are then reported as
+// without InkML. An InkML document without a trace is a page nothing was
+// drawn on.
 func (c *converter) readInk(inkML []byte) {
 	if inkML == nil {
 		return
@@ -85,9 +87,12 @@ func (c *converter) readInk(inkML []byte) {
 		g ink.Group
 		r ink.Rect
 	}
-	ps := make([]placed, len(groups))
-	for i, g := range groups {
-		ps[i] = placed{g, g.Bounds()}
+	var ps []placed
+	for _, g := range groups {
+		c.inkStrokes += len(g.Strokes)
+		for _, cl := range g.Clusters(ink.Gap{X: ink.DefaultGapX, Y: ink.DefaultGapY}) {
+			ps = append(ps, placed{cl, cl.Bounds()})
+		}
 	}
 	slices.SortStableFunc(ps, func(a, b placed) int {
 		if d := cmp.Compare(a.r.Min.Y, b.r.Min.Y); d != 0 {
@@ -185,11 +190,14 @@ func (c *converter) inkImage(n int, g ink.Group) blocks.Block {
 	return blocks.Block{Type: blocks.Image, Media: &blocks.Media{Resource: &blocks.Resource{ID: im.ID, MIME: im.MIME, Name: im.Name}}}
 }
 
-// inkLosses reports the page's ink comments that no InkML group accounts
-// for: Graph left a comment for each ink node, and InkML returns the ink
-// as groups.
+// inkLosses reports the page's ink comments that no InkML stroke can
+// account for. Graph leaves a comment for each ink node, and an ink node
+// holds at least one stroke (our inference: a node without a stroke draws
+// nothing), so only comments beyond the number of strokes are certainly
+// ink left out; how strokes are grouped says nothing about
+// it (a real page has one group for all its ink).
 func (c *converter) inkLosses() {
-	for range c.inkComments - len(c.inks) {
+	for range c.inkComments - c.inkStrokes {
 		c.losses.add(LossInk, Dropped, "ink Graph left out of its InkML", "")
 	}
 }

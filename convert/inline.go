@@ -195,11 +195,16 @@ func removeObjectReplacement(s string) string {
 }
 
 // normalize applies normalizeRuns and reports a U+FFFC that stands for an
-// object Graph did not export: one in text that is otherwise blank.
+// object Graph did not export: one in text that is otherwise blank, and
+// each one inside a word, which is shown as a space.
 func (c *converter) normalize(in []run) []run {
-	out, objects := normalizeRuns(in)
+	out, objects, breaks := normalizeRuns(in)
 	if len(out) == 0 && objects > 0 {
 		c.losses.add(LossUnsupported, Dropped, "an embedded object Graph did not export (U+FFFC)", "")
+	}
+	for range breaks {
+		c.losses.addLazy(LossUnsupported, Dropped, "an embedded object Graph did not export (U+FFFC) inside a word, shown as a space",
+			func() string { return plainRuns(out) })
 	}
 	return out
 }
@@ -208,8 +213,9 @@ func (c *converter) normalize(in []run) []run {
 // whitespace becomes one space, spaces around line breaks go, leading and
 // trailing whitespace and line breaks go. U+FFFC between two letters or
 // digits is a word break (a space); anywhere else it is deleted. It also
-// returns how many U+FFFC it met. Runs must not hold blocks.
-func normalizeRuns(in []run) (_ []run, objects int) {
+// returns how many U+FFFC it met and how many word breaks it made. Runs
+// must not hold blocks.
+func normalizeRuns(in []run) (_ []run, objects, breaks int) {
 	out := make([]run, 0, len(in))
 	space := true // suppress spaces at the start and after a space or break
 	// lastWord is set when the text so far ends with a letter or digit;
@@ -250,6 +256,7 @@ func normalizeRuns(in []run) (_ []run, objects int) {
 				default:
 					if pending && isWordRune(ch) {
 						b.WriteByte(' ')
+						breaks++
 					}
 					b.WriteRune(ch)
 					space, pending = false, false
@@ -264,7 +271,7 @@ func normalizeRuns(in []run) (_ []run, objects int) {
 	for {
 		out = trimTrailingSpace(out)
 		if len(out) == 0 || !out[len(out)-1].br {
-			return out, objects
+			return out, objects, breaks
 		}
 		out = out[:len(out)-1]
 	}

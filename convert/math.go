@@ -161,12 +161,17 @@ func (t *texWriter) node(n *html.Node, depth int) {
 	case "mi":
 		t.identifier(n)
 	case "mn":
-		t.write(texEscape(collapse(textContent(n))))
+		t.write(texWords(collapse(textContent(n))))
 	case "mo":
-		if s := textContent(n); s != "" && isBlankText(s) && removeObjectReplacement(s) != "" {
+		if isSpaceOperator(n) {
 			// A space typed in the equation: OneNote writes it as an
-			// NBSP operator.
-			t.write(`\ `)
+			// NBSP operator. Next to an operator (or at either end) it
+			// is the padding OneNote's linear format types around
+			// operators, which LaTeX spaces by itself; between two
+			// operands it is a space the equation shows.
+			if !spaceIsPadding(n) {
+				t.write(`\ `)
+			}
 			return
 		}
 		t.operator(collapse(textContent(n)))
@@ -387,8 +392,65 @@ func (t *texWriter) identifier(n *html.Node) {
 			t.write(texEscape(s))
 		}
 	default:
-		t.write(`\mathrm{` + texEscape(s) + `}`)
+		t.write(`\mathrm{` + texWords(s) + `}`)
 	}
+}
+
+// texWords escapes s with each space kept as "\ ": math mode ignores a
+// plain space, so a space typed inside an identifier or a number would
+// vanish.
+func texWords(s string) string {
+	words := strings.Split(s, " ")
+	for i, w := range words {
+		words[i] = texEscape(w)
+	}
+	return strings.Join(words, `\ `)
+}
+
+// isSpaceOperator reports whether n is an mo holding only spaces (NBSP,
+// as OneNote writes a typed space).
+func isSpaceOperator(n *html.Node) bool {
+	if n == nil || n.Type != html.ElementNode || n.Data != "mo" {
+		return false
+	}
+	s := textContent(n)
+	return s != "" && isBlankText(s) && removeObjectReplacement(s) != ""
+}
+
+// spaceIsPadding reports whether the space operator n pads an operator:
+// the nearest sibling on either side that is neither a space nor an
+// invisible operator is a visible operator, or there is none.
+func spaceIsPadding(n *html.Node) bool {
+	side := func(step func(*html.Node) *html.Node) bool {
+		for m := step(n); m != nil; m = step(m) {
+			if m.Type != html.ElementNode || isSpaceOperator(m) || isInvisibleOperator(m) {
+				continue
+			}
+			return m.Data == "mo"
+		}
+		return true
+	}
+	return side(func(m *html.Node) *html.Node { return m.PrevSibling }) ||
+		side(func(m *html.Node) *html.Node { return m.NextSibling })
+}
+
+// isInvisibleOperator reports whether m is an mo that shows nothing:
+// function application, invisible times, separator or plus, or a
+// zero-width space.
+func isInvisibleOperator(m *html.Node) bool {
+	if m.Data != "mo" {
+		return false
+	}
+	return invisibleOperator(collapse(textContent(m)))
+}
+
+// invisibleOperator reports whether s is an operator that shows nothing.
+func invisibleOperator(s string) bool {
+	switch s {
+	case "", "\u2061", "\u2062", "\u2063", "\u2064", "\u200b":
+		return true
+	}
+	return false
 }
 
 // spaced collapses whitespace runs in s to single spaces and keeps one
@@ -408,8 +470,7 @@ func spaced(s string) string {
 // operator writes mo. The invisible operators carry no meaning and are
 // dropped (spaces are written by the caller).
 func (t *texWriter) operator(s string) {
-	switch s {
-	case "", "\u2061", "\u2062", "\u2063", "\u2064", "\u200b":
+	if invisibleOperator(s) {
 		return
 	}
 	if cmd, ok := texSymbols[s]; ok {

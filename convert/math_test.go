@@ -12,7 +12,11 @@ func TestMathMLToLaTeX(t *testing.T) {
 		name, mathml, want string
 	}{
 		{"identifiers, numbers, operators", `<mi>x</mi><mo>+</mo><mn>12</mn><mo>=</mo><mi>y</mi>`, `x+12=y`},
-		{"spaces typed as NBSP operators are kept", `<mi>a</mi><mo>&#160;</mo><mo>=</mo><mo>&#160;</mo><mi>b</mi>`, `a\ =\ b`},
+		{"NBSP operators padding an operator are dropped", `<mi>a</mi><mo>&#160;</mo><mo>=</mo><mo>&#160;</mo><mi>b</mi>`, `a=b`},
+		{"NBSP operators at either end are dropped", `<mo>&#160;</mo><mi>a</mi><mo>&#160;</mo>`, `a`},
+		{"a space typed between operands is kept", `<mi>a</mi><mo>&#160;</mo><mi>b</mi>`, `a\ b`},
+		{"a space typed inside an identifier is kept", `<mi>total cost</mi><mo>=</mo><mi>unit&#160;price</mi>`, `\mathrm{total\ cost}=\mathrm{unit\ price}`},
+		{"a space typed inside a number is kept", `<mn>1 000</mn>`, `1\ 000`},
 		{"spaces inside mtext are kept", `<mi>x</mi><mo>=</mo><mtext>&#160;Mac&#160;price</mtext>`, `x=\text{ Mac price}`},
 		{"a multi-word equation does not run together", `<mi>total</mi><mo>&#160;</mo><mi>cost</mi>`, `\mathrm{total}\ \mathrm{cost}`},
 		{"invisible operators are dropped", `<mi>f</mi><mo>&#x2061;</mo><mo>(</mo><mi>x</mi><mo>)</mo>`, `f(x)`},

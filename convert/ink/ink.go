@@ -19,10 +19,18 @@
 // from their channel's units: himetric (OneNote's, 0.01 mm, the default),
 // mm, cm, in, pt or px.
 //
-// A brush gives colour (#rrggbb), width and height, tip and transparency (0 to 255,
-// 255 fully transparent); rasterOp "maskPen" (OneNote's highlighter) makes
-// a highlighter, drawn half transparent when the brush names no
+// A brush gives colour (#rrggbb), width and height, tip and transparency
+// (a fraction, 0.5 on OneNote's highlighters, or on a 0-255 scale: see
+// transparency); rasterOp "maskPen" (OneNote's highlighter)
+// makes a highlighter, drawn half transparent when the brush names no
 // transparency.
+//
+// # Clusters
+//
+// A real page keeps all of its ink in one traceGroup. Group.Clusters
+// splits a group into spatial clusters (strokes that come within a gap of
+// each other, transitively), so each drawing, note or mark can be placed
+// by the text it was drawn next to.
 //
 // The document is scanned by hand (scan.go), not with encoding/xml, which
 // spends most of a page's time on the long text of traces.
@@ -296,7 +304,7 @@ func applyBrushProperty(b *Brush, name, value, units string) {
 		}
 	case "transparency":
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 255 {
-			b.Opacity = 1 - f/255
+			b.Opacity = 1 - transparency(f)
 		}
 	case "tip":
 		b.Square = strings.EqualFold(v, "rectangle")
@@ -308,6 +316,20 @@ func applyBrushProperty(b *Brush, name, value, units string) {
 			}
 		}
 	}
+}
+
+// transparency reads a brush's transparency as a fraction, 0 opaque to 1
+// fully transparent. OneNote writes a fraction (0.5 for its highlighters,
+// as measured on real pages); other writers use a 0-255 scale. A value
+// below 1 is read as a fraction and any other on the 0-255 scale, so "0.5" is half transparent
+// and "128" too. A value of exactly 1 is ambiguous; it is read on the
+// 0-255 scale (nearly opaque), because a brush that draws nothing is never
+// what a pen is for.
+func transparency(f float64) float64 {
+	if f < 1 {
+		return f
+	}
+	return f / 255
 }
 
 // hexColor reads #rgb or #rrggbb as lower-case #rrggbb.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,6 +28,11 @@ const (
 	yellowH = `<inkml:brush xml:id="hl"><inkml:brushProperty name="width" value="10" units="mm"/><inkml:brushProperty name="color" value="#FF0"/>` +
 		`<inkml:brushProperty name="height" value="20" units="mm"/><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="rasterOp" value="maskPen"/></inkml:brush>`
 	seeThrough = `<inkml:brush xml:id="t"><inkml:brushProperty name="transparency" value="51"/></inkml:brush>`
+	// realHL is a highlighter as OneNote writes it: transparency as a
+	// fraction.
+	realHL = `<inkml:brush xml:id="rh"><inkml:brushProperty name="width" value="106" units="himetric"/><inkml:brushProperty name="height" value="476" units="himetric"/>` +
+		`<inkml:brushProperty name="color" value="#FFFF00"/><inkml:brushProperty name="transparency" value="0.5"/><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="rasterOp" value="maskPen"/></inkml:brush>`
+	quarter = `<inkml:brush xml:id="q"><inkml:brushProperty name="transparency" value="0.25"/></inkml:brush>`
 )
 
 // px converts himetric to CSS pixels, rounded as the tests compare.
@@ -81,6 +87,12 @@ func TestParse(t *testing.T) {
 		{"transparency 0-255",
 			doc(seeThrough, `<inkml:trace brushRef="#t">0 0</inkml:trace>`),
 			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.8}, Points: pts(0, 0)}}}}},
+		{"transparency as a fraction, as OneNote writes its highlighters",
+			doc(realHL, `<inkml:trace brushRef="#rh">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#ffff00", Width: px(106), Height: px(476), Opacity: 0.5, Highlighter: true, Square: true}, Points: pts(0, 0)}}}}},
+		{"a fraction on a pen",
+			doc(quarter, `<inkml:trace brushRef="#q">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.75}, Points: pts(0, 0)}}}}},
 		{"top-level groups hold nested groups; loose traces last",
 			doc("", `<inkml:trace>0 0</inkml:trace><inkml:traceGroup><inkml:trace>1 1</inkml:trace><inkml:traceGroup><inkml:trace>2 2</inkml:trace></inkml:traceGroup></inkml:traceGroup><inkml:traceGroup><inkml:trace>3 3</inkml:trace></inkml:traceGroup>`),
 			[]Group{
@@ -143,14 +155,14 @@ func TestSVG(t *testing.T) {
 <path d="M2 2l0 0" fill="none" stroke="#000000" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/>
 </svg>
 `},
-		{"a curve through midpoints, a highlighter line",
+		{"a curve through midpoints; the highlighter drawn after it goes beneath it",
 			Group{Strokes: []Stroke{
 				{Brush: Brush{Color: "#ff0000", Width: 1, Opacity: 1}, Points: []Point{{0, 0}, {10, 0}, {10, 10}}},
 				{Brush: Brush{Color: "#ffff00", Width: 4, Opacity: 0.5, Highlighter: true, Square: true}, Points: []Point{{0, 5}, {10.25, 5}}},
 			}},
 			`<svg xmlns="http://www.w3.org/2000/svg" width="17" height="13" viewBox="0 0 17 13">
-<path d="M3 1.5Q13 1.5 13 6.5L13 11.5" fill="none" stroke="#ff0000" stroke-width="1" stroke-linecap="round" stroke-linejoin="round"/>
 <path d="M3 6.5L13.3 6.5" fill="none" stroke="#ffff00" stroke-width="4" stroke-linecap="square" stroke-linejoin="miter" stroke-opacity="0.5"/>
+<path d="M3 1.5Q13 1.5 13 6.5L13 11.5" fill="none" stroke="#ff0000" stroke-width="1" stroke-linecap="round" stroke-linejoin="round"/>
 </svg>
 `},
 	}
@@ -190,5 +202,98 @@ func TestParseAndDrawAreDeterministic(t *testing.T) {
 	g2, _ := Parse(in)
 	if !bytes.Equal(SVG(g1[0]), SVG(g2[0])) || len(g1[0].Strokes) != 50 {
 		t.Fatalf("two renderings differ or strokes lost (%d strokes)", len(g1[0].Strokes))
+	}
+}
+
+// TestClusters checks that one group splits where its strokes are apart,
+// and stays whole where they touch or come within the gap.
+func TestClusters(t *testing.T) {
+	line := func(x0, y0, x1, y1 float64) Stroke {
+		return Stroke{Brush: Brush{Color: "#000000", Width: 2, Opacity: 1}, Points: []Point{{x0, y0}, {x1, y1}}}
+	}
+	band := func(x0, x1, y float64) Stroke {
+		return Stroke{Brush: Brush{Color: "#ffff00", Width: 4, Height: 18, Opacity: 0.5, Highlighter: true, Square: true}, Points: []Point{{x0, y}, {x1, y}}}
+	}
+	gap := Gap{X: DefaultGapX, Y: DefaultGapY}
+	tests := []struct {
+		name    string
+		strokes []Stroke
+		want    [][]int // stroke indexes per cluster
+	}{
+		{"one stroke", []Stroke{line(0, 0, 10, 10)}, [][]int{{0}}},
+		{"two words on a line stay together", []Stroke{line(0, 0, 40, 10), line(70, 0, 110, 10)}, [][]int{{0, 1}}},
+		{"a note far to the right is its own", []Stroke{line(0, 0, 40, 10), line(300, 0, 340, 10)}, [][]int{{0}, {1}}},
+		{"a highlight and an underline on the next text line are apart",
+			[]Stroke{band(40, 300, 150), line(40, 180, 300, 180)}, [][]int{{0}, {1}}},
+		{"a highlight over handwriting stays with it",
+			[]Stroke{line(40, 140, 100, 160), band(30, 110, 150)}, [][]int{{0, 1}}},
+		{"a chain joins strokes far apart; drawing order kept",
+			[]Stroke{line(0, 0, 10, 10), line(200, 500, 210, 510), line(15, 15, 30, 30), line(200, 30, 210, 40), line(35, 30, 190, 35)},
+			[][]int{{0, 2, 3, 4}, {1}}},
+		{"sketches above and below each other split", []Stroke{line(0, 0, 100, 60), line(0, 200, 100, 260)}, [][]int{{0}, {1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Group{Strokes: tt.strokes}.Clusters(gap)
+			var want []Group
+			for _, idx := range tt.want {
+				var g Group
+				for _, i := range idx {
+					g.Strokes = append(g.Strokes, tt.strokes[i])
+				}
+				want = append(want, g)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %d clusters %+v\nwant %d %+v", len(got), got, len(want), want)
+			}
+		})
+	}
+}
+
+// TestClustersProperties checks, on random strokes, that clustering is a
+// partition (every stroke once, drawing order kept within a cluster) and
+// that no two clusters come within the gap of each other.
+func TestClustersProperties(t *testing.T) {
+	const seed = 34
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	gap := Gap{X: DefaultGapX, Y: DefaultGapY}
+	for round := range 200 {
+		var g Group
+		for i := range 1 + rng.IntN(30) {
+			x, y := rng.Float64()*800, rng.Float64()*1000
+			s := Stroke{Brush: Brush{Color: "#000000", Width: 1 + rng.Float64()*4, Opacity: 1}}
+			for range 1 + rng.IntN(4) {
+				s.Points = append(s.Points, Point{x + rng.Float64()*60, y + rng.Float64()*30})
+			}
+			s.Points[0].X = float64(i) // identifies the stroke
+			g.Strokes = append(g.Strokes, s)
+		}
+		cs := g.Clusters(gap)
+		seen := map[float64]bool{}
+		for _, c := range cs {
+			last := -1.0
+			for _, s := range c.Strokes {
+				id := s.Points[0].X
+				if seen[id] || id < last {
+					t.Fatalf("round %d: stroke %v twice or out of order", round, id)
+				}
+				seen[id], last = true, id
+			}
+		}
+		if len(seen) != len(g.Strokes) {
+			t.Fatalf("round %d: %d of %d strokes in clusters", round, len(seen), len(g.Strokes))
+		}
+		for i := range cs {
+			for j := range i {
+				for _, a := range cs[i].Strokes {
+					for _, b := range cs[j].Strokes {
+						if near(Group{Strokes: []Stroke{a}}.Bounds(), Group{Strokes: []Stroke{b}}.Bounds(), gap) {
+							t.Fatalf("round %d: clusters %d and %d hold strokes within the gap", round, j, i)
+						}
+					}
+				}
+			}
+		}
 	}
 }

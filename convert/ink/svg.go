@@ -12,8 +12,10 @@ const margin = 1
 // a 1 px margin), origin at the bounds' top left. Each stroke is one path,
 // smoothed with quadratic curves through the midpoints of its points, in
 // its pen's colour and size (the larger side of its tip), round-tipped (square for rectangular tips);
-// transparent pens and highlighters carry stroke-opacity. A one-point
-// stroke is a dot. Numbers are written to a tenth of a pixel.
+// transparent pens and highlighters carry stroke-opacity. Highlighter
+// strokes are drawn first, under the pen strokes, as OneNote shows ink
+// under a highlight. A one-point stroke is a dot. Numbers are written to
+// a tenth of a pixel.
 func SVG(g Group) []byte {
 	r := g.Bounds()
 	ox, oy := r.Min.X-margin, r.Min.Y-margin
@@ -33,8 +35,14 @@ func SVG(g Group) []byte {
 	b = append(b, ' ')
 	b = appendNum(b, h)
 	b = append(b, "\">\n"...)
-	for _, s := range g.Strokes {
-		b = appendPath(b, s, ox, oy)
+	// Highlighters first, beneath every pen stroke: a highlight over
+	// handwriting never hides it, whatever the highlighter's opacity.
+	for _, hl := range []bool{true, false} {
+		for _, s := range g.Strokes {
+			if s.Brush.Highlighter == hl {
+				b = appendPath(b, s, ox, oy)
+			}
+		}
 	}
 	return append(b, "</svg>\n"...)
 }

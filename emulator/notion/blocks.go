@@ -100,7 +100,13 @@ func (s *Server) appendChildren(c *call) (any, error) {
 		return nil, err
 	}
 	v.commit()
-	created := s.insertBlocks(n, kids, after)
+	var created []*node
+	if pc, ok := s.planPartial(c, s.pageOf(n), kids); ok {
+		created = s.insertBlocks(n, kids[:pc.keep], after)
+		s.recordPartial(pc, s.pageOf(n), created)
+	} else {
+		created = s.insertBlocks(n, kids, after)
+	}
 	results := make([]any, len(created))
 	for i, b := range created {
 		results[i] = s.renderBlock(c.base, b)

@@ -33,13 +33,19 @@ const (
 	FaultAppliedThenInternalError
 	// FaultAppliedThenGatewayTimeout applies a write and then answers 504.
 	FaultAppliedThenGatewayTimeout
+	// FaultPartialWrite accepts an append of block children or a page
+	// create with children, answers 200, and keeps only part of it: the
+	// last children are dropped, or a rich-text run is cut short
+	// (Faults.PartialWriteCut). Every cut is recorded
+	// (Server.PartialWrites).
+	FaultPartialWrite
 )
 
 var faultNames = map[Fault]string{
 	FaultNone: "none", FaultInternalError: "internal_error", FaultBadGateway: "bad_gateway",
 	FaultUnavailable: "unavailable", FaultGatewayTimeout: "gateway_timeout", FaultConflict: "conflict",
 	FaultOverload: "overload", FaultSlow: "slow", FaultAppliedThenInternalError: "applied_then_500",
-	FaultAppliedThenGatewayTimeout: "applied_then_504",
+	FaultAppliedThenGatewayTimeout: "applied_then_504", FaultPartialWrite: "partial_write",
 }
 
 // String names the fault kind.
@@ -53,7 +59,8 @@ func (f Fault) String() string {
 // Faults are the probabilities, per API request that passed
 // authentication and the rate limit, of each injected failure. Decisions
 // are drawn from Config.Seed, so a sequential client sees the same faults
-// in the same places on every run. The Applied kinds only hit writes.
+// in the same places on every run. The Applied kinds only hit writes;
+// PartialWrite only appends of children and page creates.
 type Faults struct {
 	// InternalError is the probability of FaultInternalError, and so on
 	// for each kind; the sum should not exceed 1.
@@ -66,6 +73,17 @@ type Faults struct {
 	Slow                      float64
 	AppliedThenInternalError  float64
 	AppliedThenGatewayTimeout float64
+	PartialWrite              float64
+
+	// PartialWritePages limits FaultPartialWrite to the pages named here,
+	// each by ID (with or without dashes) or exact title: a page create
+	// by the new page's title, an append by the page the target block is
+	// on. Empty means every page.
+	PartialWritePages []string
+	// PartialWriteCut chooses the cut: CutChildren (only writes of two
+	// children or more are cut), CutText, or "" (the children when there
+	// are two or more, else the text).
+	PartialWriteCut string
 
 	// SlowDelay is how long a slow response waits. Zero means 2 s.
 	SlowDelay time.Duration
@@ -94,6 +112,7 @@ func (f Faults) rates() []struct {
 		{FaultConflict, f.Conflict}, {FaultOverload, f.Overload}, {FaultSlow, f.Slow},
 		{FaultAppliedThenInternalError, f.AppliedThenInternalError},
 		{FaultAppliedThenGatewayTimeout, f.AppliedThenGatewayTimeout},
+		{FaultPartialWrite, f.PartialWrite},
 	}
 }
 
@@ -105,8 +124,9 @@ func (s *Server) SetFaults(f Faults) {
 }
 
 // InjectFault makes the next n eligible requests fail with kind, before
-// any random faults. Applied kinds wait for the next writes; the others
-// hit the next requests of any method.
+// any random faults. Applied kinds wait for the next writes,
+// FaultPartialWrite for the next appends of children or page creates; the
+// others hit the next requests of any method.
 func (s *Server) InjectFault(kind Fault, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -123,13 +143,25 @@ func isApplied(f Fault) bool {
 	return f == FaultAppliedThenInternalError || f == FaultAppliedThenGatewayTimeout
 }
 
+// eligible reports whether a request can suffer fault f: Applied kinds
+// need a write, FaultPartialWrite an append of children or a page create.
+func eligible(f Fault, method, path string) bool {
+	switch {
+	case isApplied(f):
+		return isWrite(method)
+	case f == FaultPartialWrite:
+		return isPartialTarget(method, path)
+	}
+	return true
+}
+
 // pickFault decides the fault for one request.
-func (s *Server) pickFault(method string) Fault {
+func (s *Server) pickFault(method, path string) Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.forced) > 0 {
 		f := s.forced[0]
-		if !isApplied(f) || isWrite(method) {
+		if eligible(f, method, path) {
 			s.forced = s.forced[1:]
 			return f
 		}
@@ -144,7 +176,7 @@ func (s *Server) pickFault(method string) Fault {
 	u := s.faultRng.Float64()
 	for _, r := range s.faults.rates() {
 		if u < r.p {
-			if isApplied(r.kind) && !isWrite(method) {
+			if !eligible(r.kind, method, path) {
 				return FaultNone
 			}
 			return r.kind

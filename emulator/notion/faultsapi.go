@@ -11,6 +11,7 @@ import (
 // so a standalone emulator can be switched at run time:
 //
 //	curl -X PUT localhost:8082/_emulator/faults -d '{"internal_error":0.05,"slow":0.1,"slow_delay":"3s"}'
+//	curl -X PUT localhost:8082/_emulator/faults -d '{"partial_write":1,"partial_write_pages":["Trip notes"]}'
 type faultsJSON struct {
 	InternalError             float64 `json:"internal_error"`
 	BadGateway                float64 `json:"bad_gateway"`
@@ -21,19 +22,38 @@ type faultsJSON struct {
 	Slow                      float64 `json:"slow"`
 	AppliedThenInternalError  float64 `json:"applied_then_500"`
 	AppliedThenGatewayTimeout float64 `json:"applied_then_504"`
-	SlowDelay                 string  `json:"slow_delay"`
-	OverloadRetryAfter        int     `json:"overload_retry_after"`
+	PartialWrite              float64 `json:"partial_write"`
+	// PartialWritePages are page IDs or titles (Faults.PartialWritePages).
+	PartialWritePages []string `json:"partial_write_pages"`
+	// PartialWriteCut is "children", "text" or "" (Faults.PartialWriteCut).
+	PartialWriteCut    string `json:"partial_write_cut"`
+	SlowDelay          string `json:"slow_delay"`
+	OverloadRetryAfter int    `json:"overload_retry_after"`
 }
 
 func toFaultsJSON(f Faults) faultsJSON {
-	return faultsJSON{f.InternalError, f.BadGateway, f.Unavailable, f.GatewayTimeout, f.Conflict,
-		f.Overload, f.Slow, f.AppliedThenInternalError, f.AppliedThenGatewayTimeout,
-		f.slowDelay().String(), f.OverloadRetryAfter}
+	pages := f.PartialWritePages
+	if pages == nil {
+		pages = []string{}
+	}
+	return faultsJSON{InternalError: f.InternalError, BadGateway: f.BadGateway, Unavailable: f.Unavailable,
+		GatewayTimeout: f.GatewayTimeout, Conflict: f.Conflict, Overload: f.Overload, Slow: f.Slow,
+		AppliedThenInternalError: f.AppliedThenInternalError, AppliedThenGatewayTimeout: f.AppliedThenGatewayTimeout,
+		PartialWrite: f.PartialWrite, PartialWritePages: pages, PartialWriteCut: f.PartialWriteCut,
+		SlowDelay: f.slowDelay().String(), OverloadRetryAfter: f.OverloadRetryAfter}
 }
 
 func (j faultsJSON) faults() (Faults, error) {
-	f := Faults{j.InternalError, j.BadGateway, j.Unavailable, j.GatewayTimeout, j.Conflict,
-		j.Overload, j.Slow, j.AppliedThenInternalError, j.AppliedThenGatewayTimeout, 0, j.OverloadRetryAfter}
+	f := Faults{InternalError: j.InternalError, BadGateway: j.BadGateway, Unavailable: j.Unavailable,
+		GatewayTimeout: j.GatewayTimeout, Conflict: j.Conflict, Overload: j.Overload, Slow: j.Slow,
+		AppliedThenInternalError: j.AppliedThenInternalError, AppliedThenGatewayTimeout: j.AppliedThenGatewayTimeout,
+		PartialWrite: j.PartialWrite, PartialWritePages: j.PartialWritePages, PartialWriteCut: j.PartialWriteCut,
+		OverloadRetryAfter: j.OverloadRetryAfter}
+	switch j.PartialWriteCut {
+	case "", CutChildren, CutText:
+	default:
+		return Faults{}, fmt.Errorf("partial_write_cut: %q is not %q, %q or empty", j.PartialWriteCut, CutChildren, CutText)
+	}
 	if j.SlowDelay != "" {
 		d, err := time.ParseDuration(j.SlowDelay)
 		if err != nil {

@@ -87,7 +87,11 @@ func (s *Server) createPage(c *call) (any, error) {
 	page.icon, page.cover = icon, cover
 	s.attachUploadsOf(map[string]any{"icon": icon}, "")
 	s.attachUploadsOf(map[string]any{"icon": cover}, "")
-	s.insertBlocks(page, kids, "")
+	if pc, ok := s.planPartial(c, page, kids); ok {
+		s.recordPartial(pc, page, s.insertBlocks(page, kids[:pc.keep], ""))
+	} else {
+		s.insertBlocks(page, kids, "")
+	}
 	return s.renderPage(c.base, page), nil
 }
 

@@ -48,6 +48,8 @@ type Server struct {
 	wsBucket      bucket
 	faults        Faults
 	forced        []Fault
+	// partialWrites are the writes FaultPartialWrite cut, in order.
+	partialWrites []PartialWrite
 	// expireNext counts the next uploads to expire as soon as they are
 	// uploaded (InjectUploadExpiry).
 	expireNext int
@@ -129,6 +131,8 @@ func (s *Server) routes() {
 	s.emu.HandleFunc("GET /_emulator/files/{id}/{name}", s.serveFile)
 	s.emu.HandleFunc("GET /_emulator/faults", s.serveFaults)
 	s.emu.HandleFunc("PUT /_emulator/faults", s.serveFaults)
+	s.emu.HandleFunc("GET /_emulator/partial-writes", s.servePartialWrites)
+	s.emu.HandleFunc("DELETE /_emulator/partial-writes", s.servePartialWrites)
 	s.emu.HandleFunc("GET /_emulator/log", s.serveLog)
 	s.emu.HandleFunc("DELETE /_emulator/log", s.serveLog)
 	s.emu.HandleFunc("GET /_emulator/capabilities", s.serveCapabilities)
@@ -194,9 +198,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 			"Notion-Version header failed validation: the emulator speaks only `%s`, instead was `%s`.", APIVersion, v))
 		return
 	}
-	fault := s.pickFault(r.Method)
+	fault := s.pickFault(r.Method, r.URL.Path)
 	switch fault {
 	case FaultNone:
+	case FaultPartialWrite:
+		// Served as usual; the handler keeps only part of the write.
+		r = r.WithContext(context.WithValue(r.Context(), partialKey{}, true))
 	case FaultSlow:
 		s.mu.Lock()
 		d := s.faults.slowDelay()

@@ -72,11 +72,26 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.faults.SlowDelay, "slow-delay", 2*time.Second, "delay of a slow response")
 	fs.Float64Var(&o.faults.AppliedThenInternalError, "fault-applied-500", 0, "probability that a write is applied but answered 500")
 	fs.Float64Var(&o.faults.AppliedThenGatewayTimeout, "fault-applied-504", 0, "probability that a write is applied but answered 504")
+	fs.Float64Var(&o.faults.PartialWrite, "fault-partial", 0, "probability that an append or page create is answered 200 but only partly kept")
+	fs.StringVar(&o.faults.PartialWriteCut, "fault-partial-cut", "", "how -fault-partial cuts: children, text, or empty for both")
+	fs.Func("fault-partial-pages", "comma-separated page IDs or titles -fault-partial is limited to (default: every page)", func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				o.faults.PartialWritePages = append(o.faults.PartialWritePages, p)
+			}
+		}
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	switch o.faults.PartialWriteCut {
+	case "", notion.CutChildren, notion.CutText:
+	default:
+		return o, fmt.Errorf("-fault-partial-cut %q: want %s, %s or nothing", o.faults.PartialWriteCut, notion.CutChildren, notion.CutText)
 	}
 	return o, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -115,5 +116,33 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"extra"}, io.Discard); err == nil {
 		t.Error("stray argument accepted")
+	}
+}
+
+// TestParsePartialWriteFlags checks the partial-write fault's flags: the
+// rate, the pages (comma-separated, trimmed) and the cut, a wrong cut
+// refused.
+func TestParsePartialWriteFlags(t *testing.T) {
+	tests := []struct {
+		args    []string
+		rate    float64
+		pages   []string
+		cut     string
+		wantErr bool
+	}{
+		{[]string{"-fault-partial", "0.2"}, 0.2, nil, "", false},
+		{[]string{"-fault-partial", "1", "-fault-partial-pages", "Trip notes, 1f2e3d4c-0000-4000-8000-000000000001", "-fault-partial-cut", "text"},
+			1, []string{"Trip notes", "1f2e3d4c-0000-4000-8000-000000000001"}, "text", false},
+		{[]string{"-fault-partial-cut", "half"}, 0, nil, "half", true},
+	}
+	for _, tt := range tests {
+		o, err := parseFlags(tt.args, io.Discard)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%q: err = %v, want error %v", tt.args, err, tt.wantErr)
+			continue
+		}
+		if err == nil && (o.faults.PartialWrite != tt.rate || !slices.Equal(o.faults.PartialWritePages, tt.pages) || o.faults.PartialWriteCut != tt.cut) {
+			t.Errorf("%q: faults %+v", tt.args, o.faults)
+		}
 	}
 }

@@ -1,0 +1,94 @@
+package convert
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/notebridge/notebridge/notion/blocks"
+)
+
+// TestSilentChanges converts the fixtures written for changes the
+// converter once made without a word (testdata/pages) and checks each is
+// now kept where Notion can show it, or named in the losses.
+func TestSilentChanges(t *testing.T) {
+	tests := []struct {
+		fixture string
+		check   func(t *testing.T, res *Result)
+	}{
+		{"quote-style", func(t *testing.T, res *Result) {
+			// OneNote's Quote style (grey #595959 italic on the p) keeps
+			// its look inside the quote block.
+			quotes := 0
+			for _, b := range res.Blocks {
+				if b.Type != blocks.Quote {
+					continue
+				}
+				quotes++
+				for _, rt := range b.RichText {
+					if !rt.Annotations.Italic || rt.Annotations.Color != "gray" {
+						t.Errorf("quote item %q: italic %v, colour %q; want italic gray", rt.Text, rt.Annotations.Italic, rt.Annotations.Color)
+					}
+				}
+			}
+			if quotes != 2 {
+				t.Errorf("%d quote blocks, want 2", quotes)
+			}
+		}},
+		{"object-in-word", func(t *testing.T, res *Result) {
+			// Each U+FFFC shown as a space inside a word is named.
+			if got := lossDetailCount(res.Losses, LossUnsupported, "an embedded object Graph did not export (U+FFFC) inside a word, shown as a space"); got != 2 {
+				t.Errorf("%d word-break objects reported, want 2: %+v", got, res.Losses)
+			}
+		}},
+		{"highlight-black", func(t *testing.T, res *Result) {
+			// Black text under a highlight is never dropped, wherever it
+			// stands; a highlight a code block cannot show is named.
+			text := allText(res.Blocks)
+			for _, want := range []string{"Black on yellow", "Whole paragraph highlighted", "Black on turquoise in a list",
+				"Black in a cell", "Nested black under a highlight", "highlighted_code()"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%q dropped; the page reads %q", want, text)
+				}
+			}
+			if got := lossDetailCount(res.Losses, LossColor, `highlight "yellow" dropped in a code block`); got != 1 {
+				t.Errorf("highlight on code reported %d times, want 1: %+v", got, res.Losses)
+			}
+		}},
+		{"math-operators", func(t *testing.T, res *Result) {
+			// No padding spaces around operators; a space typed inside an
+			// identifier or between operands stays.
+			var got []string
+			for _, b := range res.Blocks {
+				got = append(got, b.Expression)
+			}
+			want := []string{`a+b=c`, `\mathrm{unit\ price}\times\mathrm{count}`, `x\ y`}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("equations\n got %q\nwant %q", got, want)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			res, err := Page(readFixture(t, filepath.Join(ownFixtures, tt.fixture), ".html"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, res)
+		})
+	}
+}
+
+// allText is the text of a block tree, table cells included, one block a
+// line.
+func allText(bs []blocks.Block) string {
+	var b strings.Builder
+	for _, x := range bs {
+		b.WriteString(blocks.PlainText(x.RichText) + "\n")
+		for _, c := range x.Cells {
+			b.WriteString(blocks.PlainText(c) + "\n")
+		}
+		b.WriteString(allText(x.Children))
+	}
+	return b.String()
+}

@@ -101,7 +101,11 @@ vulncheck: ## govulncheck against a local vulnerability database built from gola
 	cd tools/vuln && $(GO) test ./...
 	@scripts/govulncheck.sh $(ARGS)
 
-.PHONY: fault-matrix
+.PHONY: fault-matrix sync-properties
+
+sync-properties: temporal ## Sync's property test at length: 40 sync runs of 25 generated edits, a random seed each time (SEED=n replays one); make test runs 8 runs of seed 1.
+	NOTEBRIDGE_SYNC_SEED=$${SEED:-$$(date +%s)} NOTEBRIDGE_SYNC_RUNS=40 NOTEBRIDGE_SYNC_EDITS=25 \
+		$(GO) test -count=1 -timeout 30m -run TestSyncKeepsNotionEqualToOneNote -v ./workflows/
 
 fault-matrix: temporal ## The fault matrix and bad-input cases alone (they also run in make test).
 	$(GO) test -count=1 -timeout 15m -run TestFaultsAndBadInput -v ./workflows/

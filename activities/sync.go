@@ -214,8 +214,9 @@ type AppendSyncReportInput struct {
 	NotebookPageID string   `json:"notebookPageID"`
 	Headline       string   `json:"headline"`
 	Lines          []string `json:"lines,omitempty"`
-	// Counts are added to the page's totals.
+	// Counts are added to the page's totals; Key names the run.
 	Counts notion.SyncCounts `json:"counts,omitzero"`
+	Key    string            `json:"key,omitempty"`
 }
 
 // AppendSyncReport appends a sync run's entry to the notebook's
@@ -224,7 +225,7 @@ func (a *Activities) AppendSyncReport(ctx context.Context, in AppendSyncReportIn
 	if a.cfg.Notion == nil {
 		return "", errors.New("activities: no Notion client configured")
 	}
-	id, err := a.cfg.Notion.AppendSyncReport(ctx, in.NotebookPageID, notion.SyncEntry{Headline: in.Headline, Lines: in.Lines, Counts: in.Counts})
+	id, err := a.cfg.Notion.AppendSyncReport(ctx, in.NotebookPageID, notion.SyncEntry{Key: in.Key, Headline: in.Headline, Lines: in.Lines, Counts: in.Counts})
 	if err != nil {
 		return "", notionError(err)
 	}

@@ -147,6 +147,9 @@ const MaxSyncEntries = 10
 // SyncEntry is one sync run's entry on the report page: a headline, a line
 // per change, and its counts, which are added to the page's totals.
 type SyncEntry struct {
+	// Key names the run (its workflow ID): the totals name the run they
+	// counted last by it.
+	Key      string
 	Headline string
 	Lines    []string
 	Counts   SyncCounts
@@ -172,13 +175,13 @@ func totalsText(t SyncCounts, last string) string {
 	for i, f := range t.fields() {
 		parts = append(parts, fmt.Sprintf("%d %s", *f, totalsLabels[i]))
 	}
-	return "Sync totals: " + strings.Join(parts, ", ") + ". Last counted: " + last
+	return "Sync totals: " + strings.Join(parts, ", ") + ". Last run counted: " + last
 }
 
 // parseTotals reads a totals callout's text.
 func parseTotals(s string) (SyncCounts, string) {
 	var t SyncCounts
-	body, last, _ := strings.Cut(s, ". Last counted: ")
+	body, last, _ := strings.Cut(s, ". Last run counted: ")
 	body = strings.TrimPrefix(body, "Sync totals: ")
 	fs := t.fields()
 	for i, part := range strings.Split(body, ", ") {
@@ -217,6 +220,12 @@ func (c *Client) AppendSyncReport(ctx context.Context, notebookPageID string, e 
 	if err != nil {
 		return "", err
 	}
+	if err := c.countSyncRun(ctx, id, now, e); err != nil {
+		return "", err
+	}
+	if now, err = c.readTree(ctx, id); err != nil {
+		return "", err
+	}
 	there := false
 	for _, b := range syncEntries(now) {
 		if b.Icon == syncIcon && plainRuns(b.RichText) == e.Headline {
@@ -238,13 +247,18 @@ func (c *Client) AppendSyncReport(ctx context.Context, notebookPageID string, e 
 			return "", fmt.Errorf("notion: appending the sync report: %w", err)
 		}
 	}
-	if err := c.countSyncRun(ctx, id, now, e); err != nil {
-		return "", err
-	}
 	if err := c.trimSyncEntries(ctx, id); err != nil {
 		return "", err
 	}
 	return id, nil
+}
+
+// key is what the totals name e by: its Key, or its headline.
+func (e SyncEntry) key() string {
+	if e.Key != "" {
+		return e.Key
+	}
+	return e.Headline
 }
 
 // countSyncRun adds e's counts to the report page's totals callout (made
@@ -255,14 +269,14 @@ func (c *Client) countSyncRun(ctx context.Context, pageID string, now []blocks.B
 			continue
 		}
 		t, last := parseTotals(plainRuns(b.RichText))
-		if last == e.Headline {
+		if last == e.key() {
 			return nil
 		}
 		return c.do(ctx, call{method: http.MethodPatch, path: "/v1/blocks/" + b.ID,
-			body:      jsonBody(map[string]any{"callout": map[string]any{"rich_text": text(totalsText(t.plus(e.Counts), e.Headline))}}),
+			body:      jsonBody(map[string]any{"callout": map[string]any{"rich_text": text(totalsText(t.plus(e.Counts), e.key()))}}),
 			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
 	}
-	b := blocks.Block{Type: blocks.Callout, Icon: totalsIcon, RichText: text(totalsText(e.Counts, e.Headline))}
+	b := blocks.Block{Type: blocks.Callout, Icon: totalsIcon, RichText: text(totalsText(e.Counts, e.key()))}
 	batches, err := splitBatches([]blocks.Block{b}, c.limits)
 	if err != nil {
 		return err

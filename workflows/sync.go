@@ -351,7 +351,7 @@ func (nb *notebook) appendSyncReport(ctx workflow.Context, rep *NotebookReport) 
 	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Append the sync report to the migration report"))
 	var id string
 	err := workflow.ExecuteActivity(actx, activities.AppendSyncReportName, activities.AppendSyncReportInput{
-		NotebookPageID: nb.page, Headline: headline, Lines: append(slices.Clone(sr.Changes), sr.Failed...),
+		NotebookPageID: nb.page, Key: info.WorkflowExecution.ID, Headline: headline, Lines: append(slices.Clone(sr.Changes), sr.Failed...),
 		Counts: notion.SyncCounts{Runs: 1, Added: sr.Added, Updated: sr.Updated, Renamed: sr.Renamed, Moved: sr.Moved,
 			Deleted: sr.Archived + sr.KeptDeleted - sr.KeptBefore, Placed: sr.restructured()}}).Get(ctx, &id)
 	if err != nil {

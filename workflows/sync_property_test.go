@@ -1,9 +1,11 @@
 package workflows_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/browsertest"
 	"github.com/notebridge/notebridge/internal/verify"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/workflows"
@@ -66,6 +69,7 @@ func TestSyncKeepsNotionEqualToOneNote(t *testing.T) {
 	checkEqual(t, h, nb, 0)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	steps := 0
+	reportPage := ""
 	for run := 1; run <= runs && !t.Failed(); run++ {
 		time.Sleep(1100 * time.Millisecond) // edits get a timestamp of their own second
 		var done []string
@@ -102,8 +106,61 @@ func TestSyncKeepsNotionEqualToOneNote(t *testing.T) {
 		if t.Failed() || checkEqual(t, h, nb, run) > 0 {
 			t.Logf("run %d's edits:\n  %s", run, strings.Join(done, "\n  "))
 		}
+		reportPage = orString(rep.ReportPageID, reportPage)
 	}
 	t.Logf("%d edits over %d sync runs", steps, runs)
+	// The report page holds the latest runs' entries under the totals.
+	entries, totals := 0, ""
+	for _, s := range reportTexts(t, h.notion.Export(), nb.DisplayName) {
+		switch {
+		case strings.HasPrefix(s, "Sync run "):
+			entries++
+		case strings.HasPrefix(s, "Sync totals: "):
+			totals = s
+		}
+	}
+	if want := min(runs, notion.MaxSyncEntries); entries != want || !strings.HasPrefix(totals, fmt.Sprintf("Sync totals: %d runs", runs)) {
+		t.Errorf("the report page holds %d sync entries (want %d) and totals %q", entries, want, totals)
+	}
+	if dir := os.Getenv("NOTEBRIDGE_SHOTS"); dir != "" && reportPage != "" {
+		shoot(t, h.st.NotionURL+"/_emulator/view/"+reportPage, filepath.Join(dir, fmt.Sprintf("sync-report-after-%d-runs.png", runs)))
+	}
+}
+
+func orString(s, def string) string {
+	if s != "" {
+		return s
+	}
+	return def
+}
+
+// shoot saves a screenshot of url to path with headless Chromium.
+func shoot(t *testing.T, url, path string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := browsertest.Launch(ctx, browsertest.Options{Dir: t.TempDir(), Width: 1100, Height: 900})
+	if err != nil {
+		t.Fatalf("screenshot of %s: %v", url, err)
+	}
+	defer b.Close()
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	// The sync entries and their totals end the page: show them.
+	var found bool
+	if err := p.Eval(ctx, `(() => { const e = [...document.querySelectorAll("*")].find(n => n.childElementCount === 0 &&
+		n.textContent.startsWith("Sync totals")); if (e) { e.scrollIntoView(); } return !!e; })()`, &found); err != nil || !found {
+		t.Errorf("no sync totals on %s (%v)", url, err)
+	}
+	if err := p.ScreenshotView(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
 }
 
 // personEdit makes one change a person makes in Notion: rename a section

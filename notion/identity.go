@@ -425,18 +425,11 @@ func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID,
 	if kind != kindSection {
 		return c.createStampedPage(ctx, parentID, kind, oneNoteID, title, nil)
 	}
-	lookup := func(ctx context.Context) (json.RawMessage, bool, error) {
-		id, err := c.stampedChild(ctx, parentID, "child_database", kind, oneNoteID)
-		if err != nil || id == "" {
-			return nil, false, err
-		}
-		raw, _ := json.Marshal(map[string]string{"id": id})
-		return raw, true, nil
-	}
 	var created struct {
 		ID string `json:"id"`
 	}
-	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created, reconcile: lookup,
+	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created,
+		reconcile: c.findCreated(parentID, "child_database", kind, oneNoteID),
 		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentID}, "title": text(title),
 			"description": text(stampText(kind, oneNoteID)), "is_inline": false, "properties": sectionSchema()})})
 	if err != nil {
@@ -457,22 +450,28 @@ func (c *Client) createStampedPage(ctx context.Context, parentID, kind, oneNoteI
 	if rec != nil {
 		kids = []any{recordBlock(rec)}
 	}
-	lookup := func(ctx context.Context) (json.RawMessage, bool, error) {
-		id, err := c.stampedChild(ctx, parentID, "child_page", kind, oneNoteID)
+	var created struct {
+		ID string `json:"id"`
+	}
+	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/pages", out: &created,
+		reconcile: c.findCreated(parentID, "child_page", kind, oneNoteID),
+		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentID},
+			"properties": map[string]any{"title": map[string]any{"title": text(title)}},
+			"children":   []any{stampParagraph(kind, oneNoteID, kids)}})})
+	return created.ID, err
+}
+
+// findCreated reconciles a create whose answer was lost: the container
+// was made if a child of parentID of block type typ carries its stamp.
+func (c *Client) findCreated(parentID, typ, kind, oneNoteID string) func(context.Context) (json.RawMessage, bool, error) {
+	return func(ctx context.Context) (json.RawMessage, bool, error) {
+		id, err := c.stampedChild(ctx, parentID, typ, kind, oneNoteID)
 		if err != nil || id == "" {
 			return nil, false, err
 		}
 		raw, _ := json.Marshal(map[string]string{"id": id})
 		return raw, true, nil
 	}
-	var created struct {
-		ID string `json:"id"`
-	}
-	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/pages", out: &created, reconcile: lookup,
-		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentID},
-			"properties": map[string]any{"title": map[string]any{"title": text(title)}},
-			"children":   []any{stampParagraph(kind, oneNoteID, kids)}})})
-	return created.ID, err
 }
 
 // stampedChild finds the child of parentID of block type typ stamped as

@@ -278,3 +278,46 @@ func TestLayoutNeverTakesAnotherSectionsDatabase(t *testing.T) {
 		t.Errorf("the deleted section's database is not among the former ones: %+v", second.Former)
 	}
 }
+
+// TestLayoutCreatesOnceWhenAnswersAreLost: every create is applied and
+// its answer lost (a gateway time-out); the client finds what it made by
+// its stamp and makes nothing twice.
+func TestLayoutCreatesOnceWhenAnswersAreLost(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	e.srv.SetFaults(emu.Faults{AppliedThenGatewayTimeout: 0.4})
+	l, err := c.EnsureLayout(context.Background(), e.srv.RootPageID(), identitySpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.SetFaults(emu.Faults{})
+	if lost := e.srv.Stats().Tokens[e.token].ByStatus[504]; lost == 0 {
+		t.Fatal("no answer was lost: the test tests nothing")
+	} else {
+		t.Logf("%d answers lost", lost)
+	}
+	ws := e.srv.Export()
+	book := 0
+	var count func(ps []emu.Page)
+	dbs := map[string]int{}
+	count = func(ps []emu.Page) {
+		for _, p := range ps {
+			if p.Archived {
+				continue
+			}
+			if p.Title == "Work" {
+				book++
+			}
+			for _, d := range p.Databases {
+				if !d.Archived {
+					dbs[d.Title]++
+				}
+			}
+			count(p.Pages)
+		}
+	}
+	count(ws.Pages)
+	if book != 1 || len(dbs) != 3 || dbs["Inbox"] != 1 || dbs["Plans"] != 1 || dbs["Alpha"] != 1 {
+		t.Errorf("after lost answers: %d notebook pages, databases %v; layout %+v", book, dbs, l)
+	}
+}

@@ -198,23 +198,26 @@ func exportedRows(t *testing.T, ws notionemu.Workspace, notebook string) (rows m
 // Notion page parent.
 func exportedRowsUnder(t *testing.T, ws notionemu.Workspace, parent, notebook string) (rows map[string]exportedRow, dup []string) {
 	t.Helper()
-	var find func(ps []notionemu.Page) *notionemu.Page
-	find = func(ps []notionemu.Page) *notionemu.Page {
-		for i := range ps {
-			if strings.ReplaceAll(ps[i].ID, "-", "") == strings.ReplaceAll(parent, "-", "") {
-				return &ps[i]
-			}
-			if p := find(ps[i].Pages); p != nil {
-				return p
-			}
-		}
-		return nil
-	}
-	p := find(ws.Pages)
+	p := findPage(ws.Pages, func(p notionemu.Page) bool {
+		return strings.ReplaceAll(p.ID, "-", "") == strings.ReplaceAll(parent, "-", "")
+	})
 	if p == nil {
 		t.Fatalf("no Notion page %s", parent)
 	}
 	return exportedRowsIn(t, p.Pages, notebook)
+}
+
+// findPage finds the first page (depth first) that match says is the one.
+func findPage(ps []notionemu.Page, match func(notionemu.Page) bool) *notionemu.Page {
+	for i := range ps {
+		if match(ps[i]) {
+			return &ps[i]
+		}
+		if p := findPage(ps[i].Pages, match); p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 func exportedRowsIn(t *testing.T, pages []notionemu.Page, notebook string) (rows map[string]exportedRow, dup []string) {

@@ -443,10 +443,6 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if err := nb.reconcileStructure(ctx); err != nil {
 			return rep, err
 		}
-		// One set of numbers: a sync run's "unchanged" is its report's
-		// (a renamed, moved or wobbling page is neither written nor
-		// unchanged: the report counts it by what changed).
-		rep.Skipped = nb.syncRep.Unchanged
 	}
 	if !nb.in.DryRun {
 		nb.phase = "rewriting links"
@@ -629,6 +625,13 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 			nb.heard(workflow.Now(ctx), res.LastError)
 		}
 		nb.heard(time.Time{}, upstreamOf("", err, limiter.Outcome{}, workflow.Now(ctx), s.Path))
+		if sr := nb.syncRep; sr != nil && sr.UnchangedBySection != nil && err == nil {
+			// One set of numbers: a sync run's unchanged pages are its
+			// report's (a renamed, moved or wobbling page is neither
+			// written nor unchanged: the report counts it by what
+			// changed).
+			res.Skipped = sr.UnchangedBySection[s.ID]
+		}
 		app, decision := failure.Of(err)
 		switch {
 		case err != nil && decision == failure.SkipSection:

@@ -66,6 +66,10 @@ type SyncReport struct {
 	Failed []string `json:"failed,omitempty"`
 	// ReportError says why the entry on the report page was not written.
 	ReportError string `json:"reportError,omitempty"`
+	// UnchangedBySection splits Unchanged by section: a section's result
+	// counts these as its unchanged pages, so the result, progress and
+	// starter status give the report's number.
+	UnchangedBySection map[string]int `json:"unchangedBySection,omitempty"`
 	// Structure is the last pass over every row's parent, order and
 	// title (see reconcileStructure).
 	Structure activities.ReconcileStructureResult `json:"structure,omitzero"`
@@ -177,6 +181,15 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		paths[s.ID] = s.Path
 	}
 	write := map[string]bool{}
+	rep.UnchangedBySection = map[string]int{}
+	for id, pages := range nb.listed {
+		rep.UnchangedBySection[id] = len(pages)
+	}
+	for _, c := range changes {
+		if c.Kind != syncplan.Deleted && c.Kind != syncplan.Unchanged {
+			rep.UnchangedBySection[c.Now.SectionID]--
+		}
+	}
 	var actions []activities.SyncAction
 	for _, c := range changes {
 		if c.Kind == syncplan.Deleted && !archive && c.Was.Reported {
@@ -234,7 +247,7 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		}
 		n := len(nb.listed[s.ID])
 		s.Status = SectionDone
-		s.setResult(&SectionResult{SectionID: s.ID, Pages: n, Done: n, Skipped: n})
+		s.setResult(&SectionResult{SectionID: s.ID, Pages: n, Done: n, Skipped: rep.UnchangedBySection[s.ID]})
 	}
 	return nil
 }

@@ -211,19 +211,7 @@ func personEdit(t *testing.T, h *harness, nb *graph.Notebook, rng *rand.Rand) st
 // notebookPage finds the live notebook page titled name.
 func notebookPage(t *testing.T, ws notionemu.Workspace, name string) *notionemu.Page {
 	t.Helper()
-	var find func(ps []notionemu.Page) *notionemu.Page
-	find = func(ps []notionemu.Page) *notionemu.Page {
-		for i := range ps {
-			if ps[i].Title == name && !ps[i].Archived {
-				return &ps[i]
-			}
-			if p := find(ps[i].Pages); p != nil {
-				return p
-			}
-		}
-		return nil
-	}
-	p := find(ws.Pages)
+	p := findPage(ws.Pages, func(p notionemu.Page) bool { return p.Title == name && !p.Archived })
 	if p == nil {
 		t.Fatalf("no live Notion page titled %q", name)
 	}

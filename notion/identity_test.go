@@ -73,6 +73,9 @@ func TestContainersAreFoundByIdentity(t *testing.T) {
 		// gone names the sections reported gone.
 		gone    []string
 		renamed int
+		// elsewhere counts the databases named as not where OneNote
+		// places them.
+		elsewhere int
 	}{
 		{name: "nothing changed"},
 		{name: "section database renamed in Notion", renamed: 1,
@@ -93,7 +96,7 @@ func TestContainersAreFoundByIdentity(t *testing.T) {
 					map[string]any{"properties": map[string]any{"title": map[string]any{"title": richTitle("Mine")}}}, nil)
 				spec.SectionGroups[0].Name = "Current projects"
 			}},
-		{name: "section database moved elsewhere by a person",
+		{name: "section database moved elsewhere by a person", elsewhere: 1,
 			act: func(t *testing.T, e *env, l notion.Layout, _ *notion.NotebookSpec) {
 				if err := e.srv.PersonMove(l.SectionDatabaseIDs["s3"], e.srv.RootPageID()); err != nil {
 					t.Fatal(err)
@@ -143,6 +146,9 @@ func TestContainersAreFoundByIdentity(t *testing.T) {
 			}
 			if second.Created != 0 {
 				t.Errorf("the second layout created %d containers", second.Created)
+			}
+			if len(second.Elsewhere) != tc.elsewhere {
+				t.Errorf("named %q as elsewhere, want %d", second.Elsewhere, tc.elsewhere)
 			}
 			if second.Renamed != tc.renamed {
 				t.Errorf("renamed %d containers, want %d", second.Renamed, tc.renamed)

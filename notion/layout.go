@@ -47,6 +47,11 @@ type Layout struct {
 	// their live databases: a sync reads their rows too, so a page that
 	// moved out of them is found and nothing is written twice.
 	Former map[string]string `json:",omitempty"`
+	// Elsewhere names the section databases found under another page than
+	// OneNote's place for them (a person moved them, or OneNote moved the
+	// section to another group): Notion's API cannot move a database,
+	// so each stays, is used where it is, and is named.
+	Elsewhere []string `json:",omitempty"`
 	// Renamed counts the containers whose title was set to OneNote's
 	// (renamed in OneNote, or by a person in Notion); Created counts the
 	// containers made.
@@ -201,6 +206,7 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 			return "", err
 		}
 		if err == nil && obj.live {
+			e.placed(obj, kind, parentID, path)
 			return id, e.adapt(ctx, obj, kind, oneNoteID, title)
 		}
 		return "", goneError(kind, path, id, err == nil && obj.trashed, e.rec.PageID)
@@ -220,6 +226,7 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 			return "", err
 		}
 		e.rec.set(oneNoteID, kind, id)
+		e.placed(obj, kind, parentID, path)
 		return id, e.adapt(ctx, obj, kind, oneNoteID, title)
 	}
 	id, err = c.createContainer(ctx, parentID, kind, oneNoteID, title)
@@ -229,6 +236,17 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 	e.l.Created++
 	e.rec.set(oneNoteID, kind, id)
 	return id, nil
+}
+
+// placed names a section database found under another page than
+// parentID, where OneNote places it.
+func (e *layoutRun) placed(obj containerObject, kind, parentID, path string) {
+	if kind != kindSection || obj.parentPageID == "" || sameID(obj.parentPageID, parentID) {
+		return
+	}
+	e.l.Elsewhere = append(e.l.Elsewhere, fmt.Sprintf("the database of section %q is not under its section group's page "+
+		"in Notion (moved there by a person, or the section moved in OneNote); Notion's API cannot move a database, "+
+		"so it stays and is kept in step where it is: drag it in Notion to match OneNote if you wish", path))
 }
 
 // adapt brings a found container in step: OneNote's title, its stamp,

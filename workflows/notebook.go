@@ -203,6 +203,9 @@ type notebook struct {
 	dbs    map[string]string
 	page   string
 	former map[string]string
+	// elsewhere names the databases not where OneNote places them (a
+	// sync run reports them).
+	elsewhere []string
 	// startedRuns counts the section runs this run started.
 	startedRuns int
 	runs        int
@@ -317,7 +320,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		}
 		nb.recovered(ServiceNotion)
 	}
-	nb.dbs, nb.page, nb.former = layout.SectionDatabaseIDs, layout.NotebookPageID, layout.Former
+	nb.dbs, nb.page, nb.former, nb.elsewhere = layout.SectionDatabaseIDs, layout.NotebookPageID, layout.Former, layout.Elsewhere
 	for _, s := range nb.sections {
 		if msg := layout.Gone[s.ID]; msg != "" {
 			// Its database is gone from Notion: writing the section

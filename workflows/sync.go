@@ -64,6 +64,9 @@ type SyncReport struct {
 	Changes []string `json:"changes,omitempty"`
 	// Failed names the row changes Notion refused.
 	Failed []string `json:"failed,omitempty"`
+	// Notes name what the run kept as it is, and why (a database not
+	// where OneNote places it).
+	Notes []string `json:"notes,omitempty"`
 	// ReportError says why the entry on the report page was not written.
 	ReportError string `json:"reportError,omitempty"`
 	// UnchangedBySection splits Unchanged by section: a section's result
@@ -114,7 +117,7 @@ func (r SyncReport) Summary() string {
 // the sections that have pages to write, each handed its listing so it
 // does not list again.
 func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
-	rep := &SyncReport{Deletes: nb.in.Sync.Deletes}
+	rep := &SyncReport{Deletes: nb.in.Sync.Deletes, Notes: nb.elsewhere}
 	nb.syncRep = rep
 	// A sync run never waits for an operator: a section that fails is
 	// reported, and the next run tries it again.
@@ -364,7 +367,7 @@ func (nb *notebook) appendSyncReport(ctx workflow.Context, rep *NotebookReport) 
 	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Append the sync report to the migration report"))
 	var id string
 	err := workflow.ExecuteActivity(actx, activities.AppendSyncReportName, activities.AppendSyncReportInput{
-		NotebookPageID: nb.page, Key: info.WorkflowExecution.ID, Headline: headline, Lines: append(slices.Clone(sr.Changes), sr.Failed...),
+		NotebookPageID: nb.page, Key: info.WorkflowExecution.ID, Headline: headline, Lines: slices.Concat(sr.Changes, sr.Failed, sr.Notes),
 		Counts: notion.SyncCounts{Runs: 1, Added: sr.Added, Updated: sr.Updated, Renamed: sr.Renamed, Moved: sr.Moved,
 			Deleted: sr.Archived + sr.KeptDeleted - sr.KeptBefore, Placed: sr.restructured()}}).Get(ctx, &id)
 	if err != nil {

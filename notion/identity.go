@@ -40,17 +40,25 @@ const (
 // stampPrefix starts every stamp.
 const stampPrefix = "Kept in step with OneNote by Note Bridge · "
 
-// stampPattern reads a stamp's kind and OneNote ID.
-var stampPattern = regexp.MustCompile(`Kept in step with OneNote by Note Bridge · (notebook|section group|section) ID (\S+)`)
+// stampPattern reads a stamp's kind, OneNote ID and (a database's) home:
+// the notebook page it belongs to.
+var stampPattern = regexp.MustCompile(`Kept in step with OneNote by Note Bridge · (notebook|section group|section) ID (\S+)(?: · notebook page (\S+))?`)
 
-// stampText is the stamp of the container of OneNote object id.
-func stampText(kind, id string) string {
-	return stampPrefix + kind + " ID " + id
+// stampText is the stamp of the container of OneNote object id; a
+// section database's names its home, the notebook page of its copy (the
+// same notebook migrated under two parents is two copies, each with its
+// own databases).
+func stampText(kind, id, home string) string {
+	s := stampPrefix + kind + " ID " + id
+	if home != "" {
+		s += " · notebook page " + home
+	}
+	return s
 }
 
 // stamp is what a stamp says.
 type stamp struct {
-	kind, id string
+	kind, id, home string
 	// blockID is the stamp paragraph's block (pages), and hasChildren
 	// tells whether it holds the record.
 	blockID     string
@@ -62,13 +70,16 @@ func parseStamp(s string) stamp {
 	if m == nil {
 		return stamp{}
 	}
-	return stamp{kind: m[1], id: m[2]}
+	return stamp{kind: m[1], id: m[2], home: m[3]}
 }
 
 // record is the notebook's record of its containers (see above).
 type record struct {
-	// Notebook is the notebook's OneNote ID.
+	// Notebook is the notebook's OneNote ID, and Parent the Notion page
+	// its copy was made under: a notebook page a person moved is still
+	// this copy's, one made under another parent is another copy.
 	Notebook string `json:"notebook"`
+	Parent   string `json:"parent,omitempty"`
 	// Containers maps OneNote IDs to Notion IDs, and Kinds them to
 	// kindGroup or kindSection.
 	Containers map[string]string `json:"containers"`
@@ -125,6 +136,7 @@ type containerObject struct {
 	live         bool
 	trashed      bool
 	stampID      string
+	home         string
 	description  []blocks.RichText
 	parentPageID string
 	properties   map[string]schemaProperty
@@ -138,8 +150,9 @@ func (c *Client) container(ctx context.Context, id string, db bool) (containerOb
 		if err := c.do(ctx, call{method: http.MethodGet, path: "/v1/databases/" + id, out: &d}); err != nil {
 			return containerObject{}, err
 		}
+		st := parseStamp(plain(d.Description))
 		o := containerObject{id: d.ID, title: plain(d.Title), live: !d.Archived && !d.InTrash, trashed: d.Archived || d.InTrash,
-			stampID: parseStamp(plain(d.Description)).id, parentPageID: d.Parent.PageID, properties: d.Properties,
+			stampID: st.id, home: st.home, parentPageID: d.Parent.PageID, properties: d.Properties,
 			description: d.Description}
 		return o, nil
 	}
@@ -177,7 +190,7 @@ func stampOf(kids []childBlock) stamp {
 // stampParagraph is a page's stamp block; the notebook's holds the
 // record (children).
 func stampParagraph(kind, id string, children []any) map[string]any {
-	p := map[string]any{"rich_text": text(stampText(kind, id)), "color": "gray"}
+	p := map[string]any{"rich_text": text(stampText(kind, id, "")), "color": "gray"}
 	if len(children) > 0 {
 		p["children"] = children
 	}
@@ -225,23 +238,19 @@ func (c *Client) notebookPage(ctx context.Context, parentPageID string, nb Noteb
 		st := stampOf(pk)
 		if st.kind == kindNotebook && st.id == nb.ID {
 			rec, err := c.readRecord(ctx, k.ID, nb.ID, st)
+			if rec != nil {
+				rec.Parent = parentPageID
+			}
 			return found{id: k.ID, title: childTitle(k)}, rec, err
 		}
 		if st.id == "" && legacy == "" && childTitle(k) == nb.Name {
 			legacy = k.ID
 		}
 	}
-	if id, st, err := c.notebookAbove(ctx, nb); err != nil {
-		return found{}, nil, err
-	} else if id != "" {
-		p, err := c.container(ctx, id, false)
-		if err != nil {
-			return found{}, nil, err
-		}
-		rec, err := c.readRecord(ctx, id, nb.ID, st)
-		return found{id: id, title: p.title}, rec, err
+	if p, rec, err := c.movedNotebookPage(ctx, parentPageID, nb); err != nil || rec != nil {
+		return p, rec, err
 	}
-	rec := &record{Notebook: nb.ID, Containers: map[string]string{}, Kinds: map[string]string{}}
+	rec := &record{Notebook: nb.ID, Parent: parentPageID, Containers: map[string]string{}, Kinds: map[string]string{}}
 	if legacy != "" {
 		rec.PageID, rec.changed = legacy, true
 		return found{id: legacy, title: nb.Name}, rec, nil
@@ -257,40 +266,46 @@ func (c *Client) notebookPage(ctx context.Context, parentPageID string, nb Noteb
 	return found{id: id, created: true}, rec, nil
 }
 
-// notebookAbove looks for the notebook's page above the databases stamped
-// as its sections, wherever a person moved it: up to a few parents up
-// from each.
-func (c *Client) notebookAbove(ctx context.Context, nb NotebookSpec) (string, stamp, error) {
+// movedNotebookPage finds this copy's notebook page where a person moved
+// it: the home named by a database stamped as one of its sections, if
+// that page is stamped as this notebook and its record says it was made
+// under parentPageID.
+func (c *Client) movedNotebookPage(ctx context.Context, parentPageID string, nb NotebookSpec) (found, *record, error) {
 	dbs, err := c.stampedDatabases(ctx)
 	if err != nil {
-		return "", stamp{}, err
+		return found{}, nil, err
 	}
+	tried := map[string]bool{}
 	for _, s := range specSections(nb.Sections, nb.SectionGroups) {
-		dbID := dbs[s.ID]
-		if dbID == "" {
-			continue
-		}
-		obj, err := c.container(ctx, dbID, true)
-		if err != nil {
-			return "", stamp{}, err
-		}
-		page := obj.parentPageID
-		for depth := 0; page != "" && depth < 8; depth++ {
-			st, err := c.pageStamp(ctx, page)
+		for _, d := range dbs[s.ID] {
+			if d.home == "" || tried[d.home] {
+				continue
+			}
+			tried[d.home] = true
+			p, err := c.container(ctx, d.home, false)
+			if isNotFound(err) || (err == nil && !p.live) {
+				continue
+			}
 			if err != nil {
-				return "", stamp{}, err
+				return found{}, nil, err
 			}
-			if st.kind == kindNotebook && st.id == nb.ID {
-				return page, st, nil
-			}
-			p, err := c.container(ctx, page, false)
+			st, err := c.pageStamp(ctx, d.home)
 			if err != nil {
-				return "", stamp{}, err
+				return found{}, nil, err
 			}
-			page = p.parentPageID
+			if st.kind != kindNotebook || st.id != nb.ID {
+				continue
+			}
+			rec, err := c.readRecord(ctx, d.home, nb.ID, st)
+			if err != nil {
+				return found{}, nil, err
+			}
+			if rec.Parent == parentPageID {
+				return found{id: d.home, title: p.title}, rec, nil
+			}
 		}
 	}
-	return "", stamp{}, nil
+	return found{}, nil, nil
 }
 
 // specSections lists every section of a notebook, in order.
@@ -322,7 +337,7 @@ func (c *Client) readRecord(ctx context.Context, pageID, notebookID string, st s
 		if json.Unmarshal([]byte(plain(k.Code.RichText)), &got) != nil || got.Notebook != notebookID {
 			continue
 		}
-		rec.blockID = k.ID
+		rec.blockID, rec.Parent = k.ID, got.Parent
 		for id, n := range got.Containers {
 			if kind := got.Kinds[id]; kind == kindGroup || kind == kindSection {
 				rec.Containers[id], rec.Kinds[id] = n, kind
@@ -390,10 +405,14 @@ func (c *Client) appendOnce(ctx context.Context, parent string, b map[string]any
 		}})
 }
 
+// stampedDB is a section database found by its stamp, and its home.
+type stampedDB struct{ id, home string }
+
 // stampedDatabases maps the OneNote section IDs of every section database
-// the integration can see (by search) to the database.
-func (c *Client) stampedDatabases(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
+// the integration can see (by search) to the databases stamped with it
+// (one per copy of the notebook).
+func (c *Client) stampedDatabases(ctx context.Context) (map[string][]stampedDB, error) {
+	out := map[string][]stampedDB{}
 	q := map[string]any{"filter": map[string]any{"property": "object", "value": "database"}, "page_size": 100}
 	for {
 		var res listResponse
@@ -407,9 +426,7 @@ func (c *Client) stampedDatabases(ctx context.Context) (map[string]string, error
 				continue
 			}
 			if st := parseStamp(plain(d.Description)); st.kind == kindSection {
-				if _, dup := out[st.id]; !dup {
-					out[st.id] = d.ID
-				}
+				out[st.id] = append(out[st.id], stampedDB{id: d.ID, home: st.home})
 			}
 		}
 		if !res.HasMore || res.NextCursor == nil || *res.NextCursor == "" {
@@ -421,7 +438,7 @@ func (c *Client) stampedDatabases(ctx context.Context) (map[string]string, error
 
 // createContainer makes the stamped container of OneNote object
 // oneNoteID under page parentID: a section's database or a group's page.
-func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID, title string) (string, error) {
+func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID, title, home string) (string, error) {
 	if kind != kindSection {
 		return c.createStampedPage(ctx, parentID, kind, oneNoteID, title, nil)
 	}
@@ -431,7 +448,7 @@ func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID,
 	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created,
 		reconcile: c.findCreated(parentID, "child_database", kind, oneNoteID),
 		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentID}, "title": text(title),
-			"description": text(stampText(kind, oneNoteID)), "is_inline": false, "properties": sectionSchema()})})
+			"description": text(stampText(kind, oneNoteID, home)), "is_inline": false, "properties": sectionSchema()})})
 	if err != nil {
 		return "", err
 	}
@@ -515,19 +532,30 @@ func (c *Client) setContainerTitle(ctx context.Context, id, kind, title string) 
 
 // stampDatabase adds the stamp to a database's description, after what a
 // person wrote there.
-func (c *Client) stampDatabase(ctx context.Context, id string, oneNoteID string) error {
+func (c *Client) stampDatabase(ctx context.Context, id, oneNoteID, home string) error {
 	obj, err := c.container(ctx, id, true)
 	if err != nil {
 		return err
 	}
-	desc := append([]blocks.RichText(nil), obj.description...)
+	desc := withoutStamp(obj.description)
 	if len(desc) > 0 && !strings.HasSuffix(plain(desc), "\n") {
 		desc = append(desc, blocks.RichText{Text: "\n"})
 	}
-	desc = append(desc, text(stampText(kindSection, oneNoteID))...)
+	desc = append(desc, text(stampText(kindSection, oneNoteID, home))...)
 	return c.do(ctx, call{method: http.MethodPatch, path: "/v1/databases/" + id,
 		body:      jsonBody(map[string]any{"description": desc}),
 		reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
+}
+
+// withoutStamp is a description without an old stamp (its runs from the
+// one that starts a stamp on).
+func withoutStamp(desc []blocks.RichText) []blocks.RichText {
+	for i, r := range desc {
+		if strings.HasPrefix(r.Text, stampPrefix) {
+			return append([]blocks.RichText(nil), desc[:i]...)
+		}
+	}
+	return append([]blocks.RichText(nil), desc...)
 }
 
 // stampPage adds a stamp to a container page that has none (made before

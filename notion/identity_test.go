@@ -327,3 +327,38 @@ func TestLayoutCreatesOnceWhenAnswersAreLost(t *testing.T) {
 		t.Errorf("after lost answers: %d notebook pages, databases %v; layout %+v", book, dbs, l)
 	}
 }
+
+// TestLayoutUnderAnotherParentIsAnotherCopy: the same notebook migrated
+// under a second parent page gets containers of its own; the first copy's
+// are neither taken nor changed, whatever their stamps say.
+func TestLayoutUnderAnotherParentIsAnotherCopy(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	ctx := context.Background()
+	var other struct{ ID string }
+	e.person(t, "POST", "/v1/pages", map[string]any{"parent": map[string]any{"page_id": e.srv.RootPageID()},
+		"properties": map[string]any{"title": map[string]any{"title": richTitle("Second copy")}}}, &other)
+	first, err := c.EnsureLayout(ctx, e.srv.RootPageID(), identitySpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.EnsureLayout(ctx, other.ID, identitySpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.NotebookPageID == first.NotebookPageID || second.Created != 7 {
+		t.Fatalf("the second copy took the first's containers: %+v", second)
+	}
+	for id, db := range first.SectionDatabaseIDs {
+		if second.SectionDatabaseIDs[id] == db {
+			t.Errorf("section %s: both copies use database %s", id, db)
+		}
+	}
+	again, err := c.EnsureLayout(ctx, e.srv.RootPageID(), identitySpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.NotebookPageID != first.NotebookPageID || again.Created != 0 || again.SectionDatabaseIDs["s1"] != first.SectionDatabaseIDs["s1"] {
+		t.Errorf("the first copy after the second was made: %+v, was %+v", again, first)
+	}
+}

@@ -117,7 +117,7 @@ type layoutRun struct {
 	// stamped is every section database the integration can see, by the
 	// OneNote section ID in its stamp; read once, when the record lacks
 	// a section.
-	stamped map[string]string
+	stamped map[string][]stampedDB
 }
 
 // contents ensures the sections and groups under the container page p,
@@ -229,7 +229,7 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 		e.placed(obj, kind, parentID, path)
 		return id, e.adapt(ctx, obj, kind, oneNoteID, title)
 	}
-	id, err = c.createContainer(ctx, parentID, kind, oneNoteID, title)
+	id, err = c.createContainer(ctx, parentID, kind, oneNoteID, title, e.rec.PageID)
 	if err != nil {
 		return "", err
 	}
@@ -260,8 +260,8 @@ func (e *layoutRun) adapt(ctx context.Context, obj containerObject, kind, oneNot
 		e.l.Renamed++
 	}
 	if kind == kindSection {
-		if obj.stampID != oneNoteID {
-			if err := c.stampDatabase(ctx, obj.id, oneNoteID); err != nil {
+		if obj.stampID != oneNoteID || obj.home != e.rec.PageID {
+			if err := c.stampDatabase(ctx, obj.id, oneNoteID, e.rec.PageID); err != nil {
 				return err
 			}
 		}
@@ -285,7 +285,12 @@ func (e *layoutRun) findStamped(ctx context.Context, children func() ([]childBlo
 			}
 			e.stamped = m
 		}
-		return e.stamped[oneNoteID], nil
+		for _, d := range e.stamped[oneNoteID] {
+			if d.home == e.rec.PageID {
+				return d.id, nil
+			}
+		}
+		return "", nil
 	}
 	kids, err := children()
 	if err != nil {

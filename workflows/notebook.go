@@ -133,8 +133,10 @@ type NotebookState struct {
 	Sections     []CarriedSection `json:"sections"`
 	Queue        []int            `json:"queue,omitempty"`
 	Finish       bool             `json:"finish,omitempty"`
-	// Databases maps section IDs to their Notion databases.
+	// Databases maps section IDs to their Notion databases; Gone those
+	// whose database is gone from Notion to the message naming it.
 	Databases map[string]string `json:"databases,omitempty"`
+	Gone      map[string]string `json:"gone,omitempty"`
 	// NotebookPageID is the notebook's Notion page.
 	NotebookPageID string    `json:"notebookPageID,omitempty"`
 	Started        time.Time `json:"started"`
@@ -204,8 +206,10 @@ type notebook struct {
 	page   string
 	former map[string]string
 	// elsewhere names the databases not where OneNote places them (a
-	// sync run reports them).
+	// sync run reports them); gone maps the sections whose database is
+	// gone from Notion to the message that names it.
 	elsewhere []string
+	gone      map[string]string
 	// startedRuns counts the section runs this run started.
 	startedRuns int
 	runs        int
@@ -321,6 +325,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		nb.recovered(ServiceNotion)
 	}
 	nb.dbs, nb.page, nb.former, nb.elsewhere = layout.SectionDatabaseIDs, layout.NotebookPageID, layout.Former, layout.Elsewhere
+	nb.gone = layout.Gone
 	for _, s := range nb.sections {
 		if msg := layout.Gone[s.ID]; msg != "" {
 			// Its database is gone from Notion: writing the section
@@ -346,6 +351,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 // restore takes up the state a previous run carried over.
 func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
+	nb.gone = st.Gone
 	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
 	nb.page = st.NotebookPageID
 	nb.syncRep = st.Sync
@@ -364,7 +370,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 // state is what a continue-as-new carries.
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
-		Finish: nb.finish, Databases: nb.dbs, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
+		Finish: nb.finish, Databases: nb.dbs, Gone: nb.gone, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
 		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
@@ -589,13 +595,11 @@ func (nb *notebook) stopFor(s *SectionSummary, res SectionResult) error {
 // start runs section i as a child workflow.
 func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	s := nb.sections[i]
-	if db == "" && !nb.in.DryRun {
-		// No database to write into: the layout found it gone (its
-		// message stays), or it was never made.
-		s.Status = SectionFailed
-		if s.Error == "" {
-			s.Error = "the section has no Notion database: start the migration again to find or make it"
-		}
+	if msg := nb.gone[s.ID]; msg != "" {
+		// Its database is gone from Notion (the layout named it): a
+		// retry would write its pages a second time. Starting the
+		// migration again looks for it anew.
+		s.Status, s.Error = SectionFailed, msg
 		nb.changes++
 		return
 	}

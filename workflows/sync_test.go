@@ -51,8 +51,8 @@ func asApp(err error, app **temporal.ApplicationError) bool {
 func TestSyncSummary(t *testing.T) {
 	r := SyncReport{Deletes: DeletesArchive, Listed: 36, ListCalls: 3, ContentChecks: 1}
 	r.Added, r.Updated, r.Renamed, r.Moved, r.Archived, r.WobbleAgreed, r.Unchanged = 1, 3, 2, 2, 1, 1, 27
-	want := "sync: 1 added, 3 updated, 2 renamed, 2 moved, 1 archived, 1 timestamp wobbles agreed, 27 unchanged " +
-		"(36 pages listed in 3 listing requests, 1 content checks)"
+	want := "sync: 1 added, 3 updated, 2 renamed, 2 moved, 1 archived, 1 timestamp wobbles agreed, 27 unchanged, " +
+		"0 rows placed again (parent, order or title) (36 pages listed in 3 listing requests, 1 content checks)"
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n got %s\nwant %s", got, want)
 	}

@@ -346,7 +346,7 @@ func TestLayoutUnderAnotherParentIsAnotherCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second.NotebookPageID == first.NotebookPageID || second.Created != 7 {
+	if second.NotebookPageID == first.NotebookPageID || second.Created != 5 {
 		t.Fatalf("the second copy took the first's containers: %+v", second)
 	}
 	for id, db := range first.SectionDatabaseIDs {

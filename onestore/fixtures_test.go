@@ -1,0 +1,162 @@
+package onestore
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fixtureDir is the shared folder of real OneNote files; tests that need
+// it skip when it is absent (CI's standalone check).
+const fixtureDir = "../../shared/fixtures/onestore"
+
+func fixtureFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(fixtureDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ext := filepath.Ext(p); !d.IsDir() && (ext == ".one" || ext == ".onetoc2") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		t.Skipf("no fixtures in %s: %v", fixtureDir, err)
+	}
+	return files
+}
+
+func openFixture(t testing.TB, path string) (*Reader, error) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewReader(bytesReaderAt(b), int64(len(b)))
+}
+
+// allText is every paragraph's text of a page, title included.
+func allText(p *Page) string {
+	var b strings.Builder
+	var walk func(els []*Element)
+	walk = func(els []*Element) {
+		for _, el := range els {
+			for _, c := range el.Content {
+				switch {
+				case c.Paragraph != nil:
+					b.WriteString(c.Paragraph.Text())
+					b.WriteString("\n")
+				case c.Table != nil:
+					for _, row := range c.Table.Rows {
+						for _, cell := range row {
+							walk(cell.Elements)
+						}
+					}
+				}
+			}
+			walk(el.Children)
+		}
+	}
+	walk(p.Title)
+	for _, o := range p.Outlines {
+		walk(o.Elements)
+	}
+	return b.String()
+}
+
+func TestFixtures(t *testing.T) {
+	type want struct {
+		pages   int
+		texts   []string
+		authors []string
+		refused bool // a FormatError
+		packed  bool // the packaged layout, not read yet
+	}
+	wants := map[string]want{
+		"tika/testOneNote2016.one":          {pages: 1, texts: []string{"So good", "This is one note 2016"}},
+		"tika/testOneNote1.one":             {pages: -1, authors: []string{"Olya Veselova", "Microsoft", "Scott", "Scott H. W. Snyder"}},
+		"tika/testOneNote-fuzz1.one":        {refused: true},
+		"tika/testOneNote.one":              {pages: -1},
+		"tika/testOneNoteFromOffice365.one": {packed: true},
+	}
+	for _, path := range fixtureFiles(t) {
+		rel, _ := filepath.Rel(fixtureDir, path)
+		rel = filepath.ToSlash(rel)
+		t.Run(rel, func(t *testing.T) {
+			w, known := wants[rel]
+			if !known && strings.HasPrefix(rel, "onenote-rs/") && rel != "onenote-rs/non-legacy/Open Notebook.onetoc2" {
+				w.packed = true
+			}
+			r, err := openFixture(t, path)
+			var fe *FormatError
+			var ue *UnsupportedError
+			switch {
+			case w.refused:
+				if !errors.As(err, &fe) {
+					t.Fatalf("err = %v, want a FormatError", err)
+				}
+				t.Logf("refused: %v", err)
+				return
+			case w.packed:
+				if !errors.As(err, &ue) {
+					t.Fatalf("err = %v, want an UnsupportedError for the packaged layout", err)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if !r.IsSection() {
+				toc, err := r.TOC()
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("table of contents: %d entries %v", len(toc), toc)
+				return
+			}
+			pages, err := r.pages()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			var authors []string
+			t.Logf("%-5s %-5s %-40s %-38s %6s %5s %3s %s", "order", "level", "title", "guid", "images", "files", "ink", "losses")
+			for _, p := range pages {
+				t.Logf("%-5d %-5d %-40q %-38s %6d %5d %3d %d", p.Info.Order, p.Info.Level, p.Info.Title, p.Info.GUID, p.Info.Images, p.Info.Files, p.Info.Ink, len(p.Losses))
+				text.WriteString(allText(p))
+				for _, res := range p.Resources {
+					n, err := io.Copy(io.Discard, res.Open())
+					if err != nil || n != res.Size || n == 0 {
+						t.Errorf("resource %s: read %d of %d bytes: %v", res.ID, n, res.Size, err)
+					}
+				}
+				for _, a := range p.Info.Authors {
+					if !slices.Contains(authors, a) {
+						authors = append(authors, a)
+					}
+				}
+			}
+			if w.pages > 0 && len(pages) != w.pages {
+				t.Errorf("%d pages, want %d", len(pages), w.pages)
+			}
+			if len(pages) == 0 {
+				t.Errorf("no pages")
+			}
+			for _, s := range w.texts {
+				if !strings.Contains(text.String(), s) {
+					t.Errorf("text %q not found in %q", s, text.String())
+				}
+			}
+			for _, a := range w.authors {
+				if !slices.Contains(authors, a) {
+					t.Errorf("author %q not found in %q", a, authors)
+				}
+			}
+		})
+	}
+}

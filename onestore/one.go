@@ -110,7 +110,9 @@ type pageSpace struct {
 
 func (ps *pageSpace) object(id ExtendedGUID) (*Object, error) {
 	ps.seen++
-	if int64(ps.seen) > ps.s.f.size {
+	// A page's objects form a tree, each object a few dozen bytes of the
+	// file: more visits than that means references that loop or fan in.
+	if int64(ps.seen) > ps.s.f.size/16+1024 {
 		return nil, formatErr("PropertySet", 0, "references between objects that do not loop")
 	}
 	e := ps.rev.lookup(id)
@@ -512,6 +514,7 @@ func (ps *pageSpace) richText(node *Object) (*Paragraph, error) {
 	styles := p.refs(propTextRunFormatting)
 	start := 0
 	link := ""
+	ps.seen += len(idx) / 4
 	for i := 0; i <= len(idx)/4; i++ {
 		end := len(text)
 		if i < len(idx)/4 {

@@ -57,6 +57,8 @@ type Element struct {
 	List     *ListMarker // nil when the element is not a list item
 	Tags     []NoteTag
 	Children []*Element
+
+	titleDateTime bool // the date or time under a page's title
 }
 
 // Content is one piece of an element's content: exactly one field is set.

@@ -94,6 +94,8 @@ const (
 	propUnderline                    = 0x08001C06
 	propWzHyperlinkURL               = 0x1C001E20
 	propInkStrokes                   = 0x24003416
+	propIsTitleDate                  = 0x08001CB5
+	propIsTitleTime                  = 0x08001C87
 )
 
 // maxDepth bounds the nesting of content this reader follows; a file
@@ -159,9 +161,33 @@ func (s *Store) sectionPages() ([]ExtendedGUID, error) {
 		if series.JCID != jcidPageSeriesNode {
 			continue
 		}
-		spaces = append(spaces, series.Props.refs(propChildGraphSpaceElementNodes)...)
+		for _, sid := range series.Props.refs(propChildGraphSpaceElementNodes) {
+			if s.isPageSpace(sid) {
+				spaces = append(spaces, sid)
+			}
+		}
 	}
 	return spaces, nil
+}
+
+// isPageSpace reports whether an object space holds a page: its content
+// root is a jcidPageManifestNode. A page series also lists other spaces
+// (a page's version history), which are not pages.
+func (s *Store) isPageSpace(id ExtendedGUID) bool {
+	sp, ok := s.spaces[id]
+	if !ok {
+		return true // readPage names the missing space
+	}
+	rev := sp.current(roleContent)
+	if rev == nil {
+		return true
+	}
+	root, ok := rev.rootObject(roleContent)
+	if !ok {
+		return true
+	}
+	e := rev.lookup(root)
+	return e == nil || e.jcid == jcidPageManifestNode
 }
 
 // readPage decodes one page's object space: its metadata and, when
@@ -251,7 +277,13 @@ func (ps *pageSpace) pageNode(node *Object) error {
 		}
 	}
 	if page.Info.Title == "" {
-		page.Info.Title = plainText(page.Title)
+		var text []*Element
+		for _, el := range page.Title {
+			if !el.titleDateTime {
+				text = append(text, el)
+			}
+		}
+		page.Info.Title = plainText(text)
 	}
 	for _, id := range node.Props.refs(propElementChildNodes) {
 		child, err := ps.object(id)
@@ -341,7 +373,7 @@ func (ps *pageSpace) elements(ids []ExtendedGUID, depth int) ([]*Element, error)
 
 // element decodes a jcidOutlineElementNode.
 func (ps *pageSpace) element(node *Object, depth int) (*Element, error) {
-	el := &Element{}
+	el := &Element{titleDateTime: node.Props.boolean(propIsTitleDate) || node.Props.boolean(propIsTitleTime)}
 	ps.author(node.Props)
 	for _, id := range node.Props.refs(propContentChildNodes) {
 		child, err := ps.object(id)

@@ -139,7 +139,7 @@ func (s *Store) decodeObject(e *objectEntry) (*Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		ps, err := decodePropSet(p, int64(e.ref.Stp), e.globalID)
+		ps, err := decodePropSet(p, int64(e.ref.Stp), e)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,7 @@ func (s *Store) decodeObject(e *objectEntry) (*Object, error) {
 }
 
 // decodePropSet decodes an ObjectSpaceObjectPropSet, [MS-ONESTORE] 2.6.1.
-func decodePropSet(p []byte, base int64, table map[uint32]GUID) (PropertySet, error) {
+func decodePropSet(p []byte, base int64, e *objectEntry) (PropertySet, error) {
 	d := newBuf(p, base, "ObjectSpaceObjectPropSet")
 	streams := [3]*idStream{}
 	present := true
@@ -183,7 +183,7 @@ func decodePropSet(p []byte, base int64, table map[uint32]GUID) (PropertySet, er
 		return nil, d.err
 	}
 	d.structure = "PropertySet"
-	dec := &propDecoder{d: d, streams: streams, table: table}
+	dec := &propDecoder{d: d, streams: streams, e: e}
 	ps := dec.set(0)
 	if d.err != nil {
 		return nil, d.err
@@ -194,7 +194,7 @@ func decodePropSet(p []byte, base int64, table map[uint32]GUID) (PropertySet, er
 type propDecoder struct {
 	d       *buf
 	streams [3]*idStream
-	table   map[uint32]GUID
+	e       *objectEntry
 }
 
 // set decodes one PropertySet, [MS-ONESTORE] 2.6.7.
@@ -274,7 +274,7 @@ func (dec *propDecoder) take(i, n int) []ExtendedGUID {
 	}
 	out := make([]ExtendedGUID, n)
 	for k := range out {
-		id, err := resolveCompactID(st.ids[st.next], dec.table, dec.d.off())
+		id, err := dec.resolve(i, st.next, st.ids[st.next])
 		if err != nil {
 			if dec.d.err == nil {
 				dec.d.err = err
@@ -284,5 +284,40 @@ func (dec *propDecoder) take(i, n int) []ExtendedGUID {
 		out[k] = id
 		st.next++
 	}
+	if dec.e.packaged {
+		kept := out[:0]
+		for _, id := range out {
+			if !id.IsZero() {
+				kept = append(kept, id)
+			}
+		}
+		out = kept
+	}
 	return out
+}
+
+// resolve turns the k-th compact ID of stream i into an ExtendedGUID:
+// through the global ID table in the revision store, by position in the
+// packaged layout.
+func (dec *propDecoder) resolve(i, k int, cid uint32) (ExtendedGUID, error) {
+	e := dec.e
+	if !e.packaged {
+		return resolveCompactID(cid, e.globalID, dec.d.off())
+	}
+	refs := [3][]ExtendedGUID{e.refs, e.spaceRefs, e.ctxRefs}[i]
+	if k < len(refs) {
+		return refs[k], nil
+	}
+	// More compact IDs than references: a compact ID that stands for one
+	// reference only names it wherever it appears.
+	ids := dec.streams[i].ids
+	found, n := ExtendedGUID{}, 0
+	for j := 0; j < len(refs) && j < len(ids); j++ {
+		if ids[j] == cid {
+			found, n = refs[j], n+1
+		}
+	}
+	// Otherwise the reference is unknown: it is left out (take drops
+	// zero references), as a reference to an object not in the file.
+	return found, nil
 }

@@ -29,7 +29,22 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 
 // IsSection reports whether the file is a section (.one); otherwise it is
 // a table of contents (.onetoc2).
-func (r *Reader) IsSection() bool { return r.s.header.FileType == guidFileTypeSection }
+func (r *Reader) IsSection() bool {
+	if r.s.header.FileFormat != guidFileFormatPack {
+		return r.s.header.FileType == guidFileTypeSection
+	}
+	// A packaged file names itself a section either way: its root object
+	// says what it is.
+	sp := r.s.spaces[r.s.root]
+	if rev := sp.current(roleContent); rev != nil {
+		if id, ok := rev.rootObject(roleContent); ok {
+			if e := rev.lookup(id); e != nil {
+				return e.jcid == jcidSectionNode
+			}
+		}
+	}
+	return true
+}
 
 // FileGUID is the header's guidFile: the section's identity, which the
 // notebook's table of contents names as FileIdentityGuid.

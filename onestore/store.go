@@ -62,6 +62,15 @@ type objectEntry struct {
 	globalID map[uint32]GUID
 	fileRef  string // FileDataReference of ObjectDeclarationFileData3RefCountFND
 	ext      string // Extension of ObjectDeclarationFileData3RefCountFND
+
+	// The packaged layout names an object's references by position, not
+	// through a global ID table: the i-th compact ID of a stream is the
+	// i-th reference of the object's data ([MS-ONESTORE] 2.8.?).
+	packaged  bool
+	refs      []ExtendedGUID // objects
+	spaceRefs []ExtendedGUID // object spaces
+	ctxRefs   []ExtendedGUID // contexts
+	blob      *span          // the object data BLOB of a file data object
 }
 
 // JCID flags, [MS-ONESTORE] 2.6.14.
@@ -81,10 +90,10 @@ func openStore(r io.ReaderAt, size int64) (*Store, error) {
 	}
 	s := &Store{f: f, header: h, spaces: map[ExtendedGUID]*objectSpace{}, fileData: map[GUID]chunkRef{}, cache: map[*objectEntry]*Object{}}
 	if h.FileFormat == guidFileFormatPack {
-		return nil, &UnsupportedError{
-			Format: "a OneNote file in the packaged layout ([MS-FSSHTTPB], as OneDrive and OneNote for Windows 10 hand out)",
-			Advice: "open the notebook in OneNote 2016 desktop and export it (File > Export > Notebook > OneNote Package), or migrate it through Microsoft Graph",
+		if err := s.readPackaged(); err != nil {
+			return nil, err
 		}
+		return s, nil
 	}
 	if err := s.readTransactionLog(h); err != nil {
 		return nil, err
@@ -452,6 +461,9 @@ func (sp *objectSpace) current(role uint32) *revision {
 // "<ifndf>{GUID}". A reference to a file outside ("<file>name") is
 // reported by name.
 func (s *Store) fileDataRange(e *objectEntry) (off, n int64, err error) {
+	if e.blob != nil {
+		return e.blob.off, e.blob.n, nil
+	}
 	ref := e.fileRef
 	if !strings.HasPrefix(ref, "<ifndf>") {
 		return 0, 0, &UnsupportedError{Format: "a file data object stored outside the section (" + ref + ")", Advice: "export the notebook as a OneNote package so that its files travel with it"}

@@ -85,7 +85,7 @@ type fsRevManifest struct {
 }
 
 type fsPackage struct {
-	cellMap     map[cellID]ExtendedGUID     // storage index: cell -> cell manifest data element
+	cellMap     map[cellID]ExtendedGUID       // storage index: cell -> cell manifest data element
 	revMap      map[ExtendedGUID]ExtendedGUID // storage index: revision ID -> revision manifest data element
 	cellOrder   []cellID
 	manifestRts map[ExtendedGUID]cellID // storage manifest roots

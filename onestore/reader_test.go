@@ -149,7 +149,7 @@ func TestRefusals(t *testing.T) {
 		{"truncated body", good[:len(good)/2], false},
 		{"not a OneNote file", mutate(func(b []byte) []byte { b[0] ^= 0xFF; return b }), false},
 		{"OneNote 2007", mutate(func(b []byte) []byte { b[64] = 0x1A; return b }), true},
-		{"packaged layout", mutate(func(b []byte) []byte { copy(b[48:], guidFileFormatPack[:]); return b }), true},
+		{"revision store under the packaged GUID", mutate(func(b []byte) []byte { copy(b[48:], guidFileFormatPack[:]); return b }), false},
 		{"root list beyond the file", mutate(func(b []byte) []byte { b[178] = 0x7F; return b }), false},
 		{"huge transaction count", mutate(func(b []byte) []byte { b[99] = 0x7F; return b }), false},
 	}

@@ -165,6 +165,9 @@ func (d sr) compact() uint64 {
 	for width := 1; width <= 7; width++ {
 		if c&(1<<(width-1)) != 0 {
 			p := d.bytes(width)
+			if p == nil {
+				return 0
+			}
 			var v uint64
 			for i := width - 1; i >= 0; i-- {
 				v = v<<8 | uint64(p[i])
@@ -212,7 +215,7 @@ func (d sr) count() int {
 
 func (d sr) exGUIDs() []ExtendedGUID {
 	n := d.count()
-	out := make([]ExtendedGUID, 0, n)
+	out := make([]ExtendedGUID, 0, min(n, 64))
 	for range n {
 		out = append(out, d.exGUID())
 	}
@@ -223,7 +226,7 @@ func (d sr) cell() cellID { return cellID{d.exGUID(), d.exGUID()} }
 
 func (d sr) cells() []cellID {
 	n := d.count()
-	out := make([]cellID, 0, n)
+	out := make([]cellID, 0, min(n, 64))
 	for range n {
 		out = append(out, d.cell())
 	}

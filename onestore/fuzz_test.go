@@ -17,9 +17,10 @@ func FuzzReader(f *testing.F) {
 		{text: "bold", bold: true}, {text: "link", link: "https://example.com"}, {text: "todo", todo: &yes}, {text: "n", number: true, child: "c"},
 	}, image: []byte("img")}, {guid: GUID{2}, title: "Sub", level: 1}}))
 	f.Add(buildTOC([]string{"A.one", "Group"}))
-	if entries, err := os.ReadDir(fixtureDir + "/tika"); err == nil {
+	for _, dir := range []string{"/tika", "/onenote-rs/non-legacy", "/onenote-rs/recycle-bin"} {
+		entries, _ := os.ReadDir(fixtureDir + dir)
 		for _, e := range entries {
-			if b, err := os.ReadFile(fixtureDir + "/tika/" + e.Name()); err == nil && len(b) < 64<<10 {
+			if b, err := os.ReadFile(fixtureDir + dir + "/" + e.Name()); err == nil && len(b) < 64<<10 {
 				f.Add(b)
 			}
 		}

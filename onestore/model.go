@@ -148,7 +148,7 @@ type Ink struct {
 // Resource is a binary of the page: an image or a file, read from the
 // section file when opened.
 type Resource struct {
-	ID        string // stable within the page: the object's ExtendedGUID
+	ID        string // stable within the page, URL-safe: the object's GUID and number
 	Name      string // file name, when the file has one
 	Extension string // from the file data declaration, e.g. ".png"
 	Size      int64

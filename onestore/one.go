@@ -469,10 +469,8 @@ func (ps *pageSpace) resource(id ExtendedGUID, name string) (*Resource, error) {
 	if e == nil {
 		return nil, formatErr("ObjectDeclarationFileData3RefCountFND", 0, "a declaration of file data object "+id.String())
 	}
-	for _, r := range ps.page.Resources {
-		if r.ID == id.String() {
-			return r, nil
-		}
+	if r := ps.page.Resource(resourceID(id)); r != nil {
+		return r, nil
 	}
 	if e.fileRef == "" {
 		ps.loss("unsupported-content", "a picture or file without data")
@@ -486,7 +484,7 @@ func (ps *pageSpace) resource(id ExtendedGUID, name string) (*Resource, error) {
 		}
 		return nil, err
 	}
-	r := &Resource{ID: id.String(), Name: name, Extension: e.ext, Size: n, section: io.NewSectionReader(ps.s.f.r, off, n)}
+	r := &Resource{ID: resourceID(id), Name: name, Extension: e.ext, Size: n, section: io.NewSectionReader(ps.s.f.r, off, n)}
 	ps.page.Resources = append(ps.page.Resources, r)
 	return r, nil
 }
@@ -728,4 +726,10 @@ func fileTime(t uint64) time.Time {
 // time32 converts a Time32 ([MS-ONE] 2.3.1): seconds since 1980-01-01 UTC.
 func time32(t uint32) time.Time {
 	return time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(t) * time.Second)
+}
+
+// resourceID names a page's resource in a URL-safe form: the object's
+// GUID and number, e.g. "0B1EC700-0000-0000-0000-000000000000-12".
+func resourceID(id ExtendedGUID) string {
+	return fmt.Sprintf("%s-%d", strings.Trim(id.GUID.String(), "{}"), id.N)
 }

@@ -213,7 +213,7 @@ func (dec *propDecoder) set(depth int) PropertySet {
 	for i := range ids {
 		ids[i] = d.u32()
 	}
-	ps := make(PropertySet, 0, n)
+	ps := make(PropertySet, 0, min(n, 64))
 	for _, id := range ids {
 		if d.err != nil {
 			return nil
@@ -272,8 +272,10 @@ func (dec *propDecoder) take(i, n int) []ExtendedGUID {
 		dec.d.fail(fmt.Sprintf("%d more compact IDs in stream %d, found %d", n, i, len(st.ids)-st.next))
 		return nil
 	}
-	out := make([]ExtendedGUID, n)
-	for k := range out {
+	// Capacity is bounded by the stream, which the file holds four bytes
+	// an ID of.
+	out := make([]ExtendedGUID, 0, n)
+	for range n {
 		id, err := dec.resolve(i, st.next, st.ids[st.next])
 		if err != nil {
 			if dec.d.err == nil {
@@ -281,7 +283,7 @@ func (dec *propDecoder) take(i, n int) []ExtendedGUID {
 			}
 			return nil
 		}
-		out[k] = id
+		out = append(out, id)
 		st.next++
 	}
 	if dec.e.packaged {

@@ -1,0 +1,82 @@
+package onestore
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/convert"
+	"github.com/notebridge/notebridge/notion/blocks"
+)
+
+// TestHTMLThroughConverter renders a generated page as Graph-shaped HTML
+// and converts it with package convert, unchanged: the blocks carry the
+// text, formatting, link, to-dos, numbered list and image of the file.
+func TestHTMLThroughConverter(t *testing.T) {
+	yes, no := true, false
+	file := buildSection([]testPage{{guid: GUID{1}, title: "Status <& more>", created: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), paras: []testPara{
+		{text: "Plain"},
+		{text: "Bold", bold: true},
+		{text: "docs", link: "https://example.com/doc?a=1&b=2"},
+		{text: "Buy milk", todo: &no},
+		{text: "Call back", todo: &yes},
+		{text: "First", number: true},
+	}, image: []byte("\x89PNG bytes"), imageAlt: "chart"}})
+	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := r.Page(GUID{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := convert.Page(page.HTML(), convert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Title != "Status <& more>" || !strings.HasPrefix(res.Created, "2024-05-01T10:00:00") {
+		t.Errorf("title %q created %q", res.Title, res.Created)
+	}
+	var got []string
+	var walk func(bs []blocks.Block)
+	walk = func(bs []blocks.Block) {
+		for _, b := range bs {
+			s := string(b.Type)
+			for _, rt := range b.RichText {
+				s += "|" + rt.Text
+				if rt.Annotations.Bold {
+					s += "(b)"
+				}
+				if rt.Link != "" {
+					s += "(" + rt.Link + ")"
+				}
+			}
+			if b.Type == blocks.ToDo && b.Checked {
+				s += "(checked)"
+			}
+			if b.Media != nil && b.Media.Resource != nil {
+				s += "|resource " + b.Media.Resource.ID
+			}
+			got = append(got, s)
+			walk(b.Children)
+		}
+	}
+	walk(res.Blocks)
+	imageID := page.Resources[0].ID
+	want := []string{
+		"paragraph|Plain",
+		"paragraph|Bold(b)",
+		"paragraph|docs(https://example.com/doc?a=1&b=2)",
+		"to_do|Buy milk",
+		"to_do|Call back(checked)",
+		"numbered_list_item|First",
+		"image|resource " + imageID,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("blocks:\n%s\nwant:\n%s\nhtml: %s", strings.Join(got, "\n"), strings.Join(want, "\n"), page.HTML())
+	}
+	if len(res.Resources) != 1 || page.Resource(res.Resources[0].ID) == nil {
+		t.Errorf("converter resources %+v do not name the page's resource %s", res.Resources, imageID)
+	}
+}

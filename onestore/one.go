@@ -95,6 +95,7 @@ const (
 	propWzHyperlinkURL               = 0x1C001E20
 	propInkStrokes                   = 0x24003416
 	propIsTitleDate                  = 0x08001CB5
+	propActionItemStatus             = 0x10003470
 	propIsTitleTime                  = 0x08001C87
 )
 
@@ -387,6 +388,7 @@ func (ps *pageSpace) element(node *Object, depth int) (*Element, error) {
 		if c != nil {
 			el.Content = append(el.Content, *c)
 		}
+		el.titleDateTime = el.titleDateTime || child.Props.boolean(propIsTitleDate) || child.Props.boolean(propIsTitleTime)
 		el.Tags = append(el.Tags, ps.noteTags(child.Props)...)
 	}
 	el.Tags = append(el.Tags, ps.noteTags(node.Props)...)
@@ -643,7 +645,11 @@ func (ps *pageSpace) noteTags(p PropertySet) []NoteTag {
 	var tags []NoteTag
 	for _, st := range p.sets(propNoteTagStates) {
 		tag := NoteTag{}
-		if _, ok := st.u32(propNoteTagCompleted); ok {
+		// ActionItemStatus ([MS-ONE] 2.3.?): bit 0 says completed. Without
+		// it, a completion time says so.
+		if v, ok := st.u32(propActionItemStatus); ok {
+			tag.Checked = v&1 != 0
+		} else if _, ok := st.u32(propNoteTagCompleted); ok {
 			tag.Checked = true
 		}
 		if id, ok := st.ref(propNoteTagDefinitionOid); ok {

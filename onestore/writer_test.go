@@ -345,9 +345,12 @@ func buildSection(pages []testPage) []byte {
 			if para.todo != nil {
 				def := newObj(sp, jcidNoteTagSharedDefinion, wprop{id: propNoteTagLabel, data: str16("To Do")}, wprop{id: propNoteTagShape, data: le(uint16(3))})
 				state := []wprop{{id: propNoteTagDefinitionOid, refs: []ExtendedGUID{def.id}}}
+				status := uint16(0)
 				if *para.todo {
+					status = 1
 					state = append(state, wprop{id: propNoteTagCompleted, data: le(uint32(1))})
 				}
+				state = append(state, wprop{id: propActionItemStatus, data: le(status)})
 				props = append(props, wprop{id: propNoteTagStates, sets: [][]wprop{state}})
 			}
 			if para.number {

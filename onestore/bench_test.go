@@ -21,8 +21,11 @@ func BenchmarkRead(b *testing.B) {
 		}
 		pages = append(pages, testPage{guid: GUID{byte(i), byte(i >> 8), 1}, title: fmt.Sprintf("Page %d", i), level: i % 2, created: time.Unix(1.7e9, 0), paras: paras, image: bytes.Repeat([]byte{1}, 4096)})
 	}
-	files := map[string][]byte{"generated-500-pages": buildSection(pages)}
-	for _, name := range []string{"tika/testOneNote1.one", "tika/testOneNote2016.one", "tika/testOneNote.one"} {
+	files := map[string][]byte{
+		"generated-500-pages":          buildSection(pages),
+		"generated-500-pages-packaged": buildSectionAs(pages, true),
+	}
+	for _, name := range []string{"tika/testOneNote1.one", "tika/testOneNote2016.one", "tika/testOneNote.one", "tika/testOneNoteFromOffice365.one", "onenote-rs/New Section 1.one"} {
 		if data, err := os.ReadFile(fixtureDir + "/" + name); err == nil {
 			files[name] = data
 		}

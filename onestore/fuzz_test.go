@@ -17,6 +17,8 @@ func FuzzReader(f *testing.F) {
 		{text: "bold", bold: true}, {text: "link", link: "https://example.com"}, {text: "todo", todo: &yes}, {text: "n", number: true, child: "c"},
 	}, image: []byte("img")}, {guid: GUID{2}, title: "Sub", level: 1}}))
 	f.Add(buildTOC([]string{"A.one", "Group"}))
+	f.Add(buildSectionAs([]testPage{{guid: GUID{1}, title: "Packaged", paras: []testPara{{text: "t", bold: true, child: "c"}}, image: []byte("\x89PNG\r\n\x1a\n")}}, true))
+	f.Add(buildTOCAs([]string{"A.one"}, true))
 	for _, dir := range []string{"/tika", "/onenote-rs/non-legacy", "/onenote-rs/recycle-bin"} {
 		entries, _ := os.ReadDir(fixtureDir + dir)
 		for _, e := range entries {

@@ -39,6 +39,20 @@ func (c chunkRef) isNil() bool {
 
 // parseHeader reads the 1024-byte Header at offset 0.
 func parseHeader(f *file) (*Header, error) {
+	// The packaged layout shares only the first 64 bytes (four GUIDs).
+	first, err := f.read(0, 64, "Header")
+	if err != nil {
+		return nil, err
+	}
+	if GUID(first[48:64]) == guidFileFormatPack {
+		h := &Header{FileFormat: guidFileFormatPack}
+		copy(h.FileType[:], first[0:16])
+		copy(h.File[:], first[16:32])
+		if h.FileType != guidFileTypeSection && h.FileType != guidFileTypeTOC {
+			return nil, formatErr("Header", 0, "guidFileType of a .one or .onetoc2 file, found "+h.FileType.String())
+		}
+		return h, nil
+	}
 	p, err := f.read(0, headerSize, "Header")
 	if err != nil {
 		return nil, err

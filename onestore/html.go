@@ -262,7 +262,12 @@ func (r *htmlRenderer) image(im *Image, tag string) {
 	res := r.page.Resource(im.Resource)
 	mime := mimeType(res.Extension)
 	u := html.EscapeString(ResourceURLPrefix + im.Resource + "/$value")
-	fmt.Fprintf(r.b, `<img alt="%s"`, html.EscapeString(im.Alt))
+	// Graph puts a person's alt text, or else the OCR text, in alt.
+	alt := im.Alt
+	if alt == "" {
+		alt = im.OCR
+	}
+	fmt.Fprintf(r.b, `<img alt="%s"`, html.EscapeString(alt))
 	if im.Width > 0 && im.Height > 0 {
 		fmt.Fprintf(r.b, ` width="%d" height="%d"`, px(im.Width), px(im.Height))
 	}

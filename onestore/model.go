@@ -127,7 +127,8 @@ type Cell struct {
 // Image is a picture ([MS-ONE] jcidImageNode) and its binary.
 type Image struct {
 	Resource string // the Resource's ID, "" when the picture has no data
-	Alt      string // ImageAltText
+	Alt      string // ImageAltText, a person's alt text
+	OCR      string // the text OneNote recognised in the picture (RichEditTextUnicode)
 	Filename string // ImageFilename
 	Width    float32
 	Height   float32

@@ -1,6 +1,7 @@
 package onestore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -423,7 +424,7 @@ func (ps *pageSpace) content(node *Object, depth int) (*Content, error) {
 		}
 		return &Content{Table: t}, nil
 	case jcidImageNode:
-		img := &Image{Alt: p.str(propImageAltText), Filename: p.str(propImageFilename)}
+		img := &Image{Alt: p.str(propImageAltText), Filename: p.str(propImageFilename), OCR: p.str(propRichEditTextUnicode)}
 		img.Width, _ = p.f32(propPictureWidth)
 		img.Height, _ = p.f32(propPictureHeight)
 		if id, ok := p.ref(propPictureContainer); ok {
@@ -487,6 +488,14 @@ func (ps *pageSpace) resource(id ExtendedGUID, name string) (*Resource, error) {
 		return nil, err
 	}
 	r := &Resource{ID: resourceID(id), Name: name, Extension: e.ext, Size: n, section: io.NewSectionReader(ps.s.f.r, off, n)}
+	if r.Extension == "" {
+		// The packaged layout keeps no extension with the data: the
+		// bytes say what they are.
+		head := make([]byte, min(n, 16))
+		if _, err := io.ReadFull(r.section, head); err == nil {
+			r.Extension = sniffExtension(head)
+		}
+	}
 	ps.page.Resources = append(ps.page.Resources, r)
 	return r, nil
 }
@@ -738,4 +747,26 @@ func time32(t uint32) time.Time {
 // GUID and number, e.g. "0B1EC700-0000-0000-0000-000000000000-12".
 func resourceID(id ExtendedGUID) string {
 	return fmt.Sprintf("%s-%d", strings.Trim(id.GUID.String(), "{}"), id.N)
+}
+
+// sniffExtension names the file type of an image or document by its
+// first bytes, or "" when it is none of these.
+func sniffExtension(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return ".png"
+	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
+		return ".jpg"
+	case bytes.HasPrefix(b, []byte("GIF8")):
+		return ".gif"
+	case bytes.HasPrefix(b, []byte("BM")):
+		return ".bmp"
+	case bytes.HasPrefix(b, []byte("%PDF")):
+		return ".pdf"
+	case bytes.HasPrefix(b, []byte{1, 0, 0, 0}) && len(b) >= 4:
+		return ".emf"
+	case bytes.HasPrefix(b, []byte("II*\x00")), bytes.HasPrefix(b, []byte("MM\x00*")):
+		return ".tif"
+	}
+	return ""
 }

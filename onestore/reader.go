@@ -17,8 +17,8 @@ type Reader struct {
 // when a page is asked for. A OneNote 2007 file is refused with an
 // *UnsupportedError, a damaged one with a *FormatError.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
-	if size < headerSize {
-		return nil, formatErr("Header", 0, fmt.Sprintf("a file of at least %d bytes, found %d", headerSize, size))
+	if size < 68 {
+		return nil, formatErr("Header", 0, fmt.Sprintf("a file of at least 68 bytes, found %d", size))
 	}
 	s, err := openStore(r, size)
 	if err != nil {

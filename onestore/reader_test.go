@@ -8,7 +8,19 @@ import (
 	"time"
 )
 
+// layouts are the two ways a section file is written.
+var layouts = []struct {
+	name     string
+	packaged bool
+}{{"revision store", false}, {"packaged", true}}
+
 func TestRoundTrip(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) { testRoundTrip(t, l.packaged) })
+	}
+}
+
+func testRoundTrip(t *testing.T, packaged bool) {
 	yes, no := true, false
 	png := []byte("\x89PNG\r\n\x1a\nnot really an image, but bytes to carry")
 	created := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -24,7 +36,7 @@ func TestRoundTrip(t *testing.T) {
 		{guid: GUID{2}, title: "Subpage", level: 1, created: created.Add(time.Hour), paras: []testPara{{text: "Under the first"}}},
 		{guid: GUID{3}, title: "Second top page", level: 0, created: created.Add(2 * time.Hour)},
 	}
-	file := buildSection(pages)
+	file := buildSectionAs(pages, packaged)
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +113,13 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestTOCOrder(t *testing.T) {
-	file := buildTOC([]string{"Notes.one", "Group A", "Archive.one"})
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) { testTOCOrder(t, l.packaged) })
+	}
+}
+
+func testTOCOrder(t *testing.T, packaged bool) {
+	file := buildTOCAs([]string{"Notes.one", "Group A", "Archive.one"}, packaged)
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)

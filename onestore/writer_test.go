@@ -124,7 +124,16 @@ func (g *gtable) compact(e ExtendedGUID) uint32 {
 
 // propSet encodes an ObjectSpaceObjectPropSet.
 func propSet(props []wprop, g *gtable) []byte {
+	b, _, _ := propSetRefs(props, g)
+	return b
+}
+
+// propSetRefs encodes a property set and returns, besides, the object and
+// object space references in the order of their streams: the packaged
+// layout lists them by position.
+func propSetRefs(props []wprop, g *gtable) ([]byte, []ExtendedGUID, []ExtendedGUID) {
 	var oids, osids []uint32
+	var oidRefs, osidRefs []ExtendedGUID
 	var body bytes.Buffer
 	var enc func(props []wprop)
 	enc = func(props []wprop) {
@@ -145,15 +154,18 @@ func propSet(props []wprop, g *gtable) []byte {
 				body.Write(p.data)
 			case ptObjectID:
 				oids = append(oids, g.compact(p.refs[0]))
+				oidRefs = append(oidRefs, p.refs[0])
 			case ptObjectIDs:
 				body.Write(le(uint32(len(p.refs))))
 				for _, r := range p.refs {
 					oids = append(oids, g.compact(r))
+					oidRefs = append(oidRefs, r)
 				}
 			case ptObjectSpaceIDs:
 				body.Write(le(uint32(len(p.refs))))
 				for _, r := range p.refs {
 					osids = append(osids, g.compact(r))
+					osidRefs = append(osidRefs, r)
 				}
 			case ptPropertyValues:
 				body.Write(le(uint32(len(p.sets))))
@@ -183,7 +195,7 @@ func propSet(props []wprop, g *gtable) []byte {
 		}
 	}
 	b.Write(body.Bytes())
-	return b.Bytes()
+	return b.Bytes(), oidRefs, osidRefs
 }
 
 // bytes lays the file out and returns it.
@@ -301,7 +313,11 @@ func ftime(t time.Time) []byte {
 }
 
 // buildSection writes a section file holding pages in order.
-func buildSection(pages []testPage) []byte {
+func buildSection(pages []testPage) []byte { return buildSectionAs(pages, false) }
+
+// buildSectionAs writes a section in the revision store layout, or the
+// packaged layout when packaged is set.
+func buildSectionAs(pages []testPage, packaged bool) []byte {
 	sg := func(i int) GUID {
 		return GUID{0x5E, 0xC7, byte(i), byte(i >> 8), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	}
@@ -392,12 +408,17 @@ func buildSection(pages []testPage) []byte {
 	series := newObj(root, jcidPageSeriesNode, wprop{id: propChildGraphSpaceElementNodes, refs: pageSpaces})
 	section := newObj(root, jcidSectionNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{series.id}})
 	root.roots[roleContent] = section.id
+	if packaged {
+		return w.packagedBytes()
+	}
 	return w.bytes()
 }
 
 // buildTOC writes a table of contents listing names in the order given,
 // with ordering IDs that reverse the order in which they are stored.
-func buildTOC(names []string) []byte {
+func buildTOC(names []string) []byte { return buildTOCAs(names, false) }
+
+func buildTOCAs(names []string, packaged bool) []byte {
 	w := &wfile{fileType: guidFileTypeTOC, root: ExtendedGUID{GUID: GUID{0x70, 0xC0}, N: 1}}
 	sp := &wspace{id: w.root, roots: map[uint32]ExtendedGUID{}}
 	w.spaces = []*wspace{sp}
@@ -413,5 +434,8 @@ func buildTOC(names []string) []byte {
 	rootObj := &wobject{id: ExtendedGUID{GUID: GUID{0x70, 0xC1}, N: 1}, jcid: 0x00020001, props: []wprop{{id: propTocChildren, refs: children}}}
 	sp.objects = append(sp.objects, rootObj)
 	sp.roots[roleContent] = rootObj.id
+	if packaged {
+		return w.packagedBytes()
+	}
 	return w.bytes()
 }

@@ -80,3 +80,37 @@ func TestHTMLThroughConverter(t *testing.T) {
 		t.Errorf("converter resources %+v do not name the page's resource %s", res.Resources, imageID)
 	}
 }
+
+// TestInkThroughConverter: a page's strokes, rendered as InkML, are drawn
+// by the converter's ink renderer, in both layouts.
+func TestInkThroughConverter(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			file := buildSectionAs([]testPage{{guid: GUID{7}, title: "Sketch", paras: []testPara{{text: "Above the drawing"}},
+				ink: [][2]int64{{2000, 4000}, {2600, 4100}, {3200, 4600}, {3900, 4300}}}}, l.packaged)
+			r, err := NewReader(bytes.NewReader(file), int64(len(file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := r.Page(GUID{7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Losses) != 0 {
+				t.Errorf("reader losses %v", page.Losses)
+			}
+			res, err := convert.Page(page.HTML(), convert.Options{InkML: page.InkML()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Ink) != 1 || !strings.Contains(string(res.Ink[0].Data), "<path") {
+				t.Fatalf("converter drew %d ink images, want 1 (losses %v)", len(res.Ink), res.Losses)
+			}
+			for _, loss := range res.Losses {
+				if loss.Kind == convert.LossInk {
+					t.Errorf("ink reported lost: %+v", loss)
+				}
+			}
+		})
+	}
+}

@@ -141,9 +141,10 @@ type EmbeddedFile struct {
 	Source   string // SourceFilepath
 }
 
-// Ink is a drawing or handwriting ([MS-ONE] jcidInkContainer).
+// Ink is a drawing or handwriting ([MS-ONE] jcidInkContainer) and its
+// strokes.
 type Ink struct {
-	Strokes int // number of strokes seen
+	Strokes []Stroke
 }
 
 // Resource is a binary of the page: an image or a file, read from the

@@ -58,7 +58,6 @@ const (
 	propHyperlink                    = 0x08001E14
 	propImageAltText                 = 0x1C001E58
 	propImageFilename                = 0x1C001DD7
-	propInkData                      = 0x20003415
 	propIsConflictPage               = 0x08001D7C
 	propItalic                       = 0x08001C05
 	propLastModifiedTime             = 0x14001D7A
@@ -95,10 +94,15 @@ const (
 	propUnderline                    = 0x08001C06
 	propWzHyperlinkURL               = 0x1C001E20
 	propInkStrokes                   = 0x24003416
+	propInkData                      = 0x20003415
 	propIsTitleDate                  = 0x08001CB5
 	propActionItemStatus             = 0x10003470
 	propIsTitleTime                  = 0x08001C87
 )
+
+// halfInch is the unit of outline offsets and widths ([MS-ONE]
+// OffsetFromParentHoriz, LayoutMaxWidth) in points.
+const halfInch = 36
 
 // maxDepth bounds the nesting of content this reader follows; a file
 // whose references loop is refused rather than followed forever.
@@ -310,7 +314,7 @@ func (ps *pageSpace) pageNode(node *Object) error {
 				o := &Outline{Elements: []*Element{{Content: []Content{*c}}}}
 				o.X, _ = child.Props.f32(propOffsetFromParentHoriz)
 				o.Y, _ = child.Props.f32(propOffsetFromParentVert)
-				o.X, o.Y = o.X*72, o.Y*72
+				o.X, o.Y = o.X*halfInch, o.Y*halfInch
 				page.Outlines = append(page.Outlines, o)
 			}
 		}
@@ -328,15 +332,14 @@ func (ps *pageSpace) outline(id ExtendedGUID, depth int) (*Outline, error) {
 		return nil, nil
 	}
 	o := &Outline{}
-	// Offsets and widths are in half-inch units ([MS-ONE] 2.3.?); 72 points an inch.
 	if x, ok := node.Props.f32(propOffsetFromParentHoriz); ok {
-		o.X = x * 72
+		o.X = x * halfInch
 	}
 	if y, ok := node.Props.f32(propOffsetFromParentVert); ok {
-		o.Y = y * 72
+		o.Y = y * halfInch
 	}
 	if w, ok := node.Props.f32(propLayoutMaxWidth); ok {
-		o.Width = w * 72
+		o.Width = w * halfInch
 	}
 	o.Elements, err = ps.elements(node.Props.refs(propElementChildNodes), depth+1)
 	return o, err
@@ -453,8 +456,7 @@ func (ps *pageSpace) content(node *Object, depth int) (*Content, error) {
 		return &Content{File: f}, nil
 	case jcidInkContainer:
 		ps.page.Info.Ink++
-		ps.loss("ink", "ink strokes are not decoded from files yet")
-		return &Content{Ink: &Ink{}}, nil
+		return &Content{Ink: ps.ink(node)}, nil
 	case jcidMathInlineObject:
 		ps.loss("equation", "an equation")
 		return nil, nil

@@ -3,6 +3,7 @@ package onestore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func testRoundTrip(t *testing.T, packaged bool) {
 			{text: "First", number: true, child: "nested under first"},
 		}, image: png, imageAlt: "a chart"},
 		{guid: GUID{2}, title: "Subpage", level: 1, created: created.Add(time.Hour), paras: []testPara{{text: "Under the first"}}},
-		{guid: GUID{3}, title: "Second top page", level: 0, created: created.Add(2 * time.Hour)},
+		{guid: GUID{3}, title: "Second top page", level: 0, created: created.Add(2 * time.Hour), ink: [][2]int64{{1000, 2000}, {1010, 1990}, {1500, 2600}}},
 	}
 	file := buildSectionAs(pages, packaged)
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
@@ -64,8 +65,8 @@ func testRoundTrip(t *testing.T, packaged bool) {
 	if got := plainText(page.Title); got != "Project status" {
 		t.Errorf("title paragraphs %q", got)
 	}
-	if len(page.Outlines) != 1 || page.Outlines[0].X != 72 || page.Outlines[0].Y != 144 {
-		t.Fatalf("outlines %+v, want one at 72,144 points", page.Outlines)
+	if len(page.Outlines) != 1 || page.Outlines[0].X != 36 || page.Outlines[0].Y != 72 {
+		t.Fatalf("outlines %+v, want one at 36,72 points (1 and 2 half-inches)", page.Outlines)
 	}
 	els := page.Outlines[0].Elements
 	if len(els) != 7 {
@@ -102,6 +103,18 @@ func testRoundTrip(t *testing.T, packaged bool) {
 		if !tc.check() {
 			t.Errorf("%s: not as written", tc.name)
 		}
+	}
+	third, err := r.Page(GUID{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Info.Ink != 1 || len(third.Outlines) != 2 {
+		t.Fatalf("third page: %d ink, %d outlines; want 1 ink in an outline of its own", third.Info.Ink, len(third.Outlines))
+	}
+	ink := third.Outlines[1].Elements[0].Content[0].Ink
+	want := []InkPoint{{1000, 2000}, {1010, 1990}, {1500, 2600}}
+	if ink == nil || len(ink.Strokes) != 1 || fmt.Sprint(ink.Strokes[0].Points) != fmt.Sprint(want) || ink.Strokes[0].Color != "#97552f" || ink.Strokes[0].Width != 53 {
+		t.Errorf("ink %+v, want one stroke through %v", ink, want)
 	}
 	if len(page.Resources) != 1 {
 		t.Fatalf("%d resources, want 1", len(page.Resources))

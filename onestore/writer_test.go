@@ -292,6 +292,38 @@ type testPage struct {
 	paras    []testPara
 	image    []byte // one image after the paragraphs, when set
 	imageAlt string
+	ink      [][2]int64 // one stroke drawn on the page, when set
+}
+
+// inkPath encodes an InkPath: a count, then the X values and the Y values
+// as differences from the previous point, each a base-128 integer whose
+// lowest bit is the sign.
+func inkPath(points [][2]int64) []byte {
+	var vals []int64
+	for dim := range 2 {
+		prev := int64(0)
+		for _, p := range points {
+			vals = append(vals, p[dim]-prev)
+			prev = p[dim]
+		}
+	}
+	enc := func(v uint64) []byte {
+		var b []byte
+		for v >= 0x80 {
+			b = append(b, byte(v)|0x80)
+			v >>= 7
+		}
+		return append(b, byte(v))
+	}
+	out := enc(uint64(len(vals)) << 1)
+	for _, v := range vals {
+		u := uint64(v) << 1
+		if v < 0 {
+			u = uint64(-v)<<1 | 1
+		}
+		out = append(out, enc(u)...)
+	}
+	return out
 }
 
 type testPara struct {
@@ -392,8 +424,17 @@ func buildSectionAs(pages []testPage, packaged bool) []byte {
 		titleOE := newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{titleRT.id}})
 		titleOutline := newObj(sp, jcidOutlineNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{titleOE.id}})
 		title := newObj(sp, jcidTitleNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{titleOutline.id}})
+		pageChildren := []ExtendedGUID{outline.id}
+		if p.ink != nil {
+			dims := append(mustGUID(inkDimensionX).bytes32(), mustGUID(inkDimensionY).bytes32()...)
+			props := newObj(sp, 0x00120048, wprop{id: propInkWidth, data: le(float32(53))}, wprop{id: propInkHeight, data: le(float32(53))},
+				wprop{id: propInkColor, data: le(uint32(0x002F5597))}, wprop{id: propInkDimensions, data: dims})
+			stroke := newObj(sp, jcidInkStrokeNode, wprop{id: propInkPath, data: inkPath(p.ink)}, wprop{id: propInkStrokeProperties, refs: []ExtendedGUID{props.id}})
+			data := newObj(sp, jcidInkDataNode, wprop{id: propInkStrokes, refs: []ExtendedGUID{stroke.id}})
+			pageChildren = append(pageChildren, newObj(sp, jcidInkContainer, wprop{id: propInkData, refs: []ExtendedGUID{data.id}}).id)
+		}
 		page := newObj(sp, jcidPageNode,
-			wprop{id: propElementChildNodes, refs: []ExtendedGUID{outline.id}},
+			wprop{id: propElementChildNodes, refs: pageChildren},
 			wprop{id: propStructureElementChildNodes, refs: []ExtendedGUID{title.id}})
 		manifest := newObj(sp, jcidPageManifestNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{page.id}})
 		meta := newObj(sp, jcidPageMetaData,
@@ -438,4 +479,9 @@ func buildTOCAs(names []string, packaged bool) []byte {
 		return w.packagedBytes()
 	}
 	return w.bytes()
+}
+
+// bytes32 is an InkDimensions entry: the GUID, then limits and units.
+func (g GUID) bytes32() []byte {
+	return append(g[:], make([]byte, 16)...)
 }

@@ -130,11 +130,11 @@ func TestFixtures(t *testing.T) {
 			for _, p := range pages {
 				t.Logf("%-5d %-5d %-40q %-38s %6d %5d %3d %d", p.Info.Order, p.Info.Level, p.Info.Title, p.Info.GUID, p.Info.Images, p.Info.Files, p.Info.Ink, len(p.Losses))
 				text.WriteString(allText(p))
-				res, err := convert.Page(p.HTML(), convert.Options{})
+				res, err := convert.Page(p.HTML(), convert.Options{InkML: p.InkML()})
 				if err != nil {
 					t.Errorf("page %q: convert: %v", p.Info.Title, err)
 				} else {
-					t.Logf("      %d blocks, %d resources, converter losses %d, reader losses %v", len(res.Blocks), len(res.Resources), len(res.Losses), lossKinds(p.Losses))
+					t.Logf("      %d blocks, %d resources, %d drawings, converter losses %v, reader losses %v", len(res.Blocks), len(res.Resources), len(res.Ink), convertLossKinds(res.Losses), lossKinds(p.Losses))
 				}
 				for _, res := range p.Resources {
 					n, err := io.Copy(io.Discard, res.Open())
@@ -173,6 +173,14 @@ func lossKinds(ls []Loss) map[string]int {
 	m := map[string]int{}
 	for _, l := range ls {
 		m[l.Kind]++
+	}
+	return m
+}
+
+func convertLossKinds(ls []convert.Loss) map[string]int {
+	m := map[string]int{}
+	for _, l := range ls {
+		m[string(l.Kind)]++
 	}
 	return m
 }

@@ -488,6 +488,11 @@ func (s *Store) buildPackaged(pkg *fsPackage) error {
 		}
 		sp.revs[rid] = rev
 		sp.roles[roleKey{role: roleContent}] = rid
+		// A root of role 3 is the encryption key of a password-protected
+		// section ([MS-ONESTORE] 2.1.8).
+		if _, ok := rev.roots[roleEncryptionKey]; ok {
+			sp.encrypted = true
+		}
 		if _, dup := s.spaces[c.space]; !dup {
 			s.order = append(s.order, c.space)
 		}

@@ -202,3 +202,22 @@ func TestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestEncryptedSection: a password-protected section is named by
+// ErrEncrypted, in both layouts, and a notebook keeps it with that error.
+func TestEncryptedSection(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			w := sectionFile([]testPage{{guid: GUID{1}, title: "secret"}})
+			w.encrypted = true
+			file := w.layout(l.packaged)
+			r, err := NewReader(bytes.NewReader(file), int64(len(file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Pages(); !errors.Is(err, ErrEncrypted) {
+				t.Fatalf("err = %v, want ErrEncrypted", err)
+			}
+		})
+	}
+}

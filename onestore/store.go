@@ -37,9 +37,10 @@ type roleKey struct {
 
 // Revision roles, [MS-ONESTORE] 2.1.8 and [MS-ONE] 2.1.7.
 const (
-	roleContent  = 1 // the default content
-	roleMetadata = 2 // the page's metadata
-	roleVersions = 4 // the revision metadata
+	roleContent       = 1 // the default content
+	roleMetadata      = 2 // the page's metadata
+	roleEncryptionKey = 3 // the key of a password-protected section
+	roleVersions      = 4 // the revision metadata
 )
 
 // revision is one revision ([MS-ONESTORE] 2.1.8): the objects it declares

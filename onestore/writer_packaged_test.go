@@ -142,6 +142,11 @@ func (wf *wfile) packagedBytes() []byte {
 			w.start16(soRevisionManifest, true)
 			w.exg(elem('r', i))
 			w.exg(ExtendedGUID{})
+			if wf.encrypted && i == 0 {
+				w.start16(soRevisionManifestRoot, false)
+				w.exg(ExtendedGUID{GUID: rootRoleGUID, N: roleEncryptionKey})
+				w.exg(sp.objects[0].id)
+			}
 			for _, role := range []uint32{1, 2, 4} {
 				if id, ok := sp.roots[role]; ok {
 					w.start16(soRevisionManifestRoot, false)

@@ -38,13 +38,14 @@ type wspace struct {
 }
 
 type wfile struct {
-	fileType GUID
-	root     ExtendedGUID
-	spaces   []*wspace
-	out      bytes.Buffer
-	lists    []uint32 // list IDs written, with their counts below
-	counts   []uint32
-	nextList uint32
+	encrypted bool // the root space declares an encryption key
+	fileType  GUID
+	root      ExtendedGUID
+	spaces    []*wspace
+	out       bytes.Buffer
+	lists     []uint32 // list IDs written, with their counts below
+	counts    []uint32
+	nextList  uint32
 }
 
 func (w *wfile) alloc(p []byte) chunkRef {
@@ -247,6 +248,9 @@ func (w *wfile) bytes() []byte {
 			}
 		}
 		revs = append(revs, wnode{id: fndRevisionManifestEnd})
+		if w.encrypted && si == 0 {
+			revs = append(revs, wnode{id: fndObjectDataEncryptionKeyV2, base: 1, ref: w.alloc(make([]byte, 32))})
+		}
 		revList := w.list(revs)
 		osList := w.list([]wnode{{id: fndObjectSpaceManifestListStart, data: exg(sp.id)}, {id: fndRevisionManifestListReference, base: 2, ref: revList}})
 		rootNodes = append(rootNodes, wnode{id: fndObjectSpaceManifestListReference, base: 2, ref: osList, data: exg(sp.id)})
@@ -350,6 +354,19 @@ func buildSection(pages []testPage) []byte { return buildSectionAs(pages, false)
 // buildSectionAs writes a section in the revision store layout, or the
 // packaged layout when packaged is set.
 func buildSectionAs(pages []testPage, packaged bool) []byte {
+	return sectionFile(pages).layout(packaged)
+}
+
+// layout writes the file in the revision store or the packaged layout.
+func (w *wfile) layout(packaged bool) []byte {
+	if packaged {
+		return w.packagedBytes()
+	}
+	return w.bytes()
+}
+
+// sectionFile builds the object spaces of a section holding pages.
+func sectionFile(pages []testPage) *wfile {
 	sg := func(i int) GUID {
 		return GUID{0x5E, 0xC7, byte(i), byte(i >> 8), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	}
@@ -449,10 +466,7 @@ func buildSectionAs(pages []testPage, packaged bool) []byte {
 	series := newObj(root, jcidPageSeriesNode, wprop{id: propChildGraphSpaceElementNodes, refs: pageSpaces})
 	section := newObj(root, jcidSectionNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{series.id}})
 	root.roots[roleContent] = section.id
-	if packaged {
-		return w.packagedBytes()
-	}
-	return w.bytes()
+	return w
 }
 
 // buildTOC writes a table of contents listing names in the order given,

@@ -274,6 +274,7 @@ func (s *Store) readPackaged() error {
 	for d.err == nil && !d.atEnd(soDataElementPackage) {
 		pkg.dataElement(d)
 	}
+	d.end16(soOneNotePackaging)
 	if d.err != nil {
 		return d.err
 	}

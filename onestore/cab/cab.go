@@ -1,13 +1,17 @@
 // Package cab reads Microsoft cabinet files ([MS-CAB]), the container of a
 // OneNote package (.onepkg), and extracts them to a folder.
 //
-// It is a small reader written for this project: no Go module for the
-// cabinet format was found that is maintained and reads MSZIP from an
-// io.ReaderAt with bounded allocation, and the format's part that
-// OneNote uses is small: CFHEADER, CFFOLDER, CFFILE and CFDATA, stored or
-// MSZIP-compressed (each block a deflate stream whose dictionary is the
-// previous block's output, compress/flate's NewReaderDict). Quantum and
-// LZX folders, and cabinets that span several files, are refused by name.
+// It is a small reader written for this project. Of the Go modules for
+// the format, google/go-cabfile is a bare-minimum parser last changed in
+// 2022 that decompresses a whole folder for every file it is asked for;
+// abemedia/go-cabinet and go-filesystems/cab are young (v0.2, 2026) and
+// the module proxy this project builds from does not serve them. The part
+// of the format OneNote writes is small: CFHEADER, CFFOLDER, CFFILE and
+// CFDATA, stored or MSZIP-compressed (each block a deflate stream whose
+// dictionary is the previous block's output, compress/flate's
+// NewReaderDict). Every count and offset is checked against the file's
+// size before it is used. Quantum and LZX folders, and cabinets that span
+// several files, are refused by name.
 package cab
 
 import (

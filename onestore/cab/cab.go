@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // FormatError says which cabinet structure is malformed, at what offset.
@@ -168,10 +169,14 @@ type folderReader struct {
 	block int
 	buf   []byte // the current block's output not yet read
 	prev  []byte // the previous block's output: MSZIP's dictionary
+	out   int64  // bytes produced so far
 }
 
 func (fr *folderReader) Read(p []byte) (int, error) {
 	for len(fr.buf) == 0 {
+		if fr.out > fr.rd.maxOut() {
+			return 0, &FormatError{"CFDATA", fr.off, fmt.Sprintf("at most %d bytes of content from a cabinet of %d bytes (%d times its size)", fr.rd.maxOut(), fr.rd.size, maxRatio)}
+		}
 		if fr.block >= fr.f.blocks {
 			return 0, io.EOF
 		}
@@ -181,8 +186,15 @@ func (fr *folderReader) Read(p []byte) (int, error) {
 	}
 	n := copy(p, fr.buf)
 	fr.buf = fr.buf[n:]
+	fr.out += int64(n)
 	return n, nil
 }
+
+// maxRatio bounds what a cabinet may expand to: OneNote's sections
+// compress a few times over, a crafted cabinet a thousand times.
+const maxRatio = 200
+
+func (rd *Reader) maxOut() int64 { return rd.size*maxRatio + 1<<20 }
 
 // next decodes one CFDATA block.
 func (fr *folderReader) next() error {
@@ -202,6 +214,9 @@ func (fr *folderReader) next() error {
 	case compressNone:
 		fr.buf = data
 	case compressMSZIP:
+		if uncomp > 32768 {
+			return &FormatError{"CFDATA", at + 6, fmt.Sprintf("cbUncomp of at most 32768 bytes, found %d", uncomp)}
+		}
 		if len(data) < 2 || data[0] != 'C' || data[1] != 'K' {
 			return &FormatError{"CFDATA", at, `an MSZIP block starting with "CK"`}
 		}
@@ -218,7 +233,7 @@ func (fr *folderReader) next() error {
 }
 
 // Extract writes every file of the cabinet under dir, refusing names that
-// would leave it, and returns the paths written.
+// would leave it and content more than 200 times the cabinet's size.
 func (rd *Reader) Extract(dir string) error {
 	for i, f := range rd.folders {
 		switch f.compress {
@@ -265,20 +280,30 @@ func truncated(f *File, err error) error {
 
 func write(dir string, f *File, r io.Reader) error {
 	clean := filepath.Clean(filepath.FromSlash(f.Name))
-	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return &FormatError{"CFFILE.szName", 0, "a relative name inside the cabinet, found " + f.Name}
+	if filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return &FormatError{"CFFILE.szName", 0, fmt.Sprintf("a relative file name inside the cabinet, found %q", f.Name)}
 	}
 	path := filepath.Join(dir, clean)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return nameClash(f, err)
 	}
 	out, err := os.Create(path)
 	if err != nil {
-		return err
+		return nameClash(f, err)
 	}
 	if _, err := io.CopyN(out, r, f.Size); err != nil {
 		out.Close()
 		return truncated(f, err)
 	}
 	return out.Close()
+}
+
+// nameClash reports a file whose name collides with another's (a file
+// where a folder of the same name is needed, or the reverse) as a format
+// error; other errors are the destination's and returned as they are.
+func nameClash(f *File, err error) error {
+	if errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST) {
+		return &FormatError{"CFFILE.szName", 0, fmt.Sprintf("file names that do not clash, found %q: %v", f.Name, err)}
+	}
+	return err
 }

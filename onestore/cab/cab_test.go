@@ -127,3 +127,34 @@ func TestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// FuzzExtract: any bytes are refused with a typed error or extracted,
+// never a panic, and never more than the bound on expansion.
+func FuzzExtract(f *testing.F) {
+	f.Add(buildCab(f, []string{"a.one", `g\b.one`}, [][]byte{[]byte("section"), bytes.Repeat([]byte("x"), 40000)}, compressMSZIP))
+	f.Add(buildCab(f, []string{"a.one"}, [][]byte{[]byte("stored")}, compressNone))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		if err == nil {
+			err = r.Extract(t.TempDir())
+		}
+		var fe *FormatError
+		var ue *UnsupportedError
+		if err != nil && !errors.As(err, &fe) && !errors.As(err, &ue) {
+			t.Fatalf("untyped error: %v", err)
+		}
+	})
+}
+
+func TestExpansionBound(t *testing.T) {
+	// 4 MiB of zeros compress to a few KiB: more than 200 times.
+	b := buildCab(t, []string{"zeros.one"}, [][]byte{make([]byte, 4<<20)}, compressMSZIP)
+	r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fe *FormatError
+	if err := r.Extract(t.TempDir()); !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a FormatError for the expansion (cabinet of %d bytes)", err, len(b))
+	}
+}

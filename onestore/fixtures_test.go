@@ -184,3 +184,42 @@ func convertLossKinds(ls []convert.Loss) map[string]int {
 	}
 	return m
 }
+
+// TestFixtureNotebooks opens the fixture folders as notebooks and prints
+// their trees: groups, sections (in table of contents order) and pages.
+func TestFixtureNotebooks(t *testing.T) {
+	fixtureFiles(t) // skips without the fixtures
+	for _, dir := range []string{"onenote-rs", "onenote-rs/non-legacy", "tika"} {
+		t.Run(dir, func(t *testing.T) {
+			nb, err := Open(filepath.Join(fixtureDir, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nb.Close()
+			sections := logTree(t, &nb.Group, "")
+			if sections == 0 {
+				t.Error("no sections")
+			}
+		})
+	}
+}
+
+func logTree(t *testing.T, g *Group, indent string) int {
+	n := 0
+	for _, s := range g.Sections {
+		n++
+		if s.Err != nil {
+			t.Logf("%ssection %q: %v", indent, s.Name, s.Err)
+			continue
+		}
+		t.Logf("%ssection %q (%d pages)", indent, s.Name, len(s.Pages))
+		for _, p := range s.Pages {
+			t.Logf("%s  %d. %s%q images %d files %d ink %d", indent, p.Order+1, strings.Repeat("  ", p.Level), p.Title, p.Images, p.Files, p.Ink)
+		}
+	}
+	for _, sub := range g.Groups {
+		t.Logf("%sgroup %q", indent, sub.Name)
+		n += logTree(t, sub, indent+"  ")
+	}
+	return n
+}

@@ -110,10 +110,11 @@ const maxDepth = 64
 
 // pageSpace reads the objects of one page's object space.
 type pageSpace struct {
-	s    *Store
-	rev  *revision
-	page *Page
-	seen int // objects visited, bounded by the file's size
+	s     *Store
+	rev   *revision
+	page  *Page
+	seen  int // objects visited, bounded by the file's size
+	cache map[*objectEntry]*Object
 }
 
 func (ps *pageSpace) object(id ExtendedGUID) (*Object, error) {
@@ -127,7 +128,18 @@ func (ps *pageSpace) object(id ExtendedGUID) (*Object, error) {
 	if e == nil {
 		return nil, formatErr("ObjectDeclaration2RefCountFND", 0, "a declaration of object "+id.String())
 	}
-	return ps.s.decodeObject(e)
+	if o, ok := ps.cache[e]; ok {
+		return o, nil
+	}
+	o, err := ps.s.decodeObject(e)
+	if err != nil {
+		return nil, err
+	}
+	if ps.cache == nil {
+		ps.cache = map[*objectEntry]*Object{}
+	}
+	ps.cache[e] = o
+	return o, nil
 }
 
 func (ps *pageSpace) loss(kind, what string) {
@@ -194,6 +206,30 @@ func (s *Store) isPageSpace(id ExtendedGUID) bool {
 	}
 	e := rev.lookup(root)
 	return e == nil || e.jcid == jcidPageManifestNode
+}
+
+// pageGUID reads a page's NotebookManagementEntityGuid from its metadata.
+func (s *Store) pageGUID(spaceID ExtendedGUID) (GUID, error) {
+	var g GUID
+	sp, ok := s.spaces[spaceID]
+	if !ok {
+		return g, formatErr("ObjectSpaceManifestListReferenceFND", 0, "the page's object space "+spaceID.String())
+	}
+	rev := sp.current(roleContent)
+	if rev == nil {
+		return g, nil
+	}
+	id, ok := rev.rootObject(roleMetadata)
+	if !ok {
+		return g, nil
+	}
+	ps := &pageSpace{s: s, rev: rev, page: &Page{}}
+	meta, err := ps.object(id)
+	if err != nil {
+		return g, err
+	}
+	copy(g[:], meta.Props.bytes(propNotebookManagementEntityGUID))
+	return g, nil
 }
 
 // readPage decodes one page's object space: its metadata and, when

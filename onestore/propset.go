@@ -129,10 +129,8 @@ type idStream struct {
 }
 
 // decodeObject reads an object's ObjectSpaceObjectPropSet from the file.
+// It keeps nothing: callers cache what they reuse.
 func (s *Store) decodeObject(e *objectEntry) (*Object, error) {
-	if o, ok := s.cache[e]; ok {
-		return o, nil
-	}
 	o := &Object{ID: e.id, JCID: e.jcid, entry: e}
 	if e.jcid&jcidIsPropertySet != 0 && !e.ref.isNil() {
 		p, err := s.f.read(int64(e.ref.Stp), int64(e.ref.Cb), "ObjectSpaceObjectPropSet")
@@ -145,7 +143,6 @@ func (s *Store) decodeObject(e *objectEntry) (*Object, error) {
 		}
 		o.Props = ps
 	}
-	s.cache[e] = o
 	return o, nil
 }
 

@@ -7,7 +7,8 @@ import (
 )
 
 // Reader reads one OneNote file: a section (.one) or a table of contents
-// (.onetoc2) in the revision store layout of OneNote 2010 to 2016.
+// (.onetoc2), in the revision store layout of OneNote 2010 to 2016 or the
+// packaged layout. Its methods may be called concurrently.
 type Reader struct {
 	s *Store
 }
@@ -84,15 +85,23 @@ func (r *Reader) pages() ([]*Page, error) {
 	return pages, nil
 }
 
-// Page reads the content of the page with guid (PageInfo.GUID).
+// Page reads the content of the page with guid (PageInfo.GUID). It reads
+// the pages' metadata to find it, and the content of that page only.
 func (r *Reader) Page(guid GUID) (*Page, error) {
-	pages, err := r.pages()
+	if !r.IsSection() {
+		return nil, fmt.Errorf("onestore: the file is a table of contents, not a section")
+	}
+	spaces, err := r.s.sectionPages()
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pages {
-		if p.Info.GUID == guid {
-			return p, nil
+	for i, id := range spaces {
+		g, err := r.s.pageGUID(id)
+		if err != nil {
+			return nil, err
+		}
+		if g == guid {
+			return r.s.readPage(id, i)
 		}
 	}
 	return nil, fmt.Errorf("onestore: no page %s in the section", guid)

@@ -221,3 +221,32 @@ func TestEncryptedSection(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentPages: one Reader serves pages to several goroutines (run
+// with -race).
+func TestConcurrentPages(t *testing.T) {
+	var pages []testPage
+	for i := range 8 {
+		pages = append(pages, testPage{guid: GUID{byte(i + 1)}, title: fmt.Sprintf("Page %d", i), paras: []testPara{{text: fmt.Sprintf("text %d", i)}}, image: []byte{byte(i)}})
+	}
+	file := buildSection(pages)
+	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, len(pages))
+	for i := range pages {
+		go func() {
+			p, err := r.Page(GUID{byte(i + 1)})
+			if err == nil && allText(p) != fmt.Sprintf("Page %d\ntext %d\n", i, i) {
+				err = fmt.Errorf("page %d text %q", i, allText(p))
+			}
+			errs <- err
+		}()
+	}
+	for range pages {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

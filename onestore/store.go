@@ -9,16 +9,16 @@ import (
 // Store is an opened revision store file ([MS-ONESTORE]): its object
 // spaces, their revisions and the objects of each revision. The file's
 // node lists are read when it is opened; objects' property sets are read
-// from the file when they are asked for.
+// from the file when they are asked for. It does not change after
+// opening, so concurrent readers may share it.
 type Store struct {
 	f          *file
 	header     *Header
 	listCounts map[uint32]uint32 // FileNodeListID -> committed node count
 	root       ExtendedGUID      // gosidRoot
 	spaces     map[ExtendedGUID]*objectSpace
-	order      []ExtendedGUID           // object spaces in file order
-	fileData   map[GUID]chunkRef        // FileDataStoreObjectReferenceFND by guidReference
-	cache      map[*objectEntry]*Object // decoded objects
+	order      []ExtendedGUID    // object spaces in file order
+	fileData   map[GUID]chunkRef // FileDataStoreObjectReferenceFND by guidReference
 }
 
 // objectSpace is one object space ([MS-ONESTORE] 2.1.4): its revisions
@@ -89,7 +89,7 @@ func openStore(r io.ReaderAt, size int64) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{f: f, header: h, spaces: map[ExtendedGUID]*objectSpace{}, fileData: map[GUID]chunkRef{}, cache: map[*objectEntry]*Object{}}
+	s := &Store{f: f, header: h, spaces: map[ExtendedGUID]*objectSpace{}, fileData: map[GUID]chunkRef{}}
 	if h.FileFormat == guidFileFormatPack {
 		if err := s.readPackaged(); err != nil {
 			return nil, err

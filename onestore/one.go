@@ -96,6 +96,7 @@ const (
 	propInkStrokes                   = 0x24003416
 	propInkData                      = 0x20003415
 	propIsTitleDate                  = 0x08001CB5
+	propMathFormatting               = 0x08003401
 	propActionItemStatus             = 0x10003470
 	propIsTitleTime                  = 0x08001C87
 )
@@ -593,6 +594,7 @@ func (ps *pageSpace) richText(node *Object) (*Paragraph, error) {
 	styles := p.refs(propTextRunFormatting)
 	start := 0
 	link := ""
+	sawMath := false
 	ps.seen += len(idx) / 4
 	for i := 0; i <= len(idx)/4; i++ {
 		end := len(text)
@@ -610,6 +612,10 @@ func (ps *pageSpace) richText(node *Object) (*Paragraph, error) {
 				return nil, err
 			}
 			applyStyle(&run, style.Props)
+			if style.Props.boolean(propMathFormatting) && !sawMath {
+				sawMath = true
+				ps.loss("equation", "an equation, kept as its text")
+			}
 			if style.Props.boolean(propHyperlink) {
 				if u, rest, ok := hyperlinkField(run.Text); ok {
 					link, run.Text = u, rest

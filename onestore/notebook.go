@@ -253,3 +253,24 @@ func (nb *Notebook) openSection(path string) (*Section, error) {
 	s.r = r
 	return s, nil
 }
+
+// Walk calls fn for every section in the order OneNote shows them: a
+// group's sections before its subgroups, groups names the section groups
+// from the notebook down. It stops at the first error fn returns.
+func (g *Group) Walk(fn func(groups []string, s *Section) error) error {
+	return g.walk(nil, fn)
+}
+
+func (g *Group) walk(path []string, fn func([]string, *Section) error) error {
+	for _, s := range g.Sections {
+		if err := fn(path, s); err != nil {
+			return err
+		}
+	}
+	for _, sub := range g.Groups {
+		if err := sub.walk(append(path[:len(path):len(path)], sub.Name), fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +51,16 @@ func TestOpenFolder(t *testing.T) {
 	z := nb.Sections[0]
 	if len(z.Pages) != 2 || z.Pages[1].Title != "Z sub" || z.Pages[1].Level != 1 {
 		t.Errorf("Zeta pages %+v", z.Pages)
+	}
+	var walked []string
+	if err := nb.Walk(func(groups []string, s *Section) error {
+		walked = append(walked, strings.Join(append(groups, s.Name), "/"))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Zeta", "Alpha", "Broken", "Group/Inner"}; !equalStrings(walked, want) {
+		t.Errorf("walk %q, want %q", walked, want)
 	}
 	inner := nb.Groups[0].Sections[0]
 	p, err := inner.Page(GUID{0xD})

@@ -22,7 +22,7 @@ func TestHTMLThroughConverter(t *testing.T) {
 		{text: "Buy milk", todo: &no},
 		{text: "Call back", todo: &yes},
 		{text: "First", number: true},
-	}, image: []byte("\x89PNG bytes"), imageAlt: "chart"}})
+	}, image: []byte("\x89PNG bytes"), imageAlt: "chart", file: []byte("%PDF-1.7 report"), fileName: "report.pdf"}})
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)
@@ -57,13 +57,16 @@ func TestHTMLThroughConverter(t *testing.T) {
 			}
 			if b.Media != nil && b.Media.Resource != nil {
 				s += "|resource " + b.Media.Resource.ID
+				if b.Media.Name != "" {
+					s += " " + b.Media.Name
+				}
 			}
 			got = append(got, s)
 			walk(b.Children)
 		}
 	}
 	walk(res.Blocks)
-	imageID := page.Resources[0].ID
+	imageID, fileID := page.Resources[0].ID, page.Resources[1].ID
 	want := []string{
 		"paragraph|Plain",
 		"paragraph|Bold(b)",
@@ -72,12 +75,16 @@ func TestHTMLThroughConverter(t *testing.T) {
 		"to_do|Call back(checked)",
 		"numbered_list_item|First",
 		"image|resource " + imageID,
+		"pdf|resource " + fileID + " report.pdf",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("blocks:\n%s\nwant:\n%s\nhtml: %s", strings.Join(got, "\n"), strings.Join(want, "\n"), page.HTML())
 	}
-	if len(res.Resources) != 1 || page.Resource(res.Resources[0].ID) == nil {
-		t.Errorf("converter resources %+v do not name the page's resource %s", res.Resources, imageID)
+	if len(res.Resources) != 2 || page.Resource(res.Resources[0].ID) == nil || page.Resource(res.Resources[1].ID) == nil {
+		t.Errorf("converter resources %+v do not name the page's resources", res.Resources)
+	}
+	if page.Info.Images != 1 || page.Info.Files != 1 {
+		t.Errorf("counts: %d images, %d files; want 1 and 1", page.Info.Images, page.Info.Files)
 	}
 }
 

@@ -297,6 +297,8 @@ type testPage struct {
 	image    []byte // one image after the paragraphs, when set
 	imageAlt string
 	ink      [][2]int64 // one stroke drawn on the page, when set
+	file     []byte     // one attached file after the paragraphs, when set
+	fileName string
 }
 
 // inkPath encodes an InkPath: a count, then the X values and the Y values
@@ -434,6 +436,12 @@ func sectionFile(pages []testPage) *wfile {
 			data.fileData, data.ext = p.image, ".png"
 			img := newObj(sp, jcidImageNode, wprop{id: propPictureContainer, refs: []ExtendedGUID{data.id}}, wprop{id: propImageAltText, data: str16(p.imageAlt)})
 			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{img.id}}).id)
+		}
+		if p.file != nil {
+			data := newObj(sp, 0x00080036) // jcidEmbeddedFileContainer
+			data.fileData, data.ext = p.file, ".pdf"
+			f := newObj(sp, jcidEmbeddedFileNode, wprop{id: propEmbeddedFileContainer, refs: []ExtendedGUID{data.id}}, wprop{id: propEmbeddedFileName, data: str16(p.fileName)})
+			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{f.id}}).id)
 		}
 		outline := newObj(sp, jcidOutlineNode, wprop{id: propElementChildNodes, refs: els},
 			wprop{id: propOffsetFromParentHoriz, data: le(float32(1))}, wprop{id: propOffsetFromParentVert, data: le(float32(2))})

@@ -131,8 +131,20 @@ func TestTOCOrder(t *testing.T) {
 	}
 }
 
+// TestTOCNodes: a table of contents written as OneNote writes .onetoc2
+// files (RevisionManifestStart4FND, the revision's own global ID table,
+// ObjectDeclarationWithRefCountFNDX, RootObjectReference2FNDX).
+func TestTOCNodes(t *testing.T) {
+	w := tocFile([]string{"Notes.one", "Group A", "Archive.one"})
+	w.tocNodes = true
+	testTOC(t, w.bytes())
+}
+
 func testTOCOrder(t *testing.T, packaged bool) {
-	file := buildTOCAs([]string{"Notes.one", "Group A", "Archive.one"}, packaged)
+	testTOC(t, buildTOCAs([]string{"Notes.one", "Group A", "Archive.one"}, packaged))
+}
+
+func testTOC(t *testing.T, file []byte) {
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)

@@ -39,13 +39,18 @@ type wspace struct {
 
 type wfile struct {
 	encrypted bool // the root space declares an encryption key
-	fileType  GUID
-	root      ExtendedGUID
-	spaces    []*wspace
-	out       bytes.Buffer
-	lists     []uint32 // list IDs written, with their counts below
-	counts    []uint32
-	nextList  uint32
+	// tocNodes writes revisions as OneNote writes a .onetoc2: a
+	// RevisionManifestStart4FND with its own global ID table,
+	// ObjectDeclarationWithRefCountFNDX and RootObjectReference2FNDX, no
+	// object groups.
+	tocNodes bool
+	fileType GUID
+	root     ExtendedGUID
+	spaces   []*wspace
+	out      bytes.Buffer
+	lists    []uint32 // list IDs written, with their counts below
+	counts   []uint32
+	nextList uint32
 }
 
 func (w *wfile) alloc(p []byte) chunkRef {
@@ -235,16 +240,21 @@ func (w *wfile) bytes() []byte {
 		group = append(group, wnode{id: fndGlobalIDTableEnd})
 		group = append(group, decls...)
 		group = append(group, wnode{id: fndObjectGroupEnd})
-		groupRef := w.list(group)
 		rid := ExtendedGUID{GUID: sp.id.GUID, N: 1000}
-		revs := []wnode{
-			{id: fndRevisionManifestListStart, data: exg(sp.id)},
-			{id: fndRevisionManifestStart6, data: append(append(exg(rid), exg(ExtendedGUID{})...), le(uint32(1), uint16(0))...)},
-			{id: fndObjectGroupListReference, base: 2, ref: groupRef, data: exg(ExtendedGUID{GUID: sp.id.GUID, N: 99})},
-		}
-		for _, role := range []uint32{1, 2, 4} {
-			if id, ok := sp.roots[role]; ok {
-				revs = append(revs, wnode{id: fndRootObjectReference3, data: append(exg(id), le(role)...)})
+		var revs []wnode
+		if w.tocNodes {
+			revs = w.tocRevision(sp, rid)
+		} else {
+			groupRef := w.list(group)
+			revs = []wnode{
+				{id: fndRevisionManifestListStart, data: exg(sp.id)},
+				{id: fndRevisionManifestStart6, data: append(append(exg(rid), exg(ExtendedGUID{})...), le(uint32(1), uint16(0))...)},
+				{id: fndObjectGroupListReference, base: 2, ref: groupRef, data: exg(ExtendedGUID{GUID: sp.id.GUID, N: 99})},
+			}
+			for _, role := range []uint32{1, 2, 4} {
+				if id, ok := sp.roots[role]; ok {
+					revs = append(revs, wnode{id: fndRootObjectReference3, data: append(exg(id), le(role)...)})
+				}
 			}
 		}
 		revs = append(revs, wnode{id: fndRevisionManifestEnd})
@@ -481,7 +491,10 @@ func sectionFile(pages []testPage) *wfile {
 // with ordering IDs that reverse the order in which they are stored.
 func buildTOC(names []string) []byte { return buildTOCAs(names, false) }
 
-func buildTOCAs(names []string, packaged bool) []byte {
+func buildTOCAs(names []string, packaged bool) []byte { return tocFile(names).layout(packaged) }
+
+// tocFile builds the object space of a table of contents.
+func tocFile(names []string) *wfile {
 	w := &wfile{fileType: guidFileTypeTOC, root: ExtendedGUID{GUID: GUID{0x70, 0xC0}, N: 1}}
 	sp := &wspace{id: w.root, roots: map[uint32]ExtendedGUID{}}
 	w.spaces = []*wspace{sp}
@@ -497,13 +510,41 @@ func buildTOCAs(names []string, packaged bool) []byte {
 	rootObj := &wobject{id: ExtendedGUID{GUID: GUID{0x70, 0xC1}, N: 1}, jcid: 0x00020001, props: []wprop{{id: propTocChildren, refs: children}}}
 	sp.objects = append(sp.objects, rootObj)
 	sp.roots[roleContent] = rootObj.id
-	if packaged {
-		return w.packagedBytes()
-	}
-	return w.bytes()
+	return w
 }
 
 // bytes32 is an InkDimensions entry: the GUID, then limits and units.
 func (g GUID) bytes32() []byte {
 	return append(g[:], make([]byte, 16)...)
+}
+
+// tocRevision is a revision manifest in the .onetoc2 form. Its objects
+// must be property sets whose JCID index fits in 10 bits.
+func (w *wfile) tocRevision(sp *wspace, rid ExtendedGUID) []wnode {
+	g := &gtable{idx: map[GUID]uint32{}}
+	var decls []wnode
+	for _, o := range sp.objects {
+		ref := w.alloc(propSet(o.props, g))
+		// ObjectDeclarationWithRefCountBody: oid, jci (10 bits) and odc,
+		// then the reference flags; then cRef.
+		decls = append(decls, wnode{id: fndObjectDeclarationWithRefCount, base: 1, ref: ref,
+			data: le(g.compact(o.id), uint16(o.jcid&0x3FF), uint32(0), uint8(1))})
+	}
+	var roots []wnode
+	for _, role := range []uint32{1, 2, 4} {
+		if id, ok := sp.roots[role]; ok {
+			roots = append(roots, wnode{id: fndRootObjectReference2, data: le(g.compact(id), role)})
+		}
+	}
+	revs := []wnode{
+		{id: fndRevisionManifestListStart, data: append(exg(sp.id), le(uint32(0))...)},
+		{id: fndRevisionManifestStart4, data: append(append(exg(rid), exg(ExtendedGUID{})...), le(uint64(0), uint32(1), uint16(0))...)},
+		{id: fndGlobalIDTableStart, data: []byte{0}},
+	}
+	for i, gu := range g.order {
+		revs = append(revs, wnode{id: fndGlobalIDTableEntry, data: le(uint32(i+1), gu)})
+	}
+	revs = append(revs, wnode{id: fndGlobalIDTableEnd})
+	revs = append(revs, decls...)
+	return append(revs, roots...)
 }

@@ -19,6 +19,9 @@ func FuzzReader(f *testing.F) {
 	f.Add(buildTOC([]string{"A.one", "Group"}))
 	f.Add(buildSectionAs([]testPage{{guid: GUID{1}, title: "Packaged", paras: []testPara{{text: "t", bold: true, child: "c"}}, image: []byte("\x89PNG\r\n\x1a\n")}}, true))
 	f.Add(buildTOCAs([]string{"A.one"}, true))
+	toc := tocFile([]string{"A.one", "B"})
+	toc.tocNodes = true
+	f.Add(toc.bytes())
 	for _, dir := range []string{"/tika", "/onenote-rs/non-legacy", "/onenote-rs/recycle-bin"} {
 		entries, _ := os.ReadDir(fixtureDir + dir)
 		for _, e := range entries {

@@ -1,10 +1,14 @@
 package activities
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
@@ -48,15 +52,26 @@ type Config struct {
 	// worker gives it its Temporal client. Without it the failure shows
 	// only in the activity's heartbeat details.
 	Signals Signaler
+	// HeartbeatEvery is how often a long activity heartbeats while it
+	// runs (defaultHeartbeatEvery if 0): well inside the heartbeat
+	// timeouts of the workflows' option sets, so a live worker is never
+	// taken for a lost one, and a lost one is noticed within them.
+	HeartbeatEvery time.Duration
 	// Hooks are for tests.
 	Hooks Hooks
 }
+
+// defaultHeartbeatEvery is Config.HeartbeatEvery's default.
+const defaultHeartbeatEvery = 5 * time.Second
 
 // Activities are the activities of the migration workflows. Register the
 // methods with a worker (see Register).
 type Activities struct {
 	cfg  Config
 	gate *signalGate
+	// record records a heartbeat (activity.RecordHeartbeat; tests count
+	// them, since the SDK holds most back).
+	record func(ctx context.Context, details ...any)
 }
 
 // New returns Activities for cfg.
@@ -73,10 +88,13 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.GraphHTTP == nil {
 		cfg.GraphHTTP = onenote.NewHTTPClient(0)
 	}
+	if cfg.HeartbeatEvery <= 0 {
+		cfg.HeartbeatEvery = defaultHeartbeatEvery
+	}
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20
 	}
-	return &Activities{cfg: cfg, gate: &signalGate{}}, nil
+	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat}, nil
 }
 
 // graph returns a Graph client acting for user.

@@ -784,7 +784,7 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 	}
 	nb.phase = "writing the migration report"
 	nb.details(ctx)
-	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Write the migration report in Notion"))
+	actx := workflow.WithActivityOptions(ctx, notionReportOptions("Write the migration report in Notion"))
 	var res activities.WriteReportResult
 	if err := workflow.ExecuteActivity(actx, activities.WriteReportName, in).Get(ctx, &res); err != nil {
 		workflow.GetLogger(ctx).Warn("Migration report not written", "error", err)

@@ -175,7 +175,7 @@ func TestPagePipelineAgainstEmulators(t *testing.T) {
 	if _, err := f.env.ExecuteActivity(activities.CleanPageName, key); err != nil {
 		t.Fatal(err)
 	}
-	if ents, _ := os.ReadDir(f.dir); len(ents) != 0 {
+	if ents, _ := os.ReadDir(activities.ProcessStaging(f.acts)); len(ents) != 0 {
 		t.Errorf("staging dir not clean: %d entries", len(ents))
 	}
 	if _, err := run[activities.WritePageResult](t, f, activities.WritePageName,

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"time"
@@ -43,7 +42,8 @@ type Config struct {
 	// process of the token (entity.Pacing).
 	Notion *notion.Client
 	// StagingDir is where page content and resources are staged between
-	// steps. Required.
+	// steps, each worker process in a directory of its own. Required; it
+	// is made private to the worker's user (0700). See SweepStaging.
 	StagingDir string
 	// MaxResourceBytes caps one resource (256 MiB if 0).
 	MaxResourceBytes int64
@@ -72,6 +72,10 @@ type Activities struct {
 	// record records a heartbeat (activity.RecordHeartbeat; tests count
 	// them, since the SDK holds most back).
 	record func(ctx context.Context, details ...any)
+	// staging is this process's directory in StagingDir, and lock the
+	// lock it holds on it while it lives.
+	staging string
+	lock    *os.File
 }
 
 // New returns Activities for cfg.
@@ -82,8 +86,9 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.StagingDir == "" {
 		return nil, errors.New("activities: Config.StagingDir is required")
 	}
-	if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil {
-		return nil, fmt.Errorf("activities: staging dir: %w", err)
+	dir, lock, err := claimStaging(cfg.StagingDir)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.GraphHTTP == nil {
 		cfg.GraphHTTP = onenote.NewHTTPClient(0)
@@ -94,7 +99,7 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20
 	}
-	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat}, nil
+	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat, staging: dir, lock: lock}, nil
 }
 
 // graph returns a Graph client acting for user.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/notebridge/notebridge/internal/shell"
 	"log/slog"
 	"strings"
 	"time"
@@ -34,12 +35,37 @@ func (c *cli) temporalFlags(fs *pflag.FlagSet, withQueue bool) *temporalFlags {
 	t := &temporalFlags{getenv: c.getenv}
 	fs.StringVar(&t.codecKeyFile, "codec-key-file", c.env("NOTEBRIDGE_CODEC_KEY_FILE", ""),
 		"the workers' payload encryption key file (env NOTEBRIDGE_CODEC_KEY_FILE; NOTEBRIDGE_CODEC_KEY wins)")
-	fs.StringVar(&t.address, "temporal-address", c.env("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
-	fs.StringVar(&t.namespace, "namespace", c.env("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
+	fs.StringVar(&t.address, "temporal-address", c.env("TEMPORAL_ADDRESS", defaultAddress), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
+	fs.StringVar(&t.namespace, "namespace", c.env("TEMPORAL_NAMESPACE", defaultNamespace), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	if withQueue {
 		fs.StringVar(&t.taskQueue, "task-queue", c.env("NOTEBRIDGE_TASK_QUEUE", "notebridge"), "the workers' task queue (env NOTEBRIDGE_TASK_QUEUE)")
 	}
 	return t
+}
+
+// defaultAddress and defaultNamespace are where starter and the
+// temporal CLI connect when told nothing.
+const (
+	defaultAddress   = "127.0.0.1:7233"
+	defaultNamespace = "default"
+)
+
+// starter is a starter command of args for the same server: quoted for a
+// shell, with --temporal-address and --namespace when they are not the
+// defaults (the demo's server listens on a port of its own), so a person
+// can paste it.
+func (t *temporalFlags) starter(args ...string) string {
+	cmd := "starter " + shell.Join(args...)
+	if t == nil {
+		return cmd
+	}
+	if t.address != defaultAddress {
+		cmd += " --temporal-address " + shell.Quote(t.address)
+	}
+	if t.namespace != defaultNamespace {
+		cmd += " --namespace " + shell.Quote(t.namespace)
+	}
+	return cmd
 }
 
 // cliFlags are the temporal CLI's flags for the same server. With a
@@ -201,15 +227,8 @@ func notFound(err error, id, user string) error {
 	return fmt.Errorf("no workflow %q in this namespace: list migrations with %s", id, hint)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a shell (shell.Quote, the one rule).
+func shellQuote(s string) string { return shell.Quote(s) }
 
 // contentFlags declares the content options (what a migration or a sync
 // carries over) on fs, for migrate and sync create alike.

@@ -67,7 +67,7 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 		return err
 	}
 	defer tc.Close()
-	nb, err := endedReport(ctx, tc, id)
+	nb, err := endedReport(ctx, tc, tf, id)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 
 // endedReport is the report of migration id, which must have ended with
 // one (a migration that stopped carries it in its error's details).
-func endedReport(ctx context.Context, tc client.Client, id string) (workflows.NotebookReport, error) {
+func endedReport(ctx context.Context, tc client.Client, tf *temporalFlags, id string) (workflows.NotebookReport, error) {
 	var rep workflows.NotebookReport
 	d, err := tc.DescribeWorkflow(ctx, id, "")
 	if err != nil {
@@ -114,7 +114,7 @@ func endedReport(ctx context.Context, tc client.Client, id string) (workflows.No
 	}
 	if d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() == nil {
 		return rep, fmt.Errorf("migration %s is still running: its loss report is complete once it ends "+
-			"(follow it with \"starter status -w %s --follow\")", id, shellQuote(id))
+			"(follow it with \"%s\")", id, tf.starter("status", "-w", id, "--follow"))
 	}
 	if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
 		return rep, fmt.Errorf("migration %s ended without a report: %w", id, err)

@@ -31,6 +31,7 @@ named by -w, or by --user (and --notebook). With --json it prints the status as 
 type statusCmd struct {
 	*cli
 	tc       client.Client
+	tf       *temporalFlags // the connection, for the commands it prints
 	id       string
 	appID    string
 	scan     map[string]int // section ID -> pages, from the last scan
@@ -76,7 +77,7 @@ func (c *cli) status(ctx context.Context, tf *temporalFlags, target *targetFlags
 		return err
 	}
 	defer tc.Close()
-	st := &statusCmd{cli: c, tc: tc, id: id, appID: appID, interval: interval}
+	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id, appID: appID, interval: interval}
 	if err := st.loadScan(ctx); err != nil {
 		return err
 	}
@@ -177,18 +178,18 @@ func (s *statusCmd) stopFollowing(tty bool) error {
 	if tty {
 		fmt.Fprintln(s.stdout)
 	}
-	fmt.Fprintf(s.stderr, "Stopped following; the migration goes on. Follow it again with:\n  starter status -w %s --follow\n", shellQuote(s.id))
+	fmt.Fprintf(s.stderr, "Stopped following; the migration goes on. Follow it again with:\n  %s\n", s.tf.starter("status", "-w", s.id, "--follow"))
 	return errInterrupted
 }
 
 // printWaiting tells the operator that failed or skipped
 // (password-protected) sections wait for them.
 func (s *statusCmd) printWaiting(w io.Writer, snap *progress.Snapshot) {
-	id := shellQuote(snap.ID)
 	fmt.Fprintf(w, "%d section(s) failed and %d skipped, and the migration waits for you. Run a failed section, "+
 		"or a skipped one once it is unlocked in OneNote, again with\n"+
-		"  starter retry -w %s --section <section>     (or --all for every failed or skipped section)\n"+
-		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.Progress.Failed, snap.Progress.Skipped, id, id)
+		"  %s --section <section>     (or --all for every failed or skipped section)\n"+
+		"or end the migration, with a report of what failed:\n  %s\n", snap.Progress.Failed, snap.Progress.Skipped,
+		s.tf.starter("retry", "-w", snap.ID), s.tf.starter("finish", "-w", snap.ID))
 	for _, sec := range snap.Progress.Sections {
 		if sec.Status == workflows.SectionSkipped {
 			fmt.Fprintf(w, "  skipped: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))

@@ -29,8 +29,9 @@ func NotebookSummary(notebookName, user string) string {
 func NotebookDetails(notebookID, notebookName string, in MigrateInput) string {
 	id := NotebookWorkflowID(in.User, notebookID)
 	return fmt.Sprintf("Migrates OneNote notebook **%s** (ID %s) of user %s into Notion, under page %s. "+
-		"Its current details say how it goes; follow it with `starter status -w %s --follow` "+
-		"or the `%s` query.", clipText(notebookName, 200), notebookID, in.User, orNone(in.NotionParent), id, QueryProgress)
+		"Its current details say how it goes; follow it with %s "+
+		"or the `%s` query.", clipText(notebookName, 200), notebookID, in.User, orNone(in.NotionParent),
+		command("starter", "status", "-w", id, "--follow"), QueryProgress)
 }
 
 // StartOptions are the start options of the migration of notebook (its

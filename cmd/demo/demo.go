@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/notebridge/notebridge/internal/shell"
 	"io"
 	"log/slog"
 	"net"
@@ -426,15 +427,8 @@ func (d *demo) relBin(name string) string {
 	return rel
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a shell (shell.Quote, the one rule).
+func shellQuote(s string) string { return shell.Quote(s) }
 
 // graphStats is the part of the Graph emulator's /_emulator/stats the
 // demo shows.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/notebridge/notebridge/internal/shell"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/codec"
+	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -115,12 +116,14 @@ func (c *cli) warnNoWorker(ctx context.Context, tc client.Client, t *temporalFla
 // targetFlags name one migration: by workflow ID, or by user and notebook.
 type targetFlags struct {
 	workflowID, user, notebook string
+	// told is where the migration picked for --user alone is named.
+	told io.Writer
 }
 
 func (c *cli) targetFlags(fs *pflag.FlagSet) *targetFlags {
-	t := &targetFlags{}
+	t := &targetFlags{told: c.stderr}
 	fs.StringVarP(&t.workflowID, "workflow-id", "w", "", "the migration's workflow ID, migrate/<user>/<notebookID> (instead of --user and --notebook)")
-	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running (or latest) migration")
+	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running migration, else the latest completed one, else the latest")
 	fs.StringVar(&t.notebook, "notebook", "", "with --user: the notebook's ID or name")
 	return t
 }
@@ -190,6 +193,21 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 	if err != nil {
 		return "", err
 	}
+	r, why, err := pickMigration(t.user, rows)
+	if err != nil {
+		return "", err
+	}
+	if t.told != nil {
+		fmt.Fprintf(t.told, "Migration %s: %s (name another with -w or --notebook).\n", r.id, why)
+	}
+	return r.id, nil
+}
+
+// pickMigration picks the migration a person means by a user alone, from
+// rows newest first: the running one; else the latest that completed,
+// never a failed or cancelled start when a completed one exists; else the
+// latest. why says which it picked, in words.
+func pickMigration(user string, rows []migrationRow) (_ migrationRow, why string, _ error) {
 	var running []migrationRow
 	for _, r := range rows {
 		if r.running() {
@@ -198,19 +216,26 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 	}
 	switch {
 	case len(running) == 1:
-		return running[0].id, nil
+		return running[0], "the user's running migration", nil
 	case len(running) > 1:
 		ids := make([]string, len(running))
 		for i, r := range running {
 			ids[i] = r.id
 		}
-		return "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or --notebook",
-			t.user, len(running), strings.Join(ids, ", "))
-	case len(rows) > 0:
-		return rows[0].id, nil // the latest
+		return migrationRow{}, "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or --notebook",
+			user, len(running), strings.Join(ids, ", "))
 	}
-	return "", fmt.Errorf("user %q has no migrations: start one with \"starter migrate --user %s ...\" (\"starter list\" lists every migration)",
-		t.user, t.user)
+	for _, r := range rows {
+		if r.state == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			return r, "the user's latest completed migration, ended " + r.closed.UTC().Format("2006-01-02 15:04 UTC"), nil
+		}
+	}
+	if len(rows) > 0 {
+		r := rows[0]
+		return r, fmt.Sprintf("the user's latest migration (%s; none completed)", strings.ToLower(strings.TrimPrefix(r.state.String(), "WORKFLOW_EXECUTION_STATUS_"))), nil
+	}
+	return migrationRow{}, "", fmt.Errorf("user %q has no migrations: start one with \"starter migrate --user %s ...\" (\"starter list\" lists every migration)",
+		user, user)
 }
 
 // notFound turns Temporal's NotFound into an error that says how to find

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -52,6 +54,10 @@ type reportJSON struct {
 	Approximated int    `json:"approximated"`
 }
 
+// reportTimeout bounds the reading of the loss records: a Notion that
+// does not answer is named, not waited for.
+const reportTimeout = 2 * time.Minute
+
 // report reads the loss report of the target migration from Notion and
 // writes it as JSON.
 func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags, notionURL, out string) error {
@@ -76,9 +82,24 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if err != nil {
 		return err
 	}
-	rep, err := collect(ctx, nc, nb)
+	host := notionURL
+	if u, err := url.Parse(notionURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if !c.json {
+		fmt.Fprintf(c.stderr, "Reading the loss records of %q from Notion at %s...\n", nb.NotebookName, host)
+	}
+	cctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	defer cancel()
+	rep, err := collect(cctx, nc, nb)
 	if err != nil {
-		return err
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer from Notion at %s within %s", host, reportTimeout)
+		} else {
+			err = fmt.Errorf("Notion at %s: %w", host, err)
+		}
+		return fmt.Errorf("%w\nThe report reads Notion where the worker writes: --notion-url (NOTEBRIDGE_NOTION_URL) and "+
+			"NOTION_TOKEN (or NOTION_TOKEN_FILE), the worker's settings", err)
 	}
 	raw, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/notebridge/notebridge/internal/shell"
 	"io"
 	"log/slog"
 	"net"
@@ -28,6 +27,7 @@ import (
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/progress"
+	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/notion"
 	lossreport "github.com/notebridge/notebridge/report"
@@ -561,11 +561,30 @@ func (d *demo) printSummary(r *Result) {
 	}
 	fmt.Fprintf(w, "  Temporal Web UI:     %s\n", r.UIURL)
 	fmt.Fprintf(w, "  operator CLI:        %s status -temporal-address %s -w %s\n",
-		d.relBin("starter"), d.temporalAddr, shellQuote(r.WorkflowID))
+		shellQuote(d.relBin("starter")), shellQuote(d.temporalAddr), shellQuote(r.WorkflowID))
+	if line := d.reportCommand(r.WorkflowID); line != "" {
+		fmt.Fprintf(w, "  loss report (JSON):  %s\n", line)
+	}
 	if r.ViewURL != "" {
 		fmt.Fprintf(w, "  Notion (emulator):   %s\n", r.ViewURL)
 	}
 	fmt.Fprintf(w, "  logs:                %s\n", d.logDir())
+}
+
+// reportCommand is the starter report command for the demo's migration,
+// with the Notion emulator's URL and the demo's token (in a file only the
+// user can read, never printed) as the worker has them; "" with real
+// Notion, whose settings the person already holds.
+func (d *demo) reportCommand(id string) string {
+	if d.notionURL == "" {
+		return ""
+	}
+	file := filepath.Join(d.opts.dir, "notion-token")
+	if err := os.WriteFile(file, []byte(d.notionToken), 0o600); err != nil {
+		return ""
+	}
+	return shell.Join("env", "NOTEBRIDGE_NOTION_URL="+d.notionURL, "NOTION_TOKEN_FILE="+file, d.relBin("starter"), "report",
+		"-temporal-address", d.temporalAddr, "-w", id)
 }
 
 // lossLine is the report's loss counts by kind, and where to read them.

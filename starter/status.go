@@ -123,6 +123,7 @@ func (s *statusCmd) follow(ctx context.Context) error {
 	tty := progress.IsTerminal(s.stdout) && !s.json
 	var lastKey string
 	var lastPrint time.Time
+	var counts progress.Tracker
 	toldWaiting := false
 	for {
 		snap, err := gather(ctx, g)
@@ -132,12 +133,12 @@ func (s *statusCmd) follow(ctx context.Context) error {
 			}
 			return err
 		}
-		t := progress.TotalsOf(snap, s.scan)
+		t := counts.Next(snap, s.scan)
 		key := progress.Key(snap, t)
 		switch {
 		case s.json:
 			if key != lastKey || !snap.Running() {
-				if err := s.jsonLine(s.statusJSON(snap)); err != nil {
+				if err := s.jsonLine(s.statusJSONOf(snap, t)); err != nil {
 					return err
 				}
 			}
@@ -264,15 +265,22 @@ func (s *statusCmd) printStatus(snap *progress.Snapshot) {
 	} else if snap.Failure != nil {
 		fmt.Fprintf(tw, "  failure:\t%v\n", explain(snap.Failure, snap.User, "the migration"))
 	}
-	fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.PagesText(), t.Unchanged, t.Failed, t.Remaining)
-	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.SecDone, t.SecRunning, t.SecPending, t.SecFailed)
+	if t.NoAnswer {
+		// Unknown, not zero: the counts live in the workflow.
+		fmt.Fprintf(tw, "  pages:\tunknown until a worker answers the progress query\n")
+	} else {
+		fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.PagesText(), t.Unchanged, t.Failed, t.Remaining)
+		fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.SecDone, t.SecRunning, t.SecPending, t.SecFailed)
+	}
 	if snap.Running() {
 		fmt.Fprintf(tw, "  ETA:\t%s\n", t.ETAText())
 	}
 	for _, row := range progress.HealthLines(snap) {
 		fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
 	}
-	fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", progress.ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits)
+	if !t.NoAnswer {
+		fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", progress.ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits)
+	}
 	if st := snap.Limiter; st != nil {
 		fmt.Fprintf(tw, "  budget:\t%s\n", progress.BudgetText(st, snap.User))
 		fmt.Fprintf(tw, "  \tapp %s; %d foreground and %d background requests queued\n", progress.ScopeText(st.Model.App),

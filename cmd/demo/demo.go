@@ -454,12 +454,13 @@ func (d *demo) follow(ctx context.Context, id string, nb workflows.NotebookScan)
 	scan := progress.ScanPages(&nb)
 	tty := progress.IsTerminal(d.out)
 	last, finishSent := "", false
+	var counts progress.Tracker
 	for {
 		snap, err := g.Gather(ctx)
 		if err != nil {
 			return report, err
 		}
-		t := progress.TotalsOf(snap, scan)
+		t := counts.Next(snap, scan)
 		line, key := progress.Bar(t, 30)+" "+progress.Line(snap, t)+d.graphCounts(ctx), progress.Key(snap, t)
 		switch {
 		case tty:

@@ -96,7 +96,7 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 		if cctx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("no answer from Notion at %s within %s", host, reportTimeout)
 		} else {
-			err = fmt.Errorf("Notion at %s: %w", host, err)
+			err = fmt.Errorf("reading Notion at %s: %w", host, err)
 		}
 		return fmt.Errorf("%w\nThe report reads Notion where the worker writes: --notion-url (NOTEBRIDGE_NOTION_URL) and "+
 			"NOTION_TOKEN (or NOTION_TOKEN_FILE), the worker's settings", err)

@@ -483,7 +483,7 @@ func (nb *notebook) retryCommand(p NotebookProgress) string {
 			return command("starter", "retry", "--user", nb.in.User, "--notebook", nb.idOr(), "--section", s.Path) +
 				" (or --all; or `starter finish`), or " +
 				command("temporal", "workflow", "update", "execute", "--workflow-id", id, "--name", UpdateRetrySection,
-					"--input", jsonString(s.ID))
+					"--input", strconv.Quote(s.ID)) // a JSON string for an ID (no JSON encoder in workflow code)
 		}
 	}
 	return ""

@@ -63,11 +63,11 @@ func TestWorkerLostDuringLayout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	layoutRunning := func() bool {
-		d, err := h.c.DescribeWorkflowExecution(ctx, id, run.GetRunID())
+		d, err := h.c.DescribeWorkflow(ctx, id, run.GetRunID())
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, a := range d.GetPendingActivities() {
+		for _, a := range d.RawResponse.GetPendingActivities() {
 			if a.GetActivityType().GetName() == activities.EnsureLayoutName && a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
 				return true
 			}

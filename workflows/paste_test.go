@@ -48,7 +48,7 @@ func TestPrintedCommandsPaste(t *testing.T) {
 		{"notion down", nb.nextAction(Health{State: "failing", LastError: ongoing(ServiceNotion, "")}), []string{secWF}},
 		{"stall", nb.nextAction(Health{Stall: "no page for 5m"}), []string{"notebridge", lim}},
 		{"retry", nb.retryCommand(NotebookProgress{Sections: []SectionSummary{*nb.sections[0]}}),
-			[]string{user, nbID, secPth, nbWF, jsonString(secID)}},
+			[]string{user, nbID, secPth, nbWF, `"` + secID + `"`}},
 		{"details", NotebookDetails(nbID, "Work", MigrateInput{User: user}), []string{nbWF}},
 	} {
 		cmds := printedCommand.FindAllStringSubmatch(tc.text, -1)

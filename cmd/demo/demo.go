@@ -376,8 +376,8 @@ func (d *demo) scan(ctx context.Context) (workflows.NotebookScan, error) {
 	}
 	for _, nb := range sr.Notebooks {
 		if want := d.opts.realEnv.Notebook; want == "" || want == nb.ID || want == nb.Name {
-			fmt.Fprintf(d.out, "    notebook %q (%s): %d sections, %d pages, about %d Graph requests\n",
-				nb.Name, nb.ID, len(nb.Sections), nb.Pages, nb.Requests)
+			fmt.Fprintf(d.out, "    notebook %q (%s): %d sections, %d pages, about %d Graph requests (%d to %d: 0 to %d images and attachments a page)\n",
+				nb.Name, nb.ID, len(nb.Sections), nb.Pages, nb.Requests, nb.RequestsLow, nb.RequestsHigh, workflows.HighResourcesPerPage)
 			for _, s := range nb.Sections {
 				fmt.Fprintf(d.out, "      %-40s %3d pages (%d subpages)\n", s.Path, s.Pages, s.Subpages)
 			}

@@ -551,7 +551,7 @@ func (d *demo) printSummary(r *Result) {
 	fmt.Fprintf(w, "  pages migrated:      %d of %d (%d already there)\n", r.Written+r.Skipped, r.Pages, r.Skipped)
 	fmt.Fprintf(w, "  pages failed:        %d (sections failed: %d)\n", r.Failed, r.FailedSections)
 	if r.Losses != "" {
-		fmt.Fprintf(w, "  losses:              %s\n", r.Losses)
+		fmt.Fprintf(w, "  loss report:         %s\n", r.Losses)
 	}
 	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
 	if d.graphURL != "" {

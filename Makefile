@@ -7,6 +7,9 @@ GO       ?= go
 # releases after it. Everything make runs uses it.
 export GOTOOLCHAIN := go1.27.3
 FUZZTIME ?= 10m
+# VERSION is what `starter --version` prints: the tag (or commit) of the
+# checkout; a build without it prints the module's version.
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 PKGS     := ./...
 # bench/ is a Go module of its own (the benchmarks, their baselines and
 # gonum/plot stay out of the product's go.mod): every step that runs the
@@ -90,7 +93,7 @@ browser-test: temporal chromium ## The browser test alone: a demo migration look
 .PHONY: starter
 
 starter: ## Build the operator CLI into ./bin (bin/starter --help).
-	$(GO) build -o bin/starter ./starter
+	$(GO) build -ldflags "-X main.buildVersion=$(VERSION)" -o bin/starter ./starter
 
 .PHONY: codec-server vulncheck
 

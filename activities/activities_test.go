@@ -47,6 +47,8 @@ type fixture struct {
 	graphURL  string
 	notionURL string
 	notionTok string
+	// beat is the activities' HeartbeatEvery (the default if 0).
+	beat time.Duration
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -77,7 +79,8 @@ func (f *fixture) setActivities(t *testing.T, toks activities.Tokens) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir})
+	f.acts, err = activities.New(activities.Config{GraphBaseURL: f.graphURL, Tokens: toks, Notion: nc, StagingDir: f.dir,
+		HeartbeatEvery: f.beat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +175,7 @@ func TestPagePipelineAgainstEmulators(t *testing.T) {
 	if _, err := f.env.ExecuteActivity(activities.CleanPageName, key); err != nil {
 		t.Fatal(err)
 	}
-	if ents, _ := os.ReadDir(f.dir); len(ents) != 0 {
+	if ents, _ := os.ReadDir(activities.ProcessStaging(f.acts)); len(ents) != 0 {
 		t.Errorf("staging dir not clean: %d entries", len(ents))
 	}
 	if _, err := run[activities.WritePageResult](t, f, activities.WritePageName,

@@ -1,10 +1,13 @@
 package activities
 
 import (
+	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
+	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
@@ -39,7 +42,8 @@ type Config struct {
 	// process of the token (entity.Pacing).
 	Notion *notion.Client
 	// StagingDir is where page content and resources are staged between
-	// steps. Required.
+	// steps, each worker process in a directory of its own. Required; it
+	// is made private to the worker's user (0700). See SweepStaging.
 	StagingDir string
 	// MaxResourceBytes caps one resource (256 MiB if 0).
 	MaxResourceBytes int64
@@ -48,15 +52,30 @@ type Config struct {
 	// worker gives it its Temporal client. Without it the failure shows
 	// only in the activity's heartbeat details.
 	Signals Signaler
+	// HeartbeatEvery is how often a long activity heartbeats while it
+	// runs (defaultHeartbeatEvery if 0): well inside the heartbeat
+	// timeouts of the workflows' option sets, so a live worker is never
+	// taken for a lost one, and a lost one is noticed within them.
+	HeartbeatEvery time.Duration
 	// Hooks are for tests.
 	Hooks Hooks
 }
+
+// defaultHeartbeatEvery is Config.HeartbeatEvery's default.
+const defaultHeartbeatEvery = 5 * time.Second
 
 // Activities are the activities of the migration workflows. Register the
 // methods with a worker (see Register).
 type Activities struct {
 	cfg  Config
 	gate *signalGate
+	// record records a heartbeat (activity.RecordHeartbeat; tests count
+	// them, since the SDK holds most back).
+	record func(ctx context.Context, details ...any)
+	// staging is this process's directory in StagingDir, and lock the
+	// lock it holds on it while it lives.
+	staging string
+	lock    *os.File
 }
 
 // New returns Activities for cfg.
@@ -67,16 +86,20 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.StagingDir == "" {
 		return nil, errors.New("activities: Config.StagingDir is required")
 	}
-	if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil {
-		return nil, fmt.Errorf("activities: staging dir: %w", err)
+	dir, lock, err := claimStaging(cfg.StagingDir)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.GraphHTTP == nil {
 		cfg.GraphHTTP = onenote.NewHTTPClient(0)
 	}
+	if cfg.HeartbeatEvery <= 0 {
+		cfg.HeartbeatEvery = defaultHeartbeatEvery
+	}
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20
 	}
-	return &Activities{cfg: cfg, gate: &signalGate{}}, nil
+	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat, staging: dir, lock: lock}, nil
 }
 
 // graph returns a Graph client acting for user.

@@ -192,6 +192,7 @@ func (a *Activities) FetchResources(ctx context.Context, in FetchResourcesInput)
 	if err != nil {
 		return FetchResourcesResult{}, err
 	}
+	defer a.heartbeat(ctx, nil)()
 	limit, byNotion := a.resourceLimit(ctx)
 	var res FetchResourcesResult
 	for _, r := range in.Resources {

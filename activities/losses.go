@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/notebridge/notebridge/convert"
 	"github.com/notebridge/notebridge/notion"
@@ -84,8 +83,7 @@ func (a *Activities) WriteReport(ctx context.Context, in WriteReportInput) (Writ
 		secs = append(secs, notion.ReportSection{Name: s.Path, DatabaseID: s.DatabaseID})
 	}
 	ctx, watch := a.watchNotion(ctx)
-	stop := heartbeat(ctx, 5*time.Second, watch)
-	defer stop()
+	defer a.heartbeat(ctx, watch)()
 	rep, err := a.cfg.Notion.CollectReport(ctx, in.Notebook, in.NotebookPageID, secs)
 	if err != nil {
 		return WriteReportResult{}, notionError(err)

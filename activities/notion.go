@@ -42,7 +42,8 @@ func (a *Activities) EnsureLayout(ctx context.Context, in EnsureLayoutInput) (no
 	}
 	spec := notion.NotebookSpec{ID: in.Notebook.ID, Name: in.Notebook.Name,
 		Sections: sectionSpecs(in.Notebook.Sections), SectionGroups: groupSpecs(in.Notebook.SectionGroups)}
-	ctx, _ = a.watchNotion(ctx)
+	ctx, watch := a.watchNotion(ctx)
+	defer a.heartbeat(ctx, watch)()
 	l, err := a.cfg.Notion.EnsureLayout(ctx, in.ParentPageID, spec)
 	if err != nil {
 		return notion.Layout{}, notionError(err)
@@ -135,7 +136,7 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)
 
 	ctx, watch := a.watchNotion(ctx)
-	stop := heartbeat(ctx, 5*time.Second, watch)
+	stop := a.heartbeat(ctx, watch)
 	res, err := a.cfg.Notion.WritePage(ctx, in.DatabaseID, pin)
 	stop()
 	if err != nil {
@@ -153,14 +154,18 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	return out, nil
 }
 
-// heartbeat records a heartbeat every d until stop is called; while the
-// Notion client retries a failing request, its details are the last
-// failure (watch), so `temporal workflow describe` names it on the
-// pending activity.
-func heartbeat(ctx context.Context, d time.Duration, watch *notionWatch) (stop func()) {
+// heartbeat records a heartbeat every Config.HeartbeatEvery until stop is
+// called, whatever the activity is waiting on (a paced request, a long
+// download), so a lost worker is noticed at the option set's heartbeat
+// timeout rather than its start-to-close one. While the Notion client
+// retries a failing request, the details are the last failure (watch,
+// nil for none), so `temporal workflow describe` names it on the pending
+// activity.
+func (a *Activities) heartbeat(ctx context.Context, watch *notionWatch) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
+	d := a.cfg.HeartbeatEvery
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(d)
@@ -173,9 +178,9 @@ func heartbeat(ctx context.Context, d time.Duration, watch *notionWatch) (stop f
 				return
 			case <-t.C:
 				if f := watch.failure(); f != nil {
-					activity.RecordHeartbeat(ctx, *f)
+					a.record(ctx, *f)
 				} else {
-					activity.RecordHeartbeat(ctx)
+					a.record(ctx)
 				}
 			}
 		}
@@ -253,7 +258,8 @@ func (a *Activities) RewriteLinks(ctx context.Context, in RewriteLinksInput) (Re
 	if limit <= 0 {
 		limit = defaultRewritePages
 	}
-	ctx, _ = a.watchNotion(ctx)
+	ctx, watch := a.watchNotion(ctx)
+	defer a.heartbeat(ctx, watch)()
 	var rows []notion.Row
 	errFull := errors.New("full")
 	err = a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, LinksPending: true}, func(r notion.Row) error {
@@ -341,7 +347,8 @@ func (a *Activities) StageLinkTargets(ctx context.Context, in StageLinkTargetsIn
 	if a.cfg.Notion == nil {
 		return StageLinkTargetsResult{}, errors.New("activities: no Notion client configured")
 	}
-	ctx, _ = a.watchNotion(ctx)
+	ctx, watch := a.watchNotion(ctx)
+	defer a.heartbeat(ctx, watch)()
 	targets := map[string]string{}
 	var out StageLinkTargetsResult
 	for _, db := range in.DatabaseIDs {

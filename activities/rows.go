@@ -41,7 +41,8 @@ func (a *Activities) ExistingRows(ctx context.Context, in ExistingRowsInput) (Ex
 	if a.cfg.Notion == nil {
 		return out, errors.New("activities: no Notion client configured")
 	}
-	ctx, _ = a.watchNotion(ctx)
+	ctx, watch := a.watchNotion(ctx)
+	defer a.heartbeat(ctx, watch)()
 	ids := slices.Sorted(maps.Keys(in.Pages))
 	for chunk := range slices.Chunk(ids, notion.MaxRowIDs) {
 		err := a.cfg.Notion.Rows(ctx, in.DatabaseID, notion.RowFilter{Done: true, OneNoteIDs: chunk}, func(r notion.Row) error {

@@ -31,7 +31,7 @@ type StageKey string
 // characters file systems dislike.
 func (a *Activities) dir(k StageKey) string {
 	sum := sha256.Sum256([]byte(k))
-	return filepath.Join(a.cfg.StagingDir, hex.EncodeToString(sum[:12]))
+	return filepath.Join(a.staging, hex.EncodeToString(sum[:12]))
 }
 
 func (a *Activities) htmlPath(k StageKey) string { return filepath.Join(a.dir(k), "page.html") }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/syncplan"
@@ -55,8 +54,7 @@ func (a *Activities) ReconcileStructure(ctx context.Context, in ReconcileStructu
 		return ReconcileStructureResult{}, errors.New("activities: no Notion client configured")
 	}
 	ctx, watch := a.watchNotion(ctx)
-	stop := heartbeat(ctx, 5*time.Second, watch)
-	defer stop()
+	defer a.heartbeat(ctx, watch)()
 	var out ReconcileStructureResult
 	byID, byGUID, byLink := map[string][]*placedRow{}, map[string][]*placedRow{}, map[string][]*placedRow{}
 	for _, s := range in.Sections {

@@ -50,6 +50,8 @@ func (a *Activities) PlanSync(ctx context.Context, in PlanSyncInput) (PlanSyncRe
 	if a.cfg.Notion == nil {
 		return PlanSyncResult{}, errors.New("activities: no Notion client configured")
 	}
+	ctx, watch := a.watchNotion(ctx)
+	defer a.heartbeat(ctx, watch)()
 	var record []syncplan.Recorded
 	var listed []syncplan.Listed
 	for _, s := range in.Sections {
@@ -167,8 +169,7 @@ func (a *Activities) ApplySync(ctx context.Context, in ApplySyncInput) (ApplySyn
 		return ApplySyncResult{}, errors.New("activities: no Notion client configured")
 	}
 	ctx, watch := a.watchNotion(ctx)
-	stop := heartbeat(ctx, 5*time.Second, watch)
-	defer stop()
+	defer a.heartbeat(ctx, watch)()
 	var out ApplySyncResult
 	for _, act := range in.Actions {
 		err := a.apply(ctx, act)
@@ -225,6 +226,8 @@ func (a *Activities) AppendSyncReport(ctx context.Context, in AppendSyncReportIn
 	if a.cfg.Notion == nil {
 		return "", errors.New("activities: no Notion client configured")
 	}
+	ctx, watch := a.watchNotion(ctx)
+	defer a.heartbeat(ctx, watch)()
 	id, err := a.cfg.Notion.AppendSyncReport(ctx, in.NotebookPageID, notion.SyncEntry{Key: in.Key, Headline: in.Headline, Lines: in.Lines, Counts: in.Counts})
 	if err != nil {
 		return "", notionError(err)

@@ -92,6 +92,9 @@ type notionWatch struct {
 
 // failure is the last failed attempt seen, or nil.
 func (w *notionWatch) failure() *UpstreamFailure {
+	if w == nil {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.last == nil {

@@ -61,6 +61,24 @@ func TestCLIStartLooksLikeStarterStart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("temporal workflow start: %v", err)
 	}
+	// The same start again while that run runs is refused: the CLI
+	// exits non-zero instead of printing the running execution as if
+	// it had started it (issue 35 #5: --fail-existing).
+	ctx := context.Background()
+	d, err := h.tc.DescribeWorkflow(ctx, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstRun := d.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	again, err := exec.Command(cli, args...).CombinedOutput()
+	t.Logf("again:\n%s", again)
+	if err == nil {
+		if d, derr := h.tc.DescribeWorkflow(ctx, id, firstRun); derr == nil && d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() == nil {
+			t.Errorf("a second start of the running migration exited 0:\n%s", again)
+		}
+	} else if strings.Contains(string(again), "Running execution") {
+		t.Errorf("the refused second start printed a running execution:\n%s", again)
+	}
 	byCLI := h.webView(t, id)
 
 	t.Logf("started by starter: %+v", byStarter)

@@ -40,7 +40,7 @@ func (c *cli) finish(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if err != nil {
 		return err
 	}
-	st := &statusCmd{cli: c, tc: tc, id: id}
+	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id}
 	var answer string
 	if snap.Running() {
 		if answer, err = workflows.Finish(ctx, tc, id); err != nil {

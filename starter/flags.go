@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/codec"
+	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -34,12 +36,37 @@ func (c *cli) temporalFlags(fs *pflag.FlagSet, withQueue bool) *temporalFlags {
 	t := &temporalFlags{getenv: c.getenv}
 	fs.StringVar(&t.codecKeyFile, "codec-key-file", c.env("NOTEBRIDGE_CODEC_KEY_FILE", ""),
 		"the workers' payload encryption key file (env NOTEBRIDGE_CODEC_KEY_FILE; NOTEBRIDGE_CODEC_KEY wins)")
-	fs.StringVar(&t.address, "temporal-address", c.env("TEMPORAL_ADDRESS", "127.0.0.1:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
-	fs.StringVar(&t.namespace, "namespace", c.env("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
+	fs.StringVar(&t.address, "temporal-address", c.env("TEMPORAL_ADDRESS", defaultAddress), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
+	fs.StringVar(&t.namespace, "namespace", c.env("TEMPORAL_NAMESPACE", defaultNamespace), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	if withQueue {
 		fs.StringVar(&t.taskQueue, "task-queue", c.env("NOTEBRIDGE_TASK_QUEUE", "notebridge"), "the workers' task queue (env NOTEBRIDGE_TASK_QUEUE)")
 	}
 	return t
+}
+
+// defaultAddress and defaultNamespace are where starter and the
+// temporal CLI connect when told nothing.
+const (
+	defaultAddress   = "127.0.0.1:7233"
+	defaultNamespace = "default"
+)
+
+// starter is a starter command of args for the same server: quoted for a
+// shell, with --temporal-address and --namespace when they are not the
+// defaults (the demo's server listens on a port of its own), so a person
+// can paste it.
+func (t *temporalFlags) starter(args ...string) string {
+	cmd := "starter " + shell.Join(args...)
+	if t == nil {
+		return cmd
+	}
+	if t.address != defaultAddress {
+		cmd += " --temporal-address " + shell.Quote(t.address)
+	}
+	if t.namespace != defaultNamespace {
+		cmd += " --namespace " + shell.Quote(t.namespace)
+	}
+	return cmd
 }
 
 // cliFlags are the temporal CLI's flags for the same server. With a
@@ -89,12 +116,14 @@ func (c *cli) warnNoWorker(ctx context.Context, tc client.Client, t *temporalFla
 // targetFlags name one migration: by workflow ID, or by user and notebook.
 type targetFlags struct {
 	workflowID, user, notebook string
+	// told is where the migration picked for --user alone is named.
+	told io.Writer
 }
 
 func (c *cli) targetFlags(fs *pflag.FlagSet) *targetFlags {
-	t := &targetFlags{}
+	t := &targetFlags{told: c.stderr}
 	fs.StringVarP(&t.workflowID, "workflow-id", "w", "", "the migration's workflow ID, migrate/<user>/<notebookID> (instead of --user and --notebook)")
-	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running (or latest) migration")
+	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running migration, else the latest completed one, else the latest")
 	fs.StringVar(&t.notebook, "notebook", "", "with --user: the notebook's ID or name")
 	return t
 }
@@ -164,6 +193,21 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 	if err != nil {
 		return "", err
 	}
+	r, why, err := pickMigration(t.user, rows)
+	if err != nil {
+		return "", err
+	}
+	if t.told != nil {
+		fmt.Fprintf(t.told, "Migration %s: %s (name another with -w or --notebook).\n", r.id, why)
+	}
+	return r.id, nil
+}
+
+// pickMigration picks the migration a person means by a user alone, from
+// rows newest first: the running one; else the latest that completed,
+// never a failed or cancelled start when a completed one exists; else the
+// latest. why says which it picked, in words.
+func pickMigration(user string, rows []migrationRow) (_ migrationRow, why string, _ error) {
 	var running []migrationRow
 	for _, r := range rows {
 		if r.running() {
@@ -172,19 +216,26 @@ func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, er
 	}
 	switch {
 	case len(running) == 1:
-		return running[0].id, nil
+		return running[0], "the user's running migration", nil
 	case len(running) > 1:
 		ids := make([]string, len(running))
 		for i, r := range running {
 			ids[i] = r.id
 		}
-		return "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or --notebook",
-			t.user, len(running), strings.Join(ids, ", "))
-	case len(rows) > 0:
-		return rows[0].id, nil // the latest
+		return migrationRow{}, "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or --notebook",
+			user, len(running), strings.Join(ids, ", "))
 	}
-	return "", fmt.Errorf("user %q has no migrations: start one with \"starter migrate --user %s ...\" (\"starter list\" lists every migration)",
-		t.user, t.user)
+	for _, r := range rows {
+		if r.state == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			return r, "the user's latest completed migration, ended " + r.closed.UTC().Format("2006-01-02 15:04 UTC"), nil
+		}
+	}
+	if len(rows) > 0 {
+		r := rows[0]
+		return r, fmt.Sprintf("the user's latest migration (%s; none completed)", strings.ToLower(strings.TrimPrefix(r.state.String(), "WORKFLOW_EXECUTION_STATUS_"))), nil
+	}
+	return migrationRow{}, "", fmt.Errorf("user %q has no migrations: start one with \"starter migrate --user %s ...\" (\"starter list\" lists every migration)",
+		user, user)
 }
 
 // notFound turns Temporal's NotFound into an error that says how to find
@@ -201,15 +252,8 @@ func notFound(err error, id, user string) error {
 	return fmt.Errorf("no workflow %q in this namespace: list migrations with %s", id, hint)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a shell (shell.Quote, the one rule).
+func shellQuote(s string) string { return shell.Quote(s) }
 
 // contentFlags declares the content options (what a migration or a sync
 // carries over) on fs, for migrate and sync create alike.

@@ -138,8 +138,8 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return fmt.Errorf("a migration of notebook %q for %s is already running (%s), so nothing was started and none of "+
-			"these settings were applied: follow it with \"starter status -w %s --follow\", or end it (\"starter finish -w %s\") and migrate again",
-			nb.Name, in.User, id, shellQuote(id), shellQuote(id))
+			"these settings were applied: follow it with \"%s\", or end it (\"%s\") and migrate again",
+			nb.Name, in.User, id, tf.starter("status", "-w", id, "--follow"), tf.starter("finish", "-w", id))
 	}
 	if err != nil {
 		return fmt.Errorf("start %s: %w", workflows.MigrateNotebookName, err)
@@ -157,11 +157,11 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 		return nil
 	}
 	if o.detach {
-		fmt.Fprintf(c.stdout, "Follow it with:\n  starter status -w %s --follow\n  temporal workflow query %s --workflow-id %s --name %s\n",
-			shellQuote(id), tf.cliFlags(), shellQuote(id), workflows.QueryProgress)
+		fmt.Fprintf(c.stdout, "Follow it with:\n  %s\n  temporal workflow query %s --workflow-id %s --name %s\n",
+			tf.starter("status", "-w", id, "--follow"), tf.cliFlags(), shellQuote(id), workflows.QueryProgress)
 		return nil
 	}
-	st := &statusCmd{cli: c, tc: tc, id: id, scan: progress.ScanPages(nb), interval: o.interval}
+	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id, scan: progress.ScanPages(nb), interval: o.interval}
 	return st.follow(ctx)
 }
 

@@ -48,11 +48,25 @@ type statusJSON struct {
 	// Answer is the migration's answer to finish.
 	Answer              string `json:"answer,omitempty"`
 	ProgressQueryFailed bool   `json:"progressQueryFailed,omitempty"`
+	// Summary is the one-line status, as status --follow prints it.
+	Summary string `json:"summary"`
+	// CountsUnknown is set when the progress query got no answer and no
+	// earlier one is known: the counts are absent, not zero.
+	// CountsAgeSeconds is the age of counts last known, when the query
+	// got no answer now.
+	CountsUnknown    bool    `json:"countsUnknown,omitempty"`
+	CountsAgeSeconds float64 `json:"countsAgeSeconds,omitempty"`
 }
 
 func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
-	t := progress.TotalsOf(snap, s.scan)
-	j := statusJSON{Type: "status", WorkflowID: snap.ID, User: snap.User, NotebookID: snap.NotebookID,
+	return s.statusJSONOf(snap, progress.TotalsOf(snap, s.scan))
+}
+
+// statusJSONOf is statusJSON with the counts t (a Tracker's, when
+// following).
+func (s *statusCmd) statusJSONOf(snap *progress.Snapshot, t progress.Totals) statusJSON {
+	j := statusJSON{Summary: progress.Line(snap, t), CountsUnknown: t.NoAnswer && t.Age == 0,
+		CountsAgeSeconds: t.Age.Round(time.Second).Seconds(), Type: "status", WorkflowID: snap.ID, User: snap.User, NotebookID: snap.NotebookID,
 		State: progress.StatusName(snap.Status), Waiting: snap.Waiting(), StartTime: snap.Started, CloseTime: snap.Closed,
 		ElapsedSeconds:    snap.Now.Sub(snap.Started).Round(time.Second).Seconds(),
 		PermitWaitSeconds: t.Waited.Seconds(), Permits: t.Permits, Budget: progress.BudgetText(snap.Limiter, snap.User),

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -52,6 +54,10 @@ type reportJSON struct {
 	Approximated int    `json:"approximated"`
 }
 
+// reportTimeout bounds the reading of the loss records: a Notion that
+// does not answer is named, not waited for.
+const reportTimeout = 2 * time.Minute
+
 // report reads the loss report of the target migration from Notion and
 // writes it as JSON.
 func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags, notionURL, out string) error {
@@ -67,7 +73,7 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 		return err
 	}
 	defer tc.Close()
-	nb, err := endedReport(ctx, tc, id)
+	nb, err := endedReport(ctx, tc, tf, id)
 	if err != nil {
 		return err
 	}
@@ -76,9 +82,24 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if err != nil {
 		return err
 	}
-	rep, err := collect(ctx, nc, nb)
+	host := notionURL
+	if u, err := url.Parse(notionURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if !c.json {
+		fmt.Fprintf(c.stderr, "Reading the loss records of %q from Notion at %s...\n", nb.NotebookName, host)
+	}
+	cctx, cancel := context.WithTimeout(ctx, reportTimeout)
+	defer cancel()
+	rep, err := collect(cctx, nc, nb)
 	if err != nil {
-		return err
+		if cctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer from Notion at %s within %s", host, reportTimeout)
+		} else {
+			err = fmt.Errorf("reading Notion at %s: %w", host, err)
+		}
+		return fmt.Errorf("%w\nThe report reads Notion where the worker writes: --notion-url (NOTEBRIDGE_NOTION_URL) and "+
+			"NOTION_TOKEN (or NOTION_TOKEN_FILE), the worker's settings", err)
 	}
 	raw, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -106,7 +127,7 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 
 // endedReport is the report of migration id, which must have ended with
 // one (a migration that stopped carries it in its error's details).
-func endedReport(ctx context.Context, tc client.Client, id string) (workflows.NotebookReport, error) {
+func endedReport(ctx context.Context, tc client.Client, tf *temporalFlags, id string) (workflows.NotebookReport, error) {
 	var rep workflows.NotebookReport
 	d, err := tc.DescribeWorkflow(ctx, id, "")
 	if err != nil {
@@ -114,7 +135,7 @@ func endedReport(ctx context.Context, tc client.Client, id string) (workflows.No
 	}
 	if d.RawResponse.GetWorkflowExecutionInfo().GetCloseTime() == nil {
 		return rep, fmt.Errorf("migration %s is still running: its loss report is complete once it ends "+
-			"(follow it with \"starter status -w %s --follow\")", id, shellQuote(id))
+			"(follow it with \"%s\")", id, tf.starter("status", "-w", id, "--follow"))
 	}
 	if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
 		return rep, fmt.Errorf("migration %s ended without a report: %w", id, err)

@@ -85,7 +85,7 @@ func (c *cli) retry(ctx context.Context, tf *temporalFlags, target *targetFlags,
 	if c.json {
 		return c.printJSON(answerJSON{WorkflowID: id, Answer: answer, Section: secID})
 	}
-	fmt.Fprintf(c.stdout, "%s: %s. Follow with:\n  starter status -w %s --follow\n", id, answer, shellQuote(id))
+	fmt.Fprintf(c.stdout, "%s: %s. Follow with:\n  %s\n", id, answer, tf.starter("status", "-w", id, "--follow"))
 	return nil
 }
 

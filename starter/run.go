@@ -115,20 +115,38 @@ func (c *cli) rootCmd() *cobra.Command {
 	return root
 }
 
-// version is the module's version and VCS revision the binary was built
-// from.
+// buildVersion is the version make stamps into the binary (-ldflags -X
+// main.buildVersion=..., from git describe); empty in other builds.
+var buildVersion string
+
+// version is the version the binary was built as: make's stamp, else the
+// module's version (go install ...@v1.2.3), else "devel"; with the VCS
+// revision when the build recorded one.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "(unknown)"
+		return orDevel(buildVersion)
 	}
 	v := info.Main.Version
+	if buildVersion != "" {
+		v = buildVersion
+	} else if v == "" || v == "(devel)" {
+		v = "devel"
+	}
 	for _, s := range info.Settings {
 		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
 			v += " (" + s.Value[:12] + ")"
 		}
 	}
 	return v + " " + info.GoVersion
+}
+
+// orDevel is v, or "devel" when it is empty.
+func orDevel(v string) string {
+	if v == "" {
+		return "devel"
+	}
+	return v
 }
 
 func isCommand(root *cobra.Command, name string) bool {

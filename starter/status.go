@@ -31,6 +31,7 @@ named by -w, or by --user (and --notebook). With --json it prints the status as 
 type statusCmd struct {
 	*cli
 	tc       client.Client
+	tf       *temporalFlags // the connection, for the commands it prints
 	id       string
 	appID    string
 	scan     map[string]int // section ID -> pages, from the last scan
@@ -76,7 +77,7 @@ func (c *cli) status(ctx context.Context, tf *temporalFlags, target *targetFlags
 		return err
 	}
 	defer tc.Close()
-	st := &statusCmd{cli: c, tc: tc, id: id, appID: appID, interval: interval}
+	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id, appID: appID, interval: interval}
 	if err := st.loadScan(ctx); err != nil {
 		return err
 	}
@@ -122,6 +123,7 @@ func (s *statusCmd) follow(ctx context.Context) error {
 	tty := progress.IsTerminal(s.stdout) && !s.json
 	var lastKey string
 	var lastPrint time.Time
+	var counts progress.Tracker
 	toldWaiting := false
 	for {
 		snap, err := gather(ctx, g)
@@ -131,12 +133,12 @@ func (s *statusCmd) follow(ctx context.Context) error {
 			}
 			return err
 		}
-		t := progress.TotalsOf(snap, s.scan)
+		t := counts.Next(snap, s.scan)
 		key := progress.Key(snap, t)
 		switch {
 		case s.json:
 			if key != lastKey || !snap.Running() {
-				if err := s.jsonLine(s.statusJSON(snap)); err != nil {
+				if err := s.jsonLine(s.statusJSONOf(snap, t)); err != nil {
 					return err
 				}
 			}
@@ -177,18 +179,18 @@ func (s *statusCmd) stopFollowing(tty bool) error {
 	if tty {
 		fmt.Fprintln(s.stdout)
 	}
-	fmt.Fprintf(s.stderr, "Stopped following; the migration goes on. Follow it again with:\n  starter status -w %s --follow\n", shellQuote(s.id))
+	fmt.Fprintf(s.stderr, "Stopped following; the migration goes on. Follow it again with:\n  %s\n", s.tf.starter("status", "-w", s.id, "--follow"))
 	return errInterrupted
 }
 
 // printWaiting tells the operator that failed or skipped
 // (password-protected) sections wait for them.
 func (s *statusCmd) printWaiting(w io.Writer, snap *progress.Snapshot) {
-	id := shellQuote(snap.ID)
 	fmt.Fprintf(w, "%d section(s) failed and %d skipped, and the migration waits for you. Run a failed section, "+
 		"or a skipped one once it is unlocked in OneNote, again with\n"+
-		"  starter retry -w %s --section <section>     (or --all for every failed or skipped section)\n"+
-		"or end the migration, with a report of what failed:\n  starter finish -w %s\n", snap.Progress.Failed, snap.Progress.Skipped, id, id)
+		"  %s --section <section>     (or --all for every failed or skipped section)\n"+
+		"or end the migration, with a report of what failed:\n  %s\n", snap.Progress.Failed, snap.Progress.Skipped,
+		s.tf.starter("retry", "-w", snap.ID), s.tf.starter("finish", "-w", snap.ID))
 	for _, sec := range snap.Progress.Sections {
 		if sec.Status == workflows.SectionSkipped {
 			fmt.Fprintf(w, "  skipped: %s (%s): %s\n", sec.Path, sec.ID, tidy(sec.Error))
@@ -263,15 +265,22 @@ func (s *statusCmd) printStatus(snap *progress.Snapshot) {
 	} else if snap.Failure != nil {
 		fmt.Fprintf(tw, "  failure:\t%v\n", explain(snap.Failure, snap.User, "the migration"))
 	}
-	fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.PagesText(), t.Unchanged, t.Failed, t.Remaining)
-	fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.SecDone, t.SecRunning, t.SecPending, t.SecFailed)
+	if t.NoAnswer {
+		// Unknown, not zero: the counts live in the workflow.
+		fmt.Fprintf(tw, "  pages:\tunknown until a worker answers the progress query\n")
+	} else {
+		fmt.Fprintf(tw, "  pages:\t%s done (%d unchanged), %d failed, %d left\n", t.PagesText(), t.Unchanged, t.Failed, t.Remaining)
+		fmt.Fprintf(tw, "  sections:\t%d done, %d running, %d pending, %d failed\n", t.SecDone, t.SecRunning, t.SecPending, t.SecFailed)
+	}
 	if snap.Running() {
 		fmt.Fprintf(tw, "  ETA:\t%s\n", t.ETAText())
 	}
 	for _, row := range progress.HealthLines(snap) {
 		fmt.Fprintf(tw, "  %s:\t%s\n", row[0], row[1])
 	}
-	fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", progress.ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits)
+	if !t.NoAnswer {
+		fmt.Fprintf(tw, "  throttle:\twaited %s in total for %d Graph permits\n", progress.ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits)
+	}
 	if st := snap.Limiter; st != nil {
 		fmt.Fprintf(tw, "  budget:\t%s\n", progress.BudgetText(st, snap.User))
 		fmt.Fprintf(tw, "  \tapp %s; %d foreground and %d background requests queued\n", progress.ScopeText(st.Model.App),

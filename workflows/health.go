@@ -12,6 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
+	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 )
@@ -440,24 +441,25 @@ func (nb *notebook) stallCause(h Health, since time.Time) string {
 	return "no upstream error reported: the sections wait for Graph permits (the limiter's breaker or budget) or for a worker"
 }
 
-// nextAction is the command a person can run now.
+// nextAction is the command a person can run now; each command is in
+// backticks and quoted for a shell (command), so it pastes.
 func (nb *notebook) nextAction(h Health) string {
 	lim := nb.dep.limiterOf(nb.in.User)
 	e := h.LastError
 	switch {
 	case e != nil && e.Ongoing && (e.Type == failure.NotSignedIn || e.Type == failure.GraphAuth):
-		return fmt.Sprintf("starter login --user %s", nb.in.User)
+		return command("starter", "login", "--user", nb.in.User)
 	case e != nil && e.Ongoing && e.Type == failure.NotionAuth:
 		return "check the worker's Notion token (NOTION_TOKEN), then restart the worker"
 	case (h.Stall != "" || h.State == "failing") && (h.Breaker != nil || e != nil && e.Ongoing && e.Service == ServiceGraph):
-		return fmt.Sprintf("wait: the pages go on by themselves once Graph answers; the limiter's breakers (cause, when they close): "+
-			"temporal workflow query --workflow-id %s --name %s", lim, entity.QueryState)
+		return "wait: the pages go on by themselves once Graph answers; the limiter's breakers (cause, when they close): " +
+			command("temporal", "workflow", "query", "--workflow-id", lim, "--name", entity.QueryState)
 	case (h.Stall != "" || h.State == "failing") && e != nil && e.Ongoing:
-		return fmt.Sprintf("wait: the pages retry by themselves once Notion answers (https://status.notion.so); "+
-			"the retrying requests: temporal workflow describe --workflow-id %s", nb.failingWorkflow(e))
+		return "wait: the pages retry by themselves once Notion answers (https://status.notion.so); " +
+			"the retrying requests: " + command("temporal", "workflow", "describe", "--workflow-id", nb.failingWorkflow(e))
 	case h.Stall != "":
-		return fmt.Sprintf("check a worker polls the task queue (temporal task-queue describe --task-queue %s) and the limiter "+
-			"(temporal workflow query --workflow-id %s --name %s)", nb.taskQueue, lim, entity.QueryState)
+		return "check a worker polls the task queue (" + command("temporal", "task-queue", "describe", "--task-queue", nb.taskQueue) +
+			") and the limiter (" + command("temporal", "workflow", "query", "--workflow-id", lim, "--name", entity.QueryState) + ")"
 	}
 	return ""
 }
@@ -478,9 +480,10 @@ func (nb *notebook) retryCommand(p NotebookProgress) string {
 	id := NotebookWorkflowID(nb.in.User, nb.idOr())
 	for _, s := range p.Sections {
 		if retriable(s.Status) {
-			return fmt.Sprintf("starter retry --user %s --notebook %s --section %s (or --all; or starter finish), or "+
-				"temporal workflow update execute --workflow-id %s --name %s --input '%q'",
-				nb.in.User, nb.idOr(), strconv.Quote(s.Path), id, UpdateRetrySection, s.ID)
+			return command("starter", "retry", "--user", nb.in.User, "--notebook", nb.idOr(), "--section", s.Path) +
+				" (or --all; or `starter finish`), or " +
+				command("temporal", "workflow", "update", "execute", "--workflow-id", id, "--name", UpdateRetrySection,
+					"--input", strconv.Quote(s.ID)) // a JSON string for an ID (no JSON encoder in workflow code)
 		}
 	}
 	return ""
@@ -549,4 +552,12 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// command is a command a person can paste: its words quoted for a shell
+// (shell.Quote: OneNote IDs hold "!"), in backticks, as the Web UI's
+// Markdown shows code. It names no Temporal address: the workflow does
+// not know which one the person uses (starter's own hints add it).
+func command(words ...string) string {
+	return "`" + shell.Join(words...) + "`"
 }

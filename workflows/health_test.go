@@ -122,7 +122,7 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 		{name: "Graph down for 20 minutes, the limiter in 4 shards", shards: 4, state: "stalled", code: "503",
 			stall: "stalled: no page done for 10m0s", next: "temporal workflow query --workflow-id " + entity.ShardWorkflowID(LimiterResource, "test", "alice", 4) + " --name state"},
 		{name: "Notion down for 20 minutes", notion: true, state: "waiting", code: "",
-			next: `starter retry --user alice --notebook nb1 --section "Work notes / Plans"`},
+			next: "`starter retry --user alice --notebook nb1 --section 'Work notes / Plans'`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -76,8 +77,11 @@ type MigrateInput struct {
 	State *NotebookState `json:"state,omitempty"`
 
 	// decodeErr is what was wrong with the JSON this input was decoded
-	// from (see UnmarshalJSON); Validate reports it.
-	decodeErr error
+	// from (see UnmarshalJSON); Validate reports it. unknownOnly is set
+	// when that was only fields the input does not have: the rest was
+	// decoded, and Validate checks it too.
+	decodeErr   error
+	unknownOnly bool
 }
 
 // migrateInputFields lists MigrateInput's JSON fields, for error messages.
@@ -98,8 +102,45 @@ func (in *MigrateInput) UnmarshalJSON(b []byte) error {
 		err = errors.New("trailing data after the JSON object")
 	}
 	*in = MigrateInput(v)
+	if err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") {
+		// encoding/json names the first unknown field and decodes the
+		// rest: name them all.
+		in.decodeErr, in.unknownOnly = unknownFields(b), true
+		return nil
+	}
 	in.decodeErr = describeDecodeError(err)
 	return nil
+}
+
+// unknownFields is the error naming every top-level field of the JSON
+// object b that the input does not have, each with a suggestion when it
+// is a misspelling of one it has.
+func unknownFields(b []byte) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return invalid("input", "does not decode: %v", err)
+	}
+	known := append(strings.Split(migrateInputFields, ", "), "state")
+	var bad, names, hints []string
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		if slices.ContainsFunc(known, func(f string) bool { return strings.EqualFold(f, name) }) {
+			continue
+		}
+		hint := ""
+		bare := strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name))
+		for _, f := range known {
+			if editDistance(strings.ToLower(f), bare) <= 2 {
+				hint = fmt.Sprintf(" (did you mean %q?)", f)
+				break
+			}
+		}
+		bad = append(bad, fmt.Sprintf("%q%s", name, hint))
+		names, hints = append(names, name), append(hints, hint)
+	}
+	if len(bad) == 1 {
+		return invalid("input", "has a field %q, which the input does not have%s; the fields are %s", names[0], hints[0], migrateInputFields)
+	}
+	return invalid("input", "has fields %s, which the input does not have; the fields are %s", strings.Join(bad, ", "), migrateInputFields)
 }
 
 // describeDecodeError turns a JSON decoding error into an invalid-input
@@ -129,18 +170,30 @@ func describeDecodeError(err error) error {
 			`{"user":"alice","notebook":"Work notes","notionParent":"<page id>"}`, typ.Value)
 	case errors.As(err, &syn):
 		return invalid("input", "is not valid JSON (at byte %d: %v)", syn.Offset, syn)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		hint := ""
-		bare := strings.NewReplacer("_", "", "-", "", " ", "").Replace(name)
-		for _, f := range strings.Split(migrateInputFields, ", ") {
-			if strings.EqualFold(f, bare) {
-				hint = fmt.Sprintf(" (did you mean %q?)", f)
-			}
-		}
-		return invalid("input", "has a field %q, which the input does not have%s; the fields are %s", name, hint, migrateInputFields)
 	}
 	return invalid("input", "does not decode: %v", err)
+}
+
+// editDistance is the Levenshtein distance of a and b, for suggesting
+// the field a misspelt one meant.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // jsonKind names what a Go kind looks like in JSON.
@@ -165,25 +218,32 @@ func invalid(field, format string, args ...any) error {
 		fmt.Sprintf("invalid input: field %q: %s", field, fmt.Sprintf(format, args...)), failure.InvalidInput, nil, field)
 }
 
-// Validate checks the input and fills defaults. Its error names the field.
+// Validate checks the input and fills defaults. Its error names every
+// problem it finds at once, each with its field (one problem keeps the
+// plain form, `invalid input: field "x": ...`).
 func (in *MigrateInput) Validate() error {
-	if in.decodeErr != nil {
+	if in.decodeErr != nil && !in.unknownOnly {
 		return in.decodeErr
 	}
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	add(in.decodeErr)
 	in.User = strings.TrimSpace(in.User)
 	in.Notebook = strings.TrimSpace(in.Notebook)
 	in.NotionParent = strings.TrimSpace(in.NotionParent)
-	if err := validUser(in.User); err != nil {
-		return err
-	}
+	add(validUser(in.User))
 	if in.Notebook == "" {
-		return invalid("notebook", "is required: the notebook's ID or display name")
+		add(invalid("notebook", "is required: the notebook's ID or display name"))
 	}
 	if in.NotionParent == "" && !in.DryRun {
-		return invalid("notionParent", "is required: the ID of a Notion page shared with the integration")
+		add(invalid("notionParent", "is required: the ID of a Notion page shared with the integration"))
 	}
 	if strings.ContainsAny(in.NotionParent, " /?#") {
-		return invalid("notionParent", "%q is not a Notion page ID", in.NotionParent)
+		add(invalid("notionParent", "%q is not a Notion page ID", in.NotionParent))
 	}
 	for _, f := range []struct {
 		name string
@@ -191,25 +251,23 @@ func (in *MigrateInput) Validate() error {
 	}{{"include", in.Include}, {"exclude", in.Exclude}} {
 		for i, s := range f.list {
 			if strings.TrimSpace(s) == "" {
-				return invalid(f.name, "item %d is empty", i)
+				add(invalid(f.name, "item %d is empty", i))
 			}
 		}
 	}
 	for _, s := range in.Include {
 		if slices.Contains(in.Exclude, s) {
-			return invalid("exclude", "%q is also in include", s)
+			add(invalid("exclude", "%q is also in include", s))
 		}
 	}
 	if _, err := limiter.Profile(in.Limits); err != nil {
-		return invalid("limits", "%v", err)
+		add(invalid("limits", "%v", err))
 	}
 	if in.Sync != nil {
-		if err := in.Sync.validate(); err != nil {
-			return err
-		}
+		add(in.Sync.validate())
 	}
 	if err := in.ContentOptions.Validate(); err != nil {
-		return invalid("imageAlt", "%q is not allowed: it must be %s", in.ImageAlt, convert.ImageAltModes)
+		add(invalid("imageAlt", "%q is not allowed: it must be %s", in.ImageAlt, convert.ImageAltModes))
 	}
 	for _, f := range []struct {
 		name string
@@ -224,12 +282,40 @@ func (in *MigrateInput) Validate() error {
 	} {
 		switch {
 		case *f.v < 0 || *f.v > f.max:
-			return invalid(f.name, "%d is out of range (1 to %d, 0 for the default %d)", *f.v, f.max, f.def)
+			add(invalid(f.name, "%d is out of range (1 to %d, 0 for the default %d)", *f.v, f.max, f.def))
 		case *f.v == 0:
 			*f.v = f.def
 		}
 	}
-	return nil
+	return joinInvalid(errs)
+}
+
+// joinInvalid is one invalid-input error for all of errs (each made by
+// invalid): nil for none, the error itself for one, else a list of them,
+// one a line, its details every field named.
+func joinInvalid(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	lines := make([]string, len(errs))
+	var fields []any
+	for i, err := range errs {
+		msg := err.Error()
+		var app *temporal.ApplicationError
+		var field string
+		if errors.As(err, &app) {
+			msg = app.Message()
+			if app.HasDetails() && app.Details(&field) == nil {
+				fields = append(fields, field)
+			}
+		}
+		lines[i] = "- " + strings.TrimPrefix(msg, "invalid input: ")
+	}
+	return temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("invalid input: %d problems:\n%s", len(errs), strings.Join(lines, "\n")), failure.InvalidInput, nil, fields...)
 }
 
 func validUser(u string) error {

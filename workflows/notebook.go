@@ -696,12 +696,14 @@ func (nb *notebook) waiting() int {
 func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 	pending := false
 	var dbs []string
+	total := 0 // pages whose links are to rewrite, for progress
 	for _, s := range nb.sections {
 		if db := nb.dbs[s.ID]; db != "" {
 			dbs = append(dbs, db)
 		}
 		if r := s.result; r != nil && (r.Linked > 0 || r.LinksPending > 0) {
 			pending = true
+			total += r.Linked + r.LinksPending
 		}
 	}
 	if !pending || len(dbs) == 0 {
@@ -719,7 +721,7 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 		// on it.
 		finished := false
 		workflow.Go(sctx, func(sctx workflow.Context) {
-			err = nb.linkSteps(sctx, key, dbs, rep)
+			err = nb.linkSteps(sctx, key, dbs, total, rep)
 			cctx := workflow.WithActivityOptions(sctx, housekeepingOptions("Clean staged link targets"))
 			if cerr := workflow.ExecuteActivity(cctx, activities.CleanPageName, key).Get(cctx, nil); cerr != nil {
 				workflow.GetLogger(sctx).Warn("Staged link targets not cleaned", "error", cerr)
@@ -752,8 +754,8 @@ func (nb *notebook) linkPass(ctx workflow.Context, rep *NotebookReport) error {
 
 // linkSteps stages the link targets on the session's worker, then
 // rewrites the pages with links left, database by database, a chunk of
-// pages per activity.
-func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, dbs []string, rep *NotebookReport) error {
+// pages per activity; the phase counts the pages rewritten out of total.
+func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, dbs []string, total int, rep *NotebookReport) error {
 	actx := workflow.WithActivityOptions(sctx, notionLinkOptions(fmt.Sprintf("Read the link targets of %d sections from Notion", len(dbs))))
 	var st activities.StageLinkTargetsResult
 	if err := workflow.ExecuteActivity(actx, activities.StageLinkTargetsName,
@@ -773,6 +775,8 @@ func (nb *notebook) linkSteps(sctx workflow.Context, key activities.StageKey, db
 			rep.LinkFailed += r.Failed
 			rep.addLinkLosses(r)
 			more = r.More
+			nb.phase = fmt.Sprintf("rewriting links: %d of about %d pages", rep.LinkPages+rep.LinkFailed, total)
+			nb.details(sctx)
 		}
 	}
 	return nil
@@ -825,7 +829,7 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 	}
 	nb.phase = "writing the migration report"
 	nb.details(ctx)
-	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Write the migration report in Notion"))
+	actx := workflow.WithActivityOptions(ctx, notionReportOptions("Write the migration report in Notion"))
 	var res activities.WriteReportResult
 	if err := workflow.ExecuteActivity(actx, activities.WriteReportName, in).Get(ctx, &res); err != nil {
 		workflow.GetLogger(ctx).Warn("Migration report not written", "error", err)

@@ -19,6 +19,28 @@ import (
 // client to every permit, enforces that in one place: a timeout longer
 // than the lease less entity.LeaseMargin is cut to it. Notion and
 // housekeeping activities hold no permit.
+//
+// The rule for a lost worker (TestLostWorkerRule walks every set): an
+// activity whose worker dies is noticed within lostWorkerNotice, by its
+// start-to-close timeout when that is short, else by a heartbeat timeout
+// (the activities heartbeat on a ticker while they wait, see
+// activities.Config.HeartbeatEvery). And the migration survives
+// lostWorkers losses in a row: an activity on a worker session is run
+// again on a new session by its page or pass (maxPageRuns), any other by
+// its own retry policy (or, for Graph, a new permit of entity.Call).
+
+// lostWorkerNotice is the longest a lost worker may hold an activity
+// before Temporal notices and schedules it elsewhere.
+const lostWorkerNotice = time.Minute
+
+// heartbeatTimeout is the heartbeat timeout of every long activity: six
+// heartbeats (activities.Config.HeartbeatEvery, 5 s) may go missing
+// before the worker is taken as lost.
+const heartbeatTimeout = 30 * time.Second
+
+// lostWorkers is how many workers lost in a row the retry budget of an
+// activity outside a session survives.
+const lostWorkers = 3
 
 // graphOptions are for one Graph request under a permit (a listing, a
 // page's content). No retry policy: entity.Call makes one Temporal attempt
@@ -33,9 +55,10 @@ func graphOptions(summary string) workflow.ActivityOptions {
 // gets longer than one request, and section.resources retries the missing
 // ones under a new permit. Under the limiter the five minutes are cut to
 // the lease less its margin (1m45s with the default two-minute lease);
-// the baselines, which hold no permit, keep them.
+// the baselines, which hold no permit, keep them. It heartbeats, so a
+// worker lost mid-download is noticed before the lease ends.
 func graphResourcesOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, Summary: summary}
+	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, HeartbeatTimeout: heartbeatTimeout, Summary: summary}
 }
 
 // notionAttempts is the Temporal attempts of every Notion activity. The
@@ -47,12 +70,18 @@ func graphResourcesOptions(summary string) workflow.ActivityOptions {
 // more round of the client's retries).
 const notionAttempts = 2
 
-// notionRetry is the retry policy of the Notion activities: notionAttempts,
+// notionAloneAttempts is the Temporal attempts of a Notion activity
+// outside a worker session (the layout, the rows queries, the report):
+// nothing runs it again but its retry policy, so besides the one round
+// of the client's retries above it survives lostWorkers lost workers.
+const notionAloneAttempts = notionAttempts + lostWorkers
+
+// notionRetry is the retry policy of the Notion activities: attempts,
 // none for an error the taxonomy does not retry (failure.NotRetried: a
 // validation error, the staged content gone, which runs the page again on
 // a new session instead).
-func notionRetry() *temporal.RetryPolicy {
-	return &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, MaximumAttempts: notionAttempts,
+func notionRetry(attempts int32) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: time.Minute, MaximumAttempts: attempts,
 		NonRetryableErrorTypes: failure.NotRetried()}
 }
 
@@ -68,8 +97,9 @@ func notionRetry() *temporal.RetryPolicy {
 // with its worker may have sent its requests already: the run after it
 // sends them again, which the write's idempotency makes harmless (the row
 // is found by its OneNote page ID and a half-written one completed, so the
-// page lands once), and this bound counts every run. (The layout and the
-// rows query are not run again by the workflow: 16.)
+// page lands once), and this bound counts every run. (The layout, the rows
+// query and the report are not run again by the workflow:
+// notionAloneAttempts x 8 = 40.)
 //
 // A Graph request is sent once per permit: at most the permits of one
 // entity.Call (20, each after the limiter let it go, a throttle waiting in
@@ -83,40 +113,55 @@ const (
 	graphSendBound  = 160
 )
 
-// notionWriteOptions are for writing one page to Notion: many paced
-// requests (blocks in chunks, file uploads), so a long timeout with a
-// heartbeat to notice a dead worker early; retried (notionRetry) because
-// the write is idempotent.
+// notionWriteOptions are for writing one page to Notion on its session:
+// many paced requests (blocks in chunks, file uploads), so a long timeout
+// with a heartbeat to notice a dead worker early; retried (notionRetry)
+// because the write is idempotent, and run again on a new session when
+// its worker is lost.
 func notionWriteOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: time.Minute,
-		RetryPolicy: notionRetry(), Summary: summary}
+	return workflow.ActivityOptions{StartToCloseTimeout: 15 * time.Minute, HeartbeatTimeout: heartbeatTimeout,
+		RetryPolicy: notionRetry(notionAttempts), Summary: summary}
 }
 
 // notionReadOptions are for reading a section database's rows: paged
 // queries paced with every other Notion call; reading twice is harmless.
+// Outside a session, so its retries are what survive a lost worker.
 func notionReadOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, RetryPolicy: notionRetry(), Summary: summary}
+	return workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, HeartbeatTimeout: heartbeatTimeout,
+		RetryPolicy: notionRetry(notionAloneAttempts), Summary: summary}
 }
 
 // notionLayoutOptions are for creating (or finding) the notebook's pages
 // and section databases in Notion: a few dozen paced requests, found
-// again rather than created twice on a retry.
+// again rather than created twice on a retry. Outside a session, so its
+// retries are what survive a lost worker.
 func notionLayoutOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: notionRetry(), Summary: summary}
+	return workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: heartbeatTimeout,
+		RetryPolicy: notionRetry(notionAloneAttempts), Summary: summary}
 }
 
 // notionLinkOptions are for the link pass's activities on its session
-// (staging the link targets, rewriting a chunk of pages) and the
-// migration report (reading every row, rewriting the report page): many
-// paced requests each, so a long timeout with a heartbeat; rewriting a
-// link or the report twice writes the same.
+// (staging the link targets, rewriting a chunk of pages): many paced
+// requests each, so a long timeout with a heartbeat; rewriting a link
+// twice writes the same, and the pass runs again on a new session when
+// its worker is lost.
 func notionLinkOptions(summary string) workflow.ActivityOptions {
-	return workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute, HeartbeatTimeout: 2 * time.Minute,
-		RetryPolicy: notionRetry(), Summary: summary}
+	return workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute, HeartbeatTimeout: heartbeatTimeout,
+		RetryPolicy: notionRetry(notionAttempts), Summary: summary}
+}
+
+// notionReportOptions are for the migration report (reading every row,
+// rewriting the report page): as long as the link pass's, but outside a
+// session, so its retries are what survive a lost worker; rewriting the
+// report twice writes the same.
+func notionReportOptions(summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute, HeartbeatTimeout: heartbeatTimeout,
+		RetryPolicy: notionRetry(notionAloneAttempts), Summary: summary}
 }
 
 // housekeepingOptions are for local chores on the worker (cleaning a
-// staging directory): quick, a few retries, and a failure is only logged.
+// staging directory): quick, a few retries, and a failure is only logged
+// (the worker's sweep clears what is left, activities.SweepStaging).
 func housekeepingOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{StartToCloseTimeout: time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}, Summary: summary}

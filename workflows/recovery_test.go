@@ -613,6 +613,15 @@ func TestMalformedInputNamesTheField(t *testing.T) {
 		{`{"user":"alice","notebook":"n","notionParent":"p","dry_run":true}`, `has a field "dry_run", which the input does not have (did you mean "dryRun"?)`},
 		{`{"user":"alice","notebook":"n","notionParent":"p","include":"A"}`, `field "include": is a JSON string; it must be a list`},
 		{`["alice"]`, `it must be an object`},
+		// Every problem at once: two misspelt fields, a missing one and
+		// one out of range.
+		{`{"user":"alice","notebok":"n","page_parallelism":3,"sectionParallelism":-1}`,
+			"invalid input: 4 problems:\n" +
+				`- field "input": has fields "notebok" (did you mean "notebook"?), "page_parallelism" (did you mean "pageParallelism"?), which the input does not have; ` +
+				"the fields are " + migrateInputFields + "\n" +
+				`- field "notebook": is required: the notebook's ID or display name` + "\n" +
+				`- field "notionParent": is required: the ID of a Notion page shared with the integration` + "\n" +
+				`- field "sectionParallelism": -1 is out of range`},
 	} {
 		env, _ := newEnv(t)
 		env.ExecuteWorkflow(MigrateNotebookName, json.RawMessage(tc.input))

@@ -33,6 +33,12 @@ type ScanInput struct {
 	AttachmentsPerPage float64 `json:"attachmentsPerPage,omitempty"`
 }
 
+// HighResourcesPerPage is the most images and attachments (PDF printout
+// parts included) a page is assumed to hold on average, for the high end
+// of a scan's range: a scan reads listings only, never page content.
+// Generated notebooks hold 2.6 (TestScanRangeHoldsOnTheDemoNotebook).
+const HighResourcesPerPage = 4
+
 // DefaultImageShare is the part of ResourcesPerPage assumed to be images
 // (the rest attachments) when the scan is not told: our assumption, not a
 // measurement of real notebooks (the scan reads no page content).
@@ -91,6 +97,11 @@ type NotebookScan struct {
 	// the plain listings when Graph failed the expanded call), the page
 	// listings, one per page's content and one per resource (assumed).
 	Requests int `json:"requests"`
+	// RequestsLow and RequestsHigh bound Requests over what the scan
+	// cannot see: no resource on any page, and HighResourcesPerPage on
+	// every page.
+	RequestsLow  int `json:"requestsLow"`
+	RequestsHigh int `json:"requestsHigh"`
 	// ETA is how long those requests take under the limits (the binding
 	// window), ignoring everything else.
 	ETA     time.Duration `json:"eta"`
@@ -202,12 +213,25 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 		images := min(perPages(nbScan.Pages, in.ImagesPerPage), resources)
 		attachments := resources - images
 		nbScan.Requests = treeCalls + listCalls + nbScan.Pages + images + attachments
+		nbScan.RequestsLow, nbScan.RequestsHigh = requestRange(treeCalls+listCalls, nbScan.Pages)
+		nbScan.RequestsHigh = max(nbScan.RequestsHigh, nbScan.Requests)
 		nbScan.ETA = EstimateDuration(spec, nbScan.Requests)
-		nbScan.ETAText = fmt.Sprintf("about %s for %d Graph requests under %q", nbScan.ETA.Round(time.Second), nbScan.Requests, spec.Name)
+		nbScan.ETAText = fmt.Sprintf("about %s for %d Graph requests, assuming %g images and attachments a page "+
+			"(%s to %s for %d to %d requests, 0 to %d a page) under %q",
+			nbScan.ETA.Round(time.Second), nbScan.Requests, in.ResourcesPerPage,
+			EstimateDuration(spec, nbScan.RequestsLow).Round(time.Second), EstimateDuration(spec, nbScan.RequestsHigh).Round(time.Second),
+			nbScan.RequestsLow, nbScan.RequestsHigh, HighResourcesPerPage, spec.Name)
 		nbScan.Savings = savings(spec, nbScan.Requests, images, attachments, in)
 	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanned **%s**: %d notebooks", in.User, len(res.Notebooks)))
 	return res, lim.Flush(ctx)
+}
+
+// requestRange is the Graph requests of a notebook of pages whose tree
+// and listings take fixed requests, with no resource on any page (low)
+// and HighResourcesPerPage on each (high).
+func requestRange(fixed, pages int) (low, high int) {
+	return fixed + pages, fixed + pages + pages*HighResourcesPerPage
 }
 
 // requestsText is "1 Graph request" or "n Graph requests".

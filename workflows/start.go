@@ -29,8 +29,9 @@ func NotebookSummary(notebookName, user string) string {
 func NotebookDetails(notebookID, notebookName string, in MigrateInput) string {
 	id := NotebookWorkflowID(in.User, notebookID)
 	return fmt.Sprintf("Migrates OneNote notebook **%s** (ID %s) of user %s into Notion, under page %s. "+
-		"Its current details say how it goes; follow it with `starter status -w %s --follow` "+
-		"or the `%s` query.", clipText(notebookName, 200), notebookID, in.User, orNone(in.NotionParent), id, QueryProgress)
+		"Its current details say how it goes; follow it with %s "+
+		"or the `%s` query.", clipText(notebookName, 200), notebookID, in.User, orNone(in.NotionParent),
+		command("starter", "status", "-w", id, "--follow"), QueryProgress)
 }
 
 // StartOptions are the start options of the migration of notebook (its
@@ -50,7 +51,12 @@ func StartOptions(queue, notebookID, notebookName string, in MigrateInput) clien
 
 // StartCommand is the same start as arguments of `temporal workflow
 // start` (v1.5.1), after the connection flags: the command the README
-// documents and the demo runs.
+// documents and the demo runs. --fail-existing is what makes a second
+// start of a running migration fail: the server refuses it (conflict
+// policy Fail), but without the flag the CLI's SDK client turns that
+// refusal into a handle on the running execution (its
+// WorkflowExecutionErrorWhenAlreadyStarted), which the CLI prints as
+// "Running execution" and exits 0, the new input dropped.
 func StartCommand(queue, notebookID, notebookName string, in MigrateInput) ([]string, error) {
 	raw, err := plainJSON(in)
 	if err != nil {
@@ -58,7 +64,7 @@ func StartCommand(queue, notebookID, notebookName string, in MigrateInput) ([]st
 	}
 	o := StartOptions(queue, notebookID, notebookName, in)
 	return []string{"workflow", "start", "--task-queue", o.TaskQueue, "--type", MigrateNotebookName,
-		"--workflow-id", o.ID, "--id-reuse-policy", "AllowDuplicate", "--id-conflict-policy", "Fail",
+		"--workflow-id", o.ID, "--id-reuse-policy", "AllowDuplicate", "--id-conflict-policy", "Fail", "--fail-existing",
 		"--static-summary", o.StaticSummary, "--static-details", o.StaticDetails,
 		"--search-attribute", AttrUser.GetName() + "=" + jsonString(in.User),
 		"--search-attribute", AttrNotebook.GetName() + "=" + jsonString(notebookID),

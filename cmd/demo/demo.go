@@ -27,6 +27,7 @@ import (
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/progress"
+	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/notion"
 	lossreport "github.com/notebridge/notebridge/report"
@@ -375,8 +376,8 @@ func (d *demo) scan(ctx context.Context) (workflows.NotebookScan, error) {
 	}
 	for _, nb := range sr.Notebooks {
 		if want := d.opts.realEnv.Notebook; want == "" || want == nb.ID || want == nb.Name {
-			fmt.Fprintf(d.out, "    notebook %q (%s): %d sections, %d pages, about %d Graph requests\n",
-				nb.Name, nb.ID, len(nb.Sections), nb.Pages, nb.Requests)
+			fmt.Fprintf(d.out, "    notebook %q (%s): %d sections, %d pages, about %d Graph requests (%d to %d: 0 to %d images and attachments a page)\n",
+				nb.Name, nb.ID, len(nb.Sections), nb.Pages, nb.Requests, nb.RequestsLow, nb.RequestsHigh, workflows.HighResourcesPerPage)
 			for _, s := range nb.Sections {
 				fmt.Fprintf(d.out, "      %-40s %3d pages (%d subpages)\n", s.Path, s.Pages, s.Subpages)
 			}
@@ -426,15 +427,8 @@ func (d *demo) relBin(name string) string {
 	return rel
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a shell (shell.Quote, the one rule).
+func shellQuote(s string) string { return shell.Quote(s) }
 
 // graphStats is the part of the Graph emulator's /_emulator/stats the
 // demo shows.
@@ -460,12 +454,13 @@ func (d *demo) follow(ctx context.Context, id string, nb workflows.NotebookScan)
 	scan := progress.ScanPages(&nb)
 	tty := progress.IsTerminal(d.out)
 	last, finishSent := "", false
+	var counts progress.Tracker
 	for {
 		snap, err := g.Gather(ctx)
 		if err != nil {
 			return report, err
 		}
-		t := progress.TotalsOf(snap, scan)
+		t := counts.Next(snap, scan)
 		line, key := progress.Bar(t, 30)+" "+progress.Line(snap, t)+d.graphCounts(ctx), progress.Key(snap, t)
 		switch {
 		case tty:
@@ -556,7 +551,7 @@ func (d *demo) printSummary(r *Result) {
 	fmt.Fprintf(w, "  pages migrated:      %d of %d (%d already there)\n", r.Written+r.Skipped, r.Pages, r.Skipped)
 	fmt.Fprintf(w, "  pages failed:        %d (sections failed: %d)\n", r.Failed, r.FailedSections)
 	if r.Losses != "" {
-		fmt.Fprintf(w, "  losses:              %s\n", r.Losses)
+		fmt.Fprintf(w, "  loss report:         %s\n", r.Losses)
 	}
 	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
 	if d.graphURL != "" {
@@ -567,11 +562,30 @@ func (d *demo) printSummary(r *Result) {
 	}
 	fmt.Fprintf(w, "  Temporal Web UI:     %s\n", r.UIURL)
 	fmt.Fprintf(w, "  operator CLI:        %s status -temporal-address %s -w %s\n",
-		d.relBin("starter"), d.temporalAddr, shellQuote(r.WorkflowID))
+		shellQuote(d.relBin("starter")), shellQuote(d.temporalAddr), shellQuote(r.WorkflowID))
+	if line := d.reportCommand(r.WorkflowID); line != "" {
+		fmt.Fprintf(w, "  loss report (JSON):  %s\n", line)
+	}
 	if r.ViewURL != "" {
 		fmt.Fprintf(w, "  Notion (emulator):   %s\n", r.ViewURL)
 	}
 	fmt.Fprintf(w, "  logs:                %s\n", d.logDir())
+}
+
+// reportCommand is the starter report command for the demo's migration,
+// with the Notion emulator's URL and the demo's token (in a file only the
+// user can read, never printed) as the worker has them; "" with real
+// Notion, whose settings the person already holds.
+func (d *demo) reportCommand(id string) string {
+	if d.notionURL == "" {
+		return ""
+	}
+	file := filepath.Join(d.opts.dir, "notion-token")
+	if err := os.WriteFile(file, []byte(d.notionToken), 0o600); err != nil {
+		return ""
+	}
+	return shell.Join("env", "NOTEBRIDGE_NOTION_URL="+d.notionURL, "NOTION_TOKEN_FILE="+file, d.relBin("starter"), "report",
+		"-temporal-address", d.temporalAddr, "-w", id)
 }
 
 // lossLine is the report's loss counts by kind, and where to read them.

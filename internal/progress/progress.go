@@ -91,12 +91,21 @@ type Totals struct {
 	Permits                                    int
 	Waited                                     time.Duration
 	ETA                                        time.Duration
+	// NoAnswer is set when the running migration did not answer its
+	// progress query: the counts are unknown (all zero), or, from a
+	// Tracker, the last known ones, Age old.
+	NoAnswer bool
+	Age      time.Duration
 }
 
 // TotalsOf adds up a Snapshot; scan maps section IDs to the page counts
 // of the user's last scan (nil if none).
 func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 	var t Totals
+	if s.Running() && !s.ProgressOK {
+		// No worker answered: nothing is known, which is not zero.
+		return Totals{NoAnswer: true}
+	}
 	unlisted := func(id string) {
 		if n, ok := scan[id]; ok {
 			t.Pages += n
@@ -177,6 +186,9 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 // PagesText is "52/160 pages" ("52/160+" while some sections are not
 // counted yet).
 func (t Totals) PagesText() string {
+	if t.NoAnswer && t.Age == 0 {
+		return "unknown pages"
+	}
 	plus := ""
 	if t.Unknown > 0 {
 		plus = "+"
@@ -253,10 +265,20 @@ func ShortDur(d time.Duration) string {
 // Line is the one-line status: what `starter status --follow` and the
 // demo print.
 func Line(s *Snapshot, t Totals) string {
+	asOf := ""
+	if t.NoAnswer {
+		asOf = " " + ShortDur(t.Age) + " ago"
+	}
 	parts := []string{
-		fmt.Sprintf("%s done, %d failed, %d left", t.PagesText(), t.Failed, t.Remaining),
+		fmt.Sprintf("%s done%s, %d failed, %d left", t.PagesText(), asOf, t.Failed, t.Remaining),
 		"ETA " + t.ETAText(),
 		fmt.Sprintf("permit waits %s (%d permits)", ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits),
+	}
+	if t.NoAnswer {
+		if t.Age == 0 {
+			parts = parts[:0]
+		}
+		parts = append(parts, "counts unknown now: the progress query got no answer (is a worker running?)")
 	}
 	if b := BudgetText(s.Limiter, s.User); b != "" {
 		parts = append(parts, "budget "+b)
@@ -264,10 +286,12 @@ func Line(s *Snapshot, t Totals) string {
 	phase := s.Progress.Phase
 	if !s.Running() {
 		phase = StatusName(s.Status)
-	} else if phase == "" {
+	} else if phase == "" && s.ProgressOK {
 		phase = "starting"
 	}
-	parts = append(parts, phase)
+	if phase != "" {
+		parts = append(parts, phase)
+	}
 	if h := HealthShort(s); h != "" {
 		parts = append(parts, h)
 	}
@@ -388,11 +412,47 @@ func breakerOf(s *Snapshot) string {
 	return ""
 }
 
+// Tracker follows one migration's snapshots and gives the counts to
+// show: the one place that keeps them moving forward. Pages done, pages
+// unchanged, permits and permit waits are cumulative, so a snapshot that
+// reads less (a section's live report older than the notebook's sum, a
+// section run that continued as new) shows the most already seen; and a
+// snapshot without an answer shows the last known counts with their age,
+// never zeros. The zero value is ready.
+type Tracker struct {
+	last  Totals
+	at    time.Time
+	known bool
+}
+
+// Next is the counts of s to show (TotalsOf, kept moving forward).
+func (k *Tracker) Next(s *Snapshot, scan map[string]int) Totals {
+	t := TotalsOf(s, scan)
+	if t.NoAnswer {
+		if !k.known {
+			return t
+		}
+		old := k.last
+		old.NoAnswer, old.Age, old.ETA = true, s.Now.Sub(k.at), 0
+		return old
+	}
+	if k.known {
+		t.Done = max(t.Done, k.last.Done)
+		t.Unchanged = max(t.Unchanged, k.last.Unchanged)
+		t.Permits = max(t.Permits, k.last.Permits)
+		t.Waited = max(t.Waited, k.last.Waited)
+		t.Pages = max(t.Pages, k.last.Pages, t.Done+t.Failed)
+		t.Remaining = max(0, t.Pages-t.Done-t.Failed)
+	}
+	k.last, k.at, k.known = t, s.Now, true
+	return t
+}
+
 // Key changes when what Line shows changes but for the clock, so that
 // output that is not a terminal gets a line per change.
 func Key(s *Snapshot, t Totals) string {
-	return fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d/%s", t.Done, t.Pages, t.Failed, t.Remaining, t.Unknown, s.Progress.Phase,
-		t.SecDone, t.SecFailed, t.SecRunning, healthKey(s))
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%s/%d/%d/%d/%s/%t", t.Done, t.Pages, t.Failed, t.Remaining, t.Unknown, s.Progress.Phase,
+		t.SecDone, t.SecFailed, t.SecRunning, healthKey(s), t.NoAnswer)
 }
 
 // IsTerminal reports whether w is a terminal, where a follower redraws

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
@@ -134,6 +135,10 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 	if err != nil {
 		return err
 	}
+	defer acts.Close()
+	// What killed workers staged is cleared at start and then
+	// periodically: their sessions are gone with them.
+	go acts.SweepStagingEvery(ctx, stagingSweepEvery, log)
 	// More pollers than the SDK's default of 2: the limiter entity and
 	// every requester exchange short workflow tasks, and with 2 pollers
 	// dispatch latency, not the budget, bounded permits per second
@@ -160,6 +165,10 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 	w.Stop()
 	return nil
 }
+
+// stagingSweepEvery is how often a worker clears the staged pages of
+// worker processes that are gone (activities.SweepStaging).
+const stagingSweepEvery = 5 * time.Minute
 
 // notionPacing is how the Notion client paces each token: through the
 // pace entity, so every worker process together keeps the token's rate

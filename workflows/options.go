@@ -151,9 +151,10 @@ func notionLinkOptions(summary string) workflow.ActivityOptions {
 }
 
 // notionReportOptions are for the migration report (reading every row,
-// rewriting the report page): as long as the link pass's, but outside a
-// session, so its retries are what survive a lost worker; rewriting the
-// report twice writes the same.
+// rewriting the report page) and a sync run's row passes (ApplySync,
+// ReconcileStructure, its entry on the report page): as long as the link
+// pass's, but outside a session, so its retries are what survive a lost
+// worker; each writes the same when run twice.
 func notionReportOptions(summary string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Minute, HeartbeatTimeout: heartbeatTimeout,
 		RetryPolicy: notionRetry(notionAloneAttempts), Summary: summary}

@@ -234,7 +234,7 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		nb.phase = fmt.Sprintf("sync: %d row changes in Notion", len(actions))
 		nb.details(ctx)
 		var applied activities.ApplySyncResult
-		actx := workflow.WithActivityOptions(ctx, notionWriteOptions(fmt.Sprintf("Rename, move and archive %d rows", len(actions))))
+		actx := workflow.WithActivityOptions(ctx, notionReportOptions(fmt.Sprintf("Rename, move and archive %d rows", len(actions))))
 		if err := workflow.ExecuteActivity(actx, activities.ApplySyncName, activities.ApplySyncInput{Actions: actions}).Get(ctx, &applied); err != nil {
 			return nb.explain(err)
 		}
@@ -277,7 +277,7 @@ func (nb *notebook) reconcileStructure(ctx workflow.Context) error {
 		in.Sections = append(in.Sections, activities.SyncSection{ID: id, DatabaseID: nb.former[id]})
 	}
 	var res activities.ReconcileStructureResult
-	actx := workflow.WithActivityOptions(ctx, notionWriteOptions("Set every row's parent, order and title to OneNote's"))
+	actx := workflow.WithActivityOptions(ctx, notionReportOptions("Set every row's parent, order and title to OneNote's"))
 	if err := workflow.ExecuteActivity(actx, activities.ReconcileStructureName, in).Get(ctx, &res); err != nil {
 		return nb.explain(err)
 	}
@@ -364,7 +364,7 @@ func (nb *notebook) appendSyncReport(ctx workflow.Context, rep *NotebookReport) 
 	info := workflow.GetInfo(ctx)
 	headline := fmt.Sprintf("Sync run %s (%s): %s", info.WorkflowStartTime.UTC().Format("2006-01-02 15:04:05 UTC"),
 		info.WorkflowExecution.ID, strings.TrimPrefix(sr.Summary(), "sync: "))
-	actx := workflow.WithActivityOptions(ctx, notionLinkOptions("Append the sync report to the migration report"))
+	actx := workflow.WithActivityOptions(ctx, notionReportOptions("Append the sync report to the migration report"))
 	var id string
 	err := workflow.ExecuteActivity(actx, activities.AppendSyncReportName, activities.AppendSyncReportInput{
 		NotebookPageID: nb.page, Key: info.WorkflowExecution.ID, Headline: headline, Lines: slices.Concat(sr.Changes, sr.Failed, sr.Notes),

@@ -62,10 +62,6 @@ func identitySpec() notion.NotebookSpec {
 // the same containers (never a second copy), gives them OneNote's titles,
 // and names a container that is gone instead of making it again.
 func TestContainersAreFoundByIdentity(t *testing.T) {
-	type step struct {
-		l    notion.Layout
-		spec *notion.NotebookSpec
-	}
 	cases := []struct {
 		name string
 		// act changes things between the two runs; it may change spec.
@@ -280,7 +276,7 @@ func TestLayoutNeverTakesAnotherSectionsDatabase(t *testing.T) {
 	if second.SectionDatabaseIDs["s9"] == first.SectionDatabaseIDs["s1"] || second.Created != 1 {
 		t.Errorf("the new section took the old one's database: %+v", second)
 	}
-	if second.Former["s1"] != first.SectionDatabaseIDs["s1"] {
+	if len(second.Former) != 1 || second.Former[0] != (notion.FormerSection{ID: "s1", DatabaseID: first.SectionDatabaseIDs["s1"]}) {
 		t.Errorf("the deleted section's database is not among the former ones: %+v", second.Former)
 	}
 }

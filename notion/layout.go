@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // NotebookSpec describes a OneNote notebook's containers: its sections and
@@ -42,11 +44,12 @@ type Layout struct {
 	// a message that names it and says what to do. Such a section is not
 	// written: writing it again would make a second copy of its pages.
 	Gone map[string]string `json:",omitempty"`
-	// Former maps the OneNote IDs of sections the record holds but the
-	// notebook no longer lists (deleted, or moved to another notebook) to
-	// their live databases: a sync reads their rows too, so a page that
-	// moved out of them is found and nothing is written twice.
-	Former map[string]string `json:",omitempty"`
+	// Former are the sections the record holds but the notebook no
+	// longer lists (deleted, or moved to another notebook), with their
+	// live databases, in OneNote ID order: a sync reads their rows too,
+	// so a page that moved out of them is found and nothing is written
+	// twice.
+	Former []FormerSection `json:",omitempty"`
 	// Elsewhere names the section databases found under another page than
 	// OneNote's place for them (a person moved them, or OneNote moved the
 	// section to another group): Notion's API cannot move a database,
@@ -57,6 +60,12 @@ type Layout struct {
 	// containers made.
 	Renamed int `json:",omitempty"`
 	Created int `json:",omitempty"`
+}
+
+// FormerSection is a section the notebook no longer lists, and its
+// database.
+type FormerSection struct {
+	ID, DatabaseID string
 }
 
 // EnsureLayout finds or creates the Notion containers of a notebook under
@@ -94,12 +103,10 @@ func (c *Client) EnsureLayout(ctx context.Context, parentPageID string, nb Noteb
 			continue
 		}
 		if db, err := c.container(ctx, dbID, true); err == nil && db.live {
-			if l.Former == nil {
-				l.Former = map[string]string{}
-			}
-			l.Former[id] = dbID
+			l.Former = append(l.Former, FormerSection{ID: id, DatabaseID: dbID})
 		}
 	}
+	slices.SortFunc(l.Former, func(a, b FormerSection) int { return strings.Compare(a.ID, b.ID) })
 	if rec.changed {
 		if err := c.writeRecord(ctx, rec); err != nil {
 			return Layout{}, fmt.Errorf("notion: writing the notebook's record: %w", err)

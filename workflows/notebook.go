@@ -204,7 +204,7 @@ type notebook struct {
 	// longer lists to their databases, whose rows a sync reads too.
 	dbs    map[string]string
 	page   string
-	former map[string]string
+	former []notion.FormerSection
 	// elsewhere names the databases not where OneNote places them (a
 	// sync run reports them); gone maps the sections whose database is
 	// gone from Notion to the message that names it.

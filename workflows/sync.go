@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -143,10 +142,10 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 		}
 		in.Sections = append(in.Sections, activities.SyncSection{ID: s.ID, Path: s.Path, DatabaseID: nb.dbs[s.ID], Pages: pages})
 	}
-	for _, id := range slices.Sorted(maps.Keys(nb.former)) {
+	for _, f := range nb.former {
 		// A section the notebook no longer lists: its rows are read, so
 		// a page that moved out of it keeps its row.
-		in.Sections = append(in.Sections, activities.SyncSection{ID: id, Path: "(former section)", DatabaseID: nb.former[id]})
+		in.Sections = append(in.Sections, activities.SyncSection{ID: f.ID, Path: "(former section)", DatabaseID: f.DatabaseID})
 	}
 	nb.phase = "sync: comparing with Notion"
 	nb.details(ctx)
@@ -185,8 +184,10 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 	}
 	write := map[string]bool{}
 	rep.UnchangedBySection = map[string]int{}
-	for id, pages := range nb.listed {
-		rep.UnchangedBySection[id] = len(pages)
+	for _, s := range nb.sections {
+		if pages, ok := nb.listed[s.ID]; ok {
+			rep.UnchangedBySection[s.ID] = len(pages)
+		}
 	}
 	for _, c := range changes {
 		if c.Kind != syncplan.Deleted && c.Kind != syncplan.Unchanged {
@@ -273,8 +274,8 @@ func (nb *notebook) reconcileStructure(ctx workflow.Context) error {
 			in.Sections = append(in.Sections, activities.SyncSection{ID: s.ID, Path: s.Path, DatabaseID: db, Pages: nb.listed[s.ID]})
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(nb.former)) {
-		in.Sections = append(in.Sections, activities.SyncSection{ID: id, DatabaseID: nb.former[id]})
+	for _, f := range nb.former {
+		in.Sections = append(in.Sections, activities.SyncSection{ID: f.ID, DatabaseID: f.DatabaseID})
 	}
 	var res activities.ReconcileStructureResult
 	actx := workflow.WithActivityOptions(ctx, notionReportOptions("Set every row's parent, order and title to OneNote's"))

@@ -28,6 +28,9 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 			break // the app has no room for the lane above; nothing lower jumps it
 		}
 		l.round++
+		if lane == Background {
+			l.computeHolds(now)
+		}
 		for len(l.active[lane]) > 0 {
 			if l.appFull(lane, now) {
 				appBlocked = true
@@ -74,29 +77,47 @@ func (l *Limiter) appFull(lane Lane, now int64) bool {
 	return !l.appView().fits(lane, 1, 1, now)
 }
 
-// pick returns the unblocked user of the lane with the most work left
-// (background only), then the least usage in its longest window, ties to
-// the earliest queued head.
+// pick returns the unblocked user of the lane that goes next: in the
+// background lane, a user held for (see computeHolds) before any other,
+// then the most work left; then the least usage in its longest window,
+// ties to the earliest queued head.
 func (l *Limiter) pick(lane Lane, now int64) *userState {
 	var best *userState
 	var bestLeft, bestUse int
+	var bestHeld bool
 	var bestSeq uint64
 	long := longest(l.userPers)
 	for _, u := range l.active[lane] {
 		if u.mark[lane] == l.round {
 			continue
 		}
-		left := 0
+		left, held := 0, false
 		if lane == Background {
-			left = u.Remaining
+			left, held = u.Remaining, l.holds.has(u)
 		}
 		u.Scope.Log.advance(l.userPers, now)
 		use, seq := u.Scope.Log.count(long), u.Queue[lane][0].Seq
-		if best == nil || left > bestLeft || (left == bestLeft && (use < bestUse || (use == bestUse && seq < bestSeq))) {
-			best, bestLeft, bestUse, bestSeq = u, left, use, seq
+		better := left > bestLeft || (left == bestLeft && (use < bestUse || (use == bestUse && seq < bestSeq)))
+		if best == nil || (held && !bestHeld) || (held == bestHeld && better) {
+			best, bestLeft, bestUse, bestHeld, bestSeq = u, left, use, held, seq
 		}
 	}
 	return best
+}
+
+// ownFinish is how long u's remaining work takes at its own limits
+// alone, as its binding user window sees it: for each window, its count
+// and the remaining work over its limit, in window lengths. What u is
+// granted moves from the remaining work to the count, so serving u does
+// not lower it (see computeHolds).
+func (l *Limiter) ownFinish(u *userState, now int64) float64 {
+	t := &l.st.Spec.Tuning
+	f := 0.0
+	for w, per := range l.userPers {
+		lim := u.Scope.Limits[w].limit(l.st.Spec.User.Windows[w].Limit, t, now)
+		f = max(f, float64(u.Scope.Log.count(w)+u.Remaining)/float64(lim)*float64(per))
+	}
+	return f
 }
 
 func longest(pers []int64) int {
@@ -113,7 +134,7 @@ func longest(pers []int64) int {
 // for a divisible request at least q.MinCost), and whether the app scope
 // is what holds it.
 func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (cost int, byApp bool) {
-	app := l.appView()
+	app := l.appViewFor(u, lane, now)
 	if ok, _, _ := l.st.App.Breaker.admit(now); !ok {
 		return 0, true
 	}

@@ -1,0 +1,125 @@
+package limiter
+
+// maxHeld bounds the users a decision pass holds app room for. Users
+// bound by their own limits are few: each takes its own limit of the
+// app's, so more than a handful cannot all outlast the app.
+const maxHeld = 8
+
+// holds is the users one decision pass keeps app room for (see
+// computeHolds). It is derived state, rebuilt at every pass, never
+// persisted.
+type holds struct {
+	users []*userState
+	// mark dedupes users within one pass (userState.holdMark).
+	mark  uint64
+	buf   []int
+	cands []*userState
+}
+
+// has reports whether the pass holds room for u.
+func (h *holds) has(u *userState) bool {
+	for _, x := range h.users {
+		if x == u {
+			return true
+		}
+	}
+	return false
+}
+
+// computeHolds finds the background users that would finish last even
+// alone at their own limits, later than the app could finish all the
+// work (ownFinish above appFinish), and holds for each, in every app
+// window that a user window of the same length mirrors, the room its own
+// window has left (at most its remaining work). Other users' background
+// may use the app's window only above those holds.
+//
+// Without it the limiter is work-conserving within each window: users
+// arriving together, each bound by its latency early on, fill the app's
+// minute and hour in equal shares, and a user with more than its hour
+// limit of work gets a third of the app's hour instead of its own 400;
+// its own hour window then makes it finish an hour late (issue 32: seven
+// users arriving together, 1.155x). Only users with work queued or in
+// flight are held for, so a user that reported remaining work and went
+// quiet holds nothing.
+func (l *Limiter) computeHolds(now int64) {
+	h := &l.holds
+	h.users = h.users[:0]
+	h.mark++
+	if len(l.active[Background]) == 0 {
+		return
+	}
+	cands := h.cands[:0]
+	add := func(u *userState) {
+		if u == nil || u.holdMark == h.mark || u.Remaining == 0 {
+			return
+		}
+		u.holdMark = h.mark
+		u.Scope.Log.advance(l.userPers, now)
+		cands = append(cands, u)
+	}
+	for _, u := range l.active[Background] {
+		add(u)
+	}
+	for _, ls := range l.st.Leases {
+		if ls.Lane == Background {
+			add(l.users[ls.User])
+		}
+	}
+	defer func() { clear(cands); h.cands = cands[:0] }()
+	if len(cands) < 2 {
+		return
+	}
+	sum := 0
+	for _, u := range cands {
+		sum += u.Remaining
+	}
+	t := &l.st.Spec.Tuning
+	appFinish := 0.0
+	for w, per := range l.appPers {
+		lim := l.st.App.Limits[w].limit(l.st.Spec.App.Windows[w].Limit, t, now)
+		appFinish = max(appFinish, float64(l.st.App.Log.count(w)+sum)/float64(lim)*float64(per))
+	}
+	for _, u := range cands {
+		if len(h.users) < maxHeld && l.ownFinish(u, now) > appFinish {
+			h.users = append(h.users, u)
+		}
+	}
+}
+
+// resize returns s with n zeroed elements, reusing its array.
+func resize(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// holdFor is the app room held from u's background, per app window:
+// what every held user but u may still use of it at its own limit (the
+// room its user window of the same length has left, at most its
+// remaining work), computed at the time of asking, so a held user's
+// grants free what they no longer need; nil when nothing is held.
+func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
+	h := &l.holds
+	if lane != Background || u == nil || len(h.users) == 0 || (len(h.users) == 1 && h.users[0] == u) {
+		return nil
+	}
+	t := &l.st.Spec.Tuning
+	h.buf = resize(h.buf, len(l.appPers))
+	for _, x := range h.users {
+		if x == u {
+			continue
+		}
+		for w, per := range l.appPers {
+			for uw, uper := range l.userPers {
+				if uper == per {
+					lim := x.Scope.Limits[uw].limit(l.st.Spec.User.Windows[uw].Limit, t, now)
+					h.buf[w] += min(x.Remaining, max(0, lim-x.Scope.Log.count(uw)))
+				}
+			}
+		}
+	}
+	return h.buf
+}

@@ -105,17 +105,27 @@ func (l *Limiter) pick(lane Lane, now int64) *userState {
 	return best
 }
 
-// ownFinish is how long u's remaining work takes at its own limits
-// alone, as its binding user window sees it: for each window, its count
-// and the remaining work over its limit, in window lengths. What u is
-// granted moves from the remaining work to the count, so serving u does
-// not lower it (see computeHolds).
-func (l *Limiter) ownFinish(u *userState, now int64) float64 {
+// ownFinish is when u's remaining work would finish at its own limits
+// alone, counted in whole windows: for each user window, the windows its
+// count and remaining work fill before the last unit's, times its length
+// (a window refills all at once as the requests of its previous length
+// leave it). What u is granted moves from the remaining work to the
+// count, so serving u does not lower it (see computeHolds).
+func (l *Limiter) ownFinish(u *userState, now int64) int64 {
 	t := &l.st.Spec.Tuning
-	f := 0.0
-	for w, per := range l.userPers {
-		lim := u.Scope.Limits[w].limit(l.st.Spec.User.Windows[w].Limit, t, now)
-		f = max(f, float64(u.Scope.Log.count(w)+u.Remaining)/float64(lim)*float64(per))
+	return windowsFinish(l.userPers, func(w int) int {
+		return u.Scope.Limits[w].limit(l.st.Spec.User.Windows[w].Limit, t, now)
+	}, u.Scope.Log.count, u.Remaining)
+}
+
+// windowsFinish is the latest over windows of the whole windows that
+// count(w) and work more units fill before the last unit's, at limit(w)
+// each, times the window's length: the earliest-first finish of a scope
+// whose windows refill at once.
+func windowsFinish(pers []int64, limit func(int) int, count func(int) int, work int) int64 {
+	f := int64(0)
+	for w, per := range pers {
+		f = max(f, int64((count(w)+work-1)/max(1, limit(w)))*per)
 	}
 	return f
 }
@@ -139,7 +149,9 @@ func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (cost int
 		return 0, true
 	}
 	if cost = app.largestFit(q, q.Cost, lane, now); cost == 0 {
-		return 0, true
+		// Held room (computeHolds) holds back this user, not the app: a
+		// held user later in the pass may still have room.
+		return 0, app.hold == nil
 	}
 	if ok, _, _ := u.Scope.Breaker.admit(now); !ok {
 		return 0, false

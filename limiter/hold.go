@@ -27,8 +27,9 @@ func (h *holds) has(u *userState) bool {
 }
 
 // computeHolds finds the background users that would finish last even
-// alone at their own limits, later than the app could finish all the
-// work (ownFinish above appFinish), and holds for each, in every app
+// alone at their own limits, no sooner than the app could finish all the
+// work (ownFinish, counted in whole windows, at least the app's, and
+// beyond the window now), and holds for each, in every app
 // window that a user window of the same length mirrors, the room its own
 // window has left (at most its remaining work). Other users' background
 // may use the app's window only above those holds.
@@ -74,13 +75,11 @@ func (l *Limiter) computeHolds(now int64) {
 		sum += u.Remaining
 	}
 	t := &l.st.Spec.Tuning
-	appFinish := 0.0
-	for w, per := range l.appPers {
-		lim := l.st.App.Limits[w].limit(l.st.Spec.App.Windows[w].Limit, t, now)
-		appFinish = max(appFinish, float64(l.st.App.Log.count(w)+sum)/float64(lim)*float64(per))
-	}
+	appFinish := windowsFinish(l.appPers, func(w int) int {
+		return l.st.App.Limits[w].limit(l.st.Spec.App.Windows[w].Limit, t, now)
+	}, l.st.App.Log.count, sum)
 	for _, u := range cands {
-		if len(h.users) < maxHeld && l.ownFinish(u, now) > appFinish {
+		if f := l.ownFinish(u, now); len(h.users) < maxHeld && f > 0 && f >= appFinish {
 			h.users = append(h.users, u)
 		}
 	}
@@ -97,21 +96,19 @@ func resize(s []int, n int) []int {
 }
 
 // holdFor is the app room held from u's background, per app window:
-// what every held user but u may still use of it at its own limit (the
-// room its user window of the same length has left, at most its
-// remaining work), computed at the time of asking, so a held user's
-// grants free what they no longer need; nil when nothing is held.
+// what every held user may still use of it at its own limit (the room
+// its user window of the same length has left, at most its remaining
+// work), computed at the time of asking, so a held user's grants free
+// what they no longer need; nil when nothing is held or u is held (held
+// users hold nothing from each other: each is bound by its own limits).
 func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 	h := &l.holds
-	if lane != Background || u == nil || len(h.users) == 0 || (len(h.users) == 1 && h.users[0] == u) {
+	if lane != Background || u == nil || len(h.users) == 0 || h.has(u) {
 		return nil
 	}
 	t := &l.st.Spec.Tuning
 	h.buf = resize(h.buf, len(l.appPers))
 	for _, x := range h.users {
-		if x == u {
-			continue
-		}
 		for w, per := range l.appPers {
 			for uw, uper := range l.userPers {
 				if uper == per {

@@ -43,7 +43,8 @@ type Verdict struct {
 //     by a minute after it (LatencyAllowance);
 //   - no 429 at all when the limits are as specified;
 //   - otherwise at most 1% of the requests sent after the first throttle
-//     throttled, and no stall longer than two cooldowns;
+//     throttled, and no stall longer than two cooldowns (Result.MaxStall:
+//     outside outages and the breaker's recovery after them);
 //   - a foreground p99 wait of 1 s or less when the foreground demand
 //     fits the reserve (FitsReserve).
 //
@@ -69,7 +70,7 @@ func Check(s Sample, res *Result) Verdict {
 	if !s.AsSpecified && res.ThrottledAfterAdapt > TargetThrottled {
 		bad("%.2f%% throttled after the first throttle", 100*res.ThrottledAfterAdapt)
 	}
-	if cool := cfg.Spec.Tuning.Cooldown.D(); res.MaxStall > 2*cool {
+	if cool := cfg.Spec.Tuning.Cooldown.D(); !s.AsSpecified && res.MaxStall > 2*cool {
 		bad("stalled %s, more than two cooldowns", res.MaxStall)
 	}
 	v.FitsReserve = FitsReserve(cfg)

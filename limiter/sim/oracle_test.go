@@ -86,3 +86,27 @@ func TestOracleBelowRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideOutages checks the stall measure's clipping by hand: the
+// longest part of an interval outside outages and the 10-minute recovery
+// after each.
+func TestOutsideOutages(t *testing.T) {
+	m := func(n int) time.Time { return Epoch.Add(time.Duration(n) * time.Minute) }
+	r := &run{cfg: Config{Spec: limiter.OneNote(), Upstream: UpstreamConfig{Outages: []Outage{{From: 10 * time.Minute, To: 15 * time.Minute}, {From: 40 * time.Minute, To: 41 * time.Minute}}}}}
+	tests := []struct {
+		from, to int
+		want     time.Duration
+	}{
+		{0, 5, 5 * time.Minute},
+		{0, 30, 10 * time.Minute},  // 0-10, then 25-30
+		{12, 24, 0},                // inside the outage and its recovery
+		{12, 45, 15 * time.Minute}, // 25-40
+		{0, 60, 15 * time.Minute},  // 0-10, 25-40 (15), 51-60
+		{55, 60, 5 * time.Minute},
+	}
+	for _, tc := range tests {
+		if got := r.outsideOutages(m(tc.from), m(tc.to)); got != tc.want {
+			t.Errorf("[%d, %d) min: %s, want %s", tc.from, tc.to, got, tc.want)
+		}
+	}
+}

@@ -79,6 +79,9 @@ func (l *Limiter) computeHolds(now int64) {
 		return l.st.App.Limits[w].limit(l.st.Spec.App.Windows[w].Limit, t, now)
 	}, l.st.App.Log.count, sum)
 	for _, u := range cands {
+		if !l.progressing(u, now) {
+			continue
+		}
 		if f := l.ownFinish(u, now); len(h.users) < maxHeld && f > 0 && f >= appFinish {
 			h.users = append(h.users, u)
 		}
@@ -119,4 +122,18 @@ func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 		}
 	}
 	return h.buf
+}
+
+// progressing reports whether u is using held room: it has requests in
+// flight or was granted within a cooldown. A user stopped by its own
+// breaker, or by a limit upstream enforces below what the model knows,
+// holds nothing: its room would stand empty while others wait (a user
+// held for at a believed 400 an hour and refused at a real 317 kept the
+// app's last 170 of the hour from eleven other users for 50 minutes).
+func (l *Limiter) progressing(u *userState, now int64) bool {
+	if u.Scope.InFlight > 0 {
+		return true
+	}
+	e := u.Scope.Log.entries
+	return len(e) > 0 && e[len(e)-1].at >= now-int64(l.st.Spec.Tuning.Cooldown)
 }

@@ -12,8 +12,8 @@ import (
 // out of the way.
 func tinySpec() limiter.Spec {
 	s := limiter.OneNote()
-	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{10, limiter.Duration(time.Minute)}, {25, limiter.Duration(time.Hour)}}, Concurrency: 1000}
-	s.App = limiter.ScopeSpec{Windows: []limiter.Window{{20, limiter.Duration(time.Minute)}, {40, limiter.Duration(time.Hour)}}, Concurrency: 1000}
+	s.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Minute)}, {Limit: 25, Per: limiter.Duration(time.Hour)}}, Concurrency: 1000}
+	s.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 20, Per: limiter.Duration(time.Minute)}, {Limit: 40, Per: limiter.Duration(time.Hour)}}, Concurrency: 1000}
 	return s
 }
 
@@ -43,7 +43,7 @@ func TestOracle(t *testing.T) {
 	}{
 		{"one user, the minute binds: 10 at 0, 10 at 1 min, 5 at 2 min", []UserWork{requests("a", 25, 0)}, nil, limiter.Spec{}, nil, nil, 2*time.Minute + ms},
 		{"one user, one past the hour: the first leaves the hour at 1 h", []UserWork{requests("a", 26, 0)}, nil, limiter.Spec{}, nil, nil, time.Hour + ms},
-		{"a late start moves the finish", []UserWork{requests("a", 5, 10 * time.Minute)}, nil, limiter.Spec{}, nil, nil, 10*time.Minute + ms},
+		{"a late start moves the finish", []UserWork{requests("a", 5, 10*time.Minute)}, nil, limiter.Spec{}, nil, nil, 10*time.Minute + ms},
 		{"two users, the app's minute and hour suffice", []UserWork{requests("a", 20, 0), requests("b", 20, 0)}, nil, limiter.Spec{}, nil, nil, time.Minute + ms},
 		{"two users, the app's hour binds: 40 in 1 min, 10 at 1 h", []UserWork{requests("a", 25, 0), requests("b", 25, 0)}, nil, limiter.Spec{}, nil, nil, time.Hour + ms},
 		{"a page's requests count: 5 pages of 5", []UserWork{{User: "a", Pages: []int{4, 4, 4, 4, 4}}}, nil, limiter.Spec{}, nil, nil, 2*time.Minute + ms},
@@ -108,5 +108,47 @@ func TestOutsideOutages(t *testing.T) {
 		if got := r.outsideOutages(m(tc.from), m(tc.to)); got != tc.want {
 			t.Errorf("[%d, %d) min: %s, want %s", tc.from, tc.to, got, tc.want)
 		}
+	}
+}
+
+// TestFitsReserve checks the foreground rule on demands counted by hand
+// against the OneNote table's base reserves (app 6 a minute, 20 an hour;
+// user 3 a minute, 10 an hour).
+func TestFitsReserve(t *testing.T) {
+	one := func(user string, at time.Duration, n int) Scan { return Scan{User: user, At: at, Requests: n} }
+	tests := []struct {
+		name  string
+		scans []Scan
+		up    func(*UpstreamConfig)
+		want  bool
+	}{
+		{"one person, 3 requests", []Scan{one("p", time.Minute, 3)}, nil, true},
+		{"one person, 4 requests in a minute: the user's 3", []Scan{one("p", time.Minute, 4)}, nil, false},
+		{"two people, 3 each: the app's 6", []Scan{one("p", time.Minute, 3), one("q", time.Minute, 3)}, nil, true},
+		{"three people, 3 each: 9 in a minute", []Scan{one("p", time.Minute, 3), one("q", time.Minute, 3), one("r", time.Minute, 3)}, nil, false},
+		{"seven people, 3 each, 2 minutes apart: 21 in the hour", func() []Scan {
+			var s []Scan
+			for i := range 7 {
+				s = append(s, one(string(rune('a'+i)), time.Duration(2*i+1)*time.Minute, 3))
+			}
+			return s
+		}(), nil, false},
+		{"one person every 20 minutes: 9 an hour", []Scan{{User: "p", At: time.Minute, Every: 20 * time.Minute, Requests: 3}}, nil, true},
+		{"an outage", []Scan{one("p", time.Minute, 1)}, func(u *UpstreamConfig) { u.Outages = []Outage{{From: time.Hour, To: 2 * time.Hour}} }, false},
+		{"hidden limits", []Scan{one("p", time.Minute, 1)}, func(u *UpstreamConfig) { u.Limits = limiter.OneNote().Tighten(0.5) }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{
+				Workload: Workload{Users: []UserWork{requests("m", 2000, 0)}, Scans: tc.scans, Workers: 5},
+				Upstream: baseUpstream(), Spec: limiter.OneNote(), Horizon: 24 * time.Hour,
+			}
+			if tc.up != nil {
+				tc.up(&cfg.Upstream)
+			}
+			if got := FitsReserve(cfg); got != tc.want {
+				t.Errorf("FitsReserve = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

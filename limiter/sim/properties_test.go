@@ -8,16 +8,17 @@ import (
 	"testing"
 )
 
-// propertySamples is how many small samples TestProperties runs; the
-// environment's NOTEBRIDGE_PROPERTIES=N runs N full ones instead (make
-// bench-limiter-properties).
+// propertySamples is how many small samples TestProperties runs (fewer
+// under the race detector: raceSamples); the environment's
+// NOTEBRIDGE_PROPERTIES=N runs N full ones instead (make
+// bench-limiter-properties runs them through bench/cmd/simulate).
 const propertySamples = 300
 
 // TestProperties runs the limiter over generated samples and holds each
 // to the targets (Check). Every failure names its seed and the command
 // that replays it alone.
 func TestProperties(t *testing.T) {
-	size, n := Small, propertySamples
+	size, n := Small, raceSamples
 	if v := os.Getenv("NOTEBRIDGE_PROPERTIES"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil {

@@ -125,7 +125,8 @@ func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 }
 
 // progressing reports whether u is using held room: it has requests in
-// flight or was granted within a cooldown. A user stopped by its own
+// flight, was granted within a cooldown, or has not been granted yet
+// (it is about to start). A user stopped by its own
 // breaker, or by a limit upstream enforces below what the model knows,
 // holds nothing: its room would stand empty while others wait (a user
 // held for at a believed 400 an hour and refused at a real 317 kept the
@@ -135,5 +136,5 @@ func (l *Limiter) progressing(u *userState, now int64) bool {
 		return true
 	}
 	e := u.Scope.Log.entries
-	return len(e) > 0 && e[len(e)-1].at >= now-int64(l.st.Spec.Tuning.Cooldown)
+	return len(e) == 0 || e[len(e)-1].at >= now-int64(l.st.Spec.Tuning.Cooldown)
 }

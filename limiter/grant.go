@@ -6,7 +6,10 @@ import (
 
 // Grant expires stale leases and then grants every queued request that may
 // leave at now: foreground before background; within the background lane,
-// the user with the most work left first (Request.Remaining); otherwise,
+// a user whose own windows would finish its remaining work no sooner than
+// the app could finish everyone's first, with app room held for it from
+// the others (computeHolds), then the user with the most work left
+// (Request.Remaining); otherwise,
 // and in the foreground lane, the user with the least recent usage first
 // (max-min fairness), ties to the request queued earliest; within a user, in queue order. A request is
 // granted only if every window and concurrency cap of its user and of the

@@ -16,7 +16,7 @@ PKGS     := ./...
 # product's packages runs bench's too, from inside it.
 BENCH    := cd bench &&
 
-.PHONY: help test check vet fmt-check lint standalone-check temporal npm conformance emulator-graph emulator-notion bench bench-sim bench-limiter fuzz clean
+.PHONY: help test check vet fmt-check lint standalone-check temporal npm conformance emulator-graph emulator-notion bench bench-sim bench-limiter bench-limiter-properties fuzz clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -61,6 +61,9 @@ bench: ## Go benchmarks of the pure packages (limiter, convert, emulators); prin
 
 bench-sim: ## The limiter simulation: policies compared; table and PNG plots into bench/results/.
 	$(BENCH) $(GO) run ./cmd/simulate -out results
+
+bench-limiter-properties: ## The limiter over 1,000 generated workloads of the issue's whole space against its targets; into bench/results/limiter-properties.md (ARGS="-properties 500").
+	$(BENCH) $(GO) run ./cmd/simulate -properties 1000 -size full -jobs 2 -out results $(ARGS)
 
 bench-limiter: temporal ## The limiter entity on a dev server, ours beside the naive design, plus a 100,000-permit soak; into bench/results/limiter.md.
 	$(BENCH) $(GO) run ./cmd/limiterbench -requesters 20 -each 25 -soak 100000 -out results

@@ -6,7 +6,10 @@ import (
 
 // Grant expires stale leases and then grants every queued request that may
 // leave at now: foreground before background; within the background lane,
-// the user with the most work left first (Request.Remaining); otherwise,
+// a user whose own windows would finish its remaining work no sooner than
+// the app could finish everyone's first, with app room held for it from
+// the others (computeHolds), then the user with the most work left
+// (Request.Remaining); otherwise,
 // and in the foreground lane, the user with the least recent usage first
 // (max-min fairness), ties to the request queued earliest; within a user, in queue order. A request is
 // granted only if every window and concurrency cap of its user and of the
@@ -28,6 +31,9 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 			break // the app has no room for the lane above; nothing lower jumps it
 		}
 		l.round++
+		if lane == Background {
+			l.computeHolds(now)
+		}
 		for len(l.active[lane]) > 0 {
 			if l.appFull(lane, now) {
 				appBlocked = true
@@ -74,29 +80,57 @@ func (l *Limiter) appFull(lane Lane, now int64) bool {
 	return !l.appView().fits(lane, 1, 1, now)
 }
 
-// pick returns the unblocked user of the lane with the most work left
-// (background only), then the least usage in its longest window, ties to
-// the earliest queued head.
+// pick returns the unblocked user of the lane that goes next: in the
+// background lane, a user held for (see computeHolds) before any other,
+// then the most work left; then the least usage in its longest window,
+// ties to the earliest queued head.
 func (l *Limiter) pick(lane Lane, now int64) *userState {
 	var best *userState
 	var bestLeft, bestUse int
+	var bestHeld bool
 	var bestSeq uint64
 	long := longest(l.userPers)
 	for _, u := range l.active[lane] {
 		if u.mark[lane] == l.round {
 			continue
 		}
-		left := 0
+		left, held := 0, false
 		if lane == Background {
-			left = u.Remaining
+			left, held = u.Remaining, l.holds.has(u)
 		}
 		u.Scope.Log.advance(l.userPers, now)
 		use, seq := u.Scope.Log.count(long), u.Queue[lane][0].Seq
-		if best == nil || left > bestLeft || (left == bestLeft && (use < bestUse || (use == bestUse && seq < bestSeq))) {
-			best, bestLeft, bestUse, bestSeq = u, left, use, seq
+		better := left > bestLeft || (left == bestLeft && (use < bestUse || (use == bestUse && seq < bestSeq)))
+		if best == nil || (held && !bestHeld) || (held == bestHeld && better) {
+			best, bestLeft, bestUse, bestHeld, bestSeq = u, left, use, held, seq
 		}
 	}
 	return best
+}
+
+// ownFinish is when u's remaining work would finish at its own limits
+// alone, counted in whole windows: for each user window, the windows its
+// count and remaining work fill before the last unit's, times its length
+// (a window refills all at once as the requests of its previous length
+// leave it). What u is granted moves from the remaining work to the
+// count, so serving u does not lower it (see computeHolds).
+func (l *Limiter) ownFinish(u *userState, now int64) int64 {
+	t := &l.st.Spec.Tuning
+	return windowsFinish(l.userPers, func(w int) int {
+		return u.Scope.Limits[w].limit(l.st.Spec.User.Windows[w].Limit, t, now)
+	}, u.Scope.Log.count, u.Remaining)
+}
+
+// windowsFinish is the latest over windows of the whole windows that
+// count(w) and work more units fill before the last unit's, at limit(w)
+// each, times the window's length: the earliest-first finish of a scope
+// whose windows refill at once.
+func windowsFinish(pers []int64, limit func(int) int, count func(int) int, work int) int64 {
+	f := int64(0)
+	for w, per := range pers {
+		f = max(f, int64((count(w)+work-1)/max(1, limit(w)))*per)
+	}
+	return f
 }
 
 func longest(pers []int64) int {
@@ -113,12 +147,14 @@ func longest(pers []int64) int {
 // for a divisible request at least q.MinCost), and whether the app scope
 // is what holds it.
 func (l *Limiter) admit(u *userState, q *queued, lane Lane, now int64) (cost int, byApp bool) {
-	app := l.appView()
+	app := l.appViewFor(u, lane, now)
 	if ok, _, _ := l.st.App.Breaker.admit(now); !ok {
 		return 0, true
 	}
 	if cost = app.largestFit(q, q.Cost, lane, now); cost == 0 {
-		return 0, true
+		// Held room (computeHolds) holds back this user, not the app: a
+		// held user later in the pass may still have room.
+		return 0, app.hold == nil
 	}
 	if ok, _, _ := u.Scope.Breaker.admit(now); !ok {
 		return 0, false

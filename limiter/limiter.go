@@ -34,6 +34,7 @@ type userState struct {
 	Remaining int              `json:"remaining,omitempty"`
 	mark      [numLanes]uint64 // round in which this lane was found blocked
 	inAct     [numLanes]bool   // listed in Limiter.active
+	holdMark  uint64           // holds.mark of the pass that saw it
 }
 
 // lease is a live grant holding concurrency slots.
@@ -91,6 +92,7 @@ type Limiter struct {
 	seen   map[string]bool
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
+	holds  holds // app room held for users bound by their own limits
 
 	keep int64 // see retain
 }
@@ -171,11 +173,19 @@ func pers(ws []Window) []int64 {
 }
 
 func (l *Limiter) userView(u *userState) scopeView {
-	return scopeView{&u.Scope, &l.st.Spec.User, l.userPers, &l.st.Spec.Tuning}
+	return scopeView{st: &u.Scope, spec: &l.st.Spec.User, pers: l.userPers, t: &l.st.Spec.Tuning}
 }
 
 func (l *Limiter) appView() scopeView {
-	return scopeView{&l.st.App, &l.st.Spec.App, l.appPers, &l.st.Spec.Tuning}
+	return scopeView{st: &l.st.App, spec: &l.st.Spec.App, pers: l.appPers, t: &l.st.Spec.Tuning}
+}
+
+// appViewFor is the app scope as u's requests in lane see it: less the
+// room held for others (see computeHolds).
+func (l *Limiter) appViewFor(u *userState, lane Lane, now int64) scopeView {
+	v := l.appView()
+	v.hold = l.holdFor(u, lane, now)
+	return v
 }
 
 // clock moves the model to now and returns it in nanoseconds. Time never

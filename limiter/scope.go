@@ -33,6 +33,9 @@ type scopeView struct {
 	spec *ScopeSpec
 	pers []int64
 	t    *Tuning
+	// hold, when set, is room per window kept for other users'
+	// background (see Limiter.computeHolds).
+	hold []int
 }
 
 func newScopeState(n int) scopeState {
@@ -164,6 +167,9 @@ func (v scopeView) fits(lane Lane, cost, slots int, now int64) bool {
 		if c+cost > lim && !(cost > lim && c == 0) {
 			return false
 		}
+		if v.hold != nil && c+cost+v.hold[w] > lim {
+			return false
+		}
 		// Above the level last throttled, probe one request at a time so
 		// a wrong guess costs one throttle, not one per slot.
 		if v.st.InFlight > 0 && v.st.Limits[w].probing(c+cost, v.spec.Windows[w].Limit, v.t, now) {
@@ -178,7 +184,11 @@ func (v scopeView) fits(lane Lane, cost, slots int, now int64) bool {
 func (v scopeView) rateFreeAt(lane Lane, cost int, now int64) int64 {
 	at := now
 	for w, per := range v.pers {
-		at = max(at, v.st.Log.freeAt(w, per, v.effLimit(w, lane, now), cost, now))
+		lim := v.effLimit(w, lane, now)
+		if v.hold != nil {
+			lim = max(1, lim-v.hold[w])
+		}
+		at = max(at, v.st.Log.freeAt(w, per, lim, cost, now))
 	}
 	return at
 }

@@ -17,7 +17,7 @@ const never = int64(1<<63 - 1)
 // is bounded by the earliest lease expiry of that scope.
 func (l *Limiter) freeAt(u *userState, lane Lane, cost, slots, attempt int, now int64) int64 {
 	at := now
-	app := l.appView()
+	app := l.appViewFor(u, lane, now)
 	at = max(at, app.rateFreeAt(lane, cost, now))
 	if app.concFull(lane, slots, now) {
 		at = max(at, l.leaseExpiry("", now))

@@ -54,6 +54,9 @@ type userQueue struct {
 	watching bool
 	waitRoom bool
 	idleFrom time.Time
+	// start is when the user's migration begins: no stall before it (a
+	// scan by the user may come back earlier).
+	start time.Time
 }
 
 // run is the state shared by every policy during one simulation.
@@ -85,9 +88,44 @@ func (r *run) endStall(q *userQueue) {
 	if q.idleFrom.IsZero() || r.left == 0 {
 		return
 	}
-	if stall := r.now.Sub(q.idleFrom); stall > 0 {
+	if stall := r.outsideOutages(q.idleFrom, r.now); stall > 0 {
 		r.res.MaxStall = max(r.res.MaxStall, stall)
 	}
+}
+
+// outsideOutages is the longest part of [from, to) outside every outage
+// and the breaker's recovery after it (MaxCooldown: the app breaker that
+// the outage's server errors opened probes again by then). Upstream
+// takes nothing during an outage, and waiting out a breaker after one is
+// the breaker's job, not a stall.
+func (r *run) outsideOutages(from, to time.Time) time.Duration {
+	recovery := r.cfg.Spec.Tuning.MaxCooldown.D()
+	if recovery == 0 {
+		recovery = limiter.DefaultTuning().MaxCooldown.D()
+	}
+	longest := time.Duration(0)
+	for from.Before(to) {
+		end := to
+		for _, o := range r.cfg.Upstream.Outages {
+			a, b := Epoch.Add(o.From), Epoch.Add(o.To+recovery)
+			switch {
+			case !from.Before(a) && from.Before(b):
+				from = b // inside: skip to its end and look again
+				end = time.Time{}
+			case a.After(from) && a.Before(end):
+				end = a
+			}
+			if end.IsZero() {
+				break
+			}
+		}
+		if end.IsZero() {
+			continue
+		}
+		longest = max(longest, end.Sub(from))
+		from = end
+	}
+	return longest
 }
 
 // rewatch moves the stall watch of every idle user after a send filled
@@ -168,7 +206,7 @@ func Run(cfg Config, policyName string) (*Result, error) {
 	}
 	r.res = newResult(cfg, p.name())
 	for _, u := range cfg.Workload.Users {
-		q := &userQueue{id: u.User, idle: max(1, cfg.Workload.Workers), pagesLeft: len(u.Pages), requestsLeft: u.Requests()}
+		q := &userQueue{id: u.User, idle: max(1, cfg.Workload.Workers), pagesLeft: len(u.Pages), requestsLeft: u.Requests(), start: Epoch.Add(u.Start)}
 		for _, res := range u.Pages {
 			q.jobs = append(q.jobs, &job{user: u.User, lane: limiter.Background, total: 1 + res, page: true, visible: Epoch})
 		}
@@ -289,7 +327,7 @@ func (r *run) sendUpstream(j *job, attempt int, back func(Response)) {
 			q.inFlight--
 		}
 		back(resp)
-		if q != nil && q.inFlight == 0 && q.pagesLeft > 0 {
+		if q != nil && q.inFlight == 0 && q.pagesLeft > 0 && !r.now.Before(q.start) {
 			// Stall watch: from when upstream would take the next request
 			// (leaving our background reserve) until we send one, or
 			// until others' requests fill what upstream would take

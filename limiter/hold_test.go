@@ -1,0 +1,109 @@
+package limiter
+
+import (
+	"testing"
+	"time"
+)
+
+// TestHolds checks the app room held for a user whose own windows finish
+// no sooner than the app's: user 3 per 10 s and 5 a minute, app 4 per
+// 10 s and 8 a minute. User a asks for one request at a time (its others
+// are in flight); b asks for three at once.
+func TestHolds(t *testing.T) {
+	tests := []struct {
+		name         string
+		leftA, leftB int
+		aAsks        bool
+		wantB        int
+	}{
+		// a: 9 left fill its minute once before the last (60 s), as the
+		// app's 12 fill its minute (60 s): a is held its 10 s room (2
+		// after its grant), so b gets one of the app's 4.
+		{"a bound by its own windows: b leaves a's room", 9, 3, true, 1},
+		// a: 3 left fit its windows now: nothing is held, b takes its
+		// own 3 of the app's 4.
+		{"nobody past the app's finish: nothing held", 3, 3, true, 3},
+		// a reported 9 left but asks for nothing and has nothing in
+		// flight: it holds nothing.
+		{"a quiet user holds nothing", 9, 3, false, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := noReserve(testSpec())
+			sp.User.Concurrency, sp.App.Concurrency = 10, 10
+			l := mustNew(t, sp)
+			var s seq
+			var reqs []Request
+			if tc.aAsks {
+				ra := s.req("a", Background, 1)
+				ra.Remaining = tc.leftA
+				reqs = append(reqs, ra)
+			}
+			for range 3 {
+				rb := s.req("b", Background, 1)
+				rb.Remaining = tc.leftB
+				reqs = append(reqs, rb)
+			}
+			if !tc.aAsks {
+				// a's report, granted and done long ago.
+				ra := s.req("a", Background, 1)
+				ra.Remaining = tc.leftA + 1
+				drain(t, l, at(-time.Hour), ra)
+			}
+			got := map[byte]int{}
+			for _, id := range grantAll(t, l, at(0), reqs...) {
+				for _, r := range reqs {
+					if r.ID == id {
+						got[r.User[0]]++
+					}
+				}
+			}
+			if got['b'] != tc.wantB {
+				t.Errorf("b granted %d, want %d (a granted %d)", got['b'], tc.wantB, got['a'])
+			}
+			if tc.aAsks && got['a'] != 1 {
+				t.Errorf("a granted %d, want its one request", got['a'])
+			}
+		})
+	}
+}
+
+// TestShareLowering checks that a user window lowered by one user's
+// throttle is lowered for every user: the spec has one user table.
+func TestShareLowering(t *testing.T) {
+	sp := noReserve(testSpec())
+	sp.User.Concurrency, sp.App.Concurrency = 10, 10
+	l := mustNew(t, sp)
+	var s seq
+	drain(t, l, at(0), s.req("b", Background, 1)) // b is known
+	a1, a2 := s.req("a", Background, 1), s.req("a", Background, 1)
+	if got := grantAll(t, l, at(time.Minute), a1, a2); len(got) != 2 {
+		t.Fatalf("granted %v, want both", got)
+	}
+	g1, _ := l.Lease(a1.ID)
+	g2, _ := l.Lease(a2.ID)
+	l.Release(g1.LeaseID, ok200, at(time.Minute+time.Second))
+	l.Release(g2.LeaseID, Outcome{Status: 429, Code: CodeThrottled, Scope: ScopeUser}, at(time.Minute+time.Second))
+	st := l.State(at(time.Minute + 2*time.Second))
+	var a, b UserUsage
+	for _, u := range st.Users {
+		switch u.User {
+		case "a":
+			a = u
+		case "b":
+			b = u
+		}
+	}
+	lowered := false
+	for w := range a.Windows {
+		if a.Windows[w].Effective < a.Windows[w].Limit {
+			lowered = true
+		}
+		if b.Windows[w].Effective != a.Windows[w].Effective {
+			t.Errorf("window %d: b's effective limit %d, a's %d; want the same", w, b.Windows[w].Effective, a.Windows[w].Effective)
+		}
+	}
+	if !lowered {
+		t.Fatal("the throttle lowered none of a's windows")
+	}
+}

@@ -340,16 +340,7 @@ func TestPasswordProtectedSectionIsTyped(t *testing.T) {
 // call, until none is left.
 func TestLinkPassThroughStagedTargets(t *testing.T) {
 	f := newFixture(t)
-	nbs, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,
-		activities.ListNotebooksInput{User: "alice", Match: f.nb.DisplayName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := run[notion.Layout](t, f, activities.EnsureLayoutName,
-		activities.EnsureLayoutInput{ParentPageID: f.root, Notebook: *nbs.Match})
-	if err != nil {
-		t.Fatal(err)
-	}
+	layout := laidOut(t, f)
 	sec := f.nb.Sections[0]
 	db := layout.SectionDatabaseIDs[sec.ID]
 	pages, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/activities"
-	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 )
 
@@ -20,16 +19,7 @@ import (
 // left on disk once it is done. Staged files are private to the user.
 func TestLostWorkersStagedPagesAreSwept(t *testing.T) {
 	f := newFixture(t)
-	nbs, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,
-		activities.ListNotebooksInput{User: "alice", Match: f.nb.DisplayName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := run[notion.Layout](t, f, activities.EnsureLayoutName,
-		activities.EnsureLayoutInput{ParentPageID: f.root, Notebook: *nbs.Match})
-	if err != nil {
-		t.Fatal(err)
-	}
+	layout := laidOut(t, f)
 	sec := f.nb.Sections[0]
 	pages, err := run[activities.ListPagesResult](t, f, activities.ListPagesName,
 		activities.ListPagesInput{User: "alice", Cursor: onenote.PageCursor{SectionID: sec.ID}})

@@ -53,16 +53,7 @@ func writeSection(t *testing.T, f *fixture, layout notion.Layout, i int) []activ
 // page is appended once however often the activity runs.
 func TestSyncActivitiesAgainstEmulators(t *testing.T) {
 	f := newFixture(t)
-	nbs, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,
-		activities.ListNotebooksInput{User: "alice", Match: f.nb.DisplayName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := run[notion.Layout](t, f, activities.EnsureLayoutName,
-		activities.EnsureLayoutInput{ParentPageID: f.root, Notebook: *nbs.Match})
-	if err != nil {
-		t.Fatal(err)
-	}
+	layout := laidOut(t, f)
 	s0, s1 := f.nb.Sections[0], f.nb.Sections[1]
 	db0, db1 := layout.SectionDatabaseIDs[s0.ID], layout.SectionDatabaseIDs[s1.ID]
 	pages := writeSection(t, f, layout, 0)
@@ -214,4 +205,20 @@ func syncEntries(ps []notionemu.Page) int {
 		n += syncEntries(p.Pages)
 	}
 	return n
+}
+
+// laidOut finds alice's notebook and lays it out in Notion (EnsureLayout).
+func laidOut(t *testing.T, f *fixture) notion.Layout {
+	t.Helper()
+	nbs, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,
+		activities.ListNotebooksInput{User: "alice", Match: f.nb.DisplayName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := run[notion.Layout](t, f, activities.EnsureLayoutName,
+		activities.EnsureLayoutInput{ParentPageID: f.root, Notebook: *nbs.Match})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layout
 }

@@ -103,6 +103,16 @@ func expectedFrom(t *testing.T, graphURL, tok string, sections []*graph.Section,
 	if err != nil {
 		t.Fatal(err)
 	}
+	return expectedWith(t, func(id string) ([]byte, []byte, error) {
+		pc, _, err := c.GetPageContent(context.Background(), id, onenote.ContentOptions{IncludeInkML: true})
+		return pc.HTML, pc.InkML, err
+	}, sections, gone)
+}
+
+// expectedWith is expectedFrom with the content read by fetch (HTML and
+// InkML of a page).
+func expectedWith(t *testing.T, fetch func(id string) (html, inkML []byte, err error), sections []*graph.Section, gone map[string]bool) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	guids := map[string]bool{}
 	for _, s := range sections {
@@ -117,11 +127,11 @@ func expectedFrom(t *testing.T, graphURL, tok string, sections []*graph.Section,
 			if gone[p.ID] {
 				continue
 			}
-			pc, _, err := c.GetPageContent(context.Background(), p.ID, onenote.ContentOptions{IncludeInkML: true})
+			html, inkML, err := fetch(p.ID)
 			if err != nil {
 				t.Fatalf("reference content of %s: %v", p.ID, err)
 			}
-			res, err := convert.Page(pc.HTML, convert.Options{InkML: pc.InkML})
+			res, err := convert.Page(html, convert.Options{InkML: inkML})
 			if err != nil {
 				t.Fatalf("convert %s: %v", p.ID, err)
 			}

@@ -145,7 +145,7 @@ func (a *Activities) place(ctx context.Context, r *placedRow, s SyncSection, p P
 	if r.OneNotePageID != p.ID {
 		u.OneNotePageID = p.ID
 	}
-	if !sameRow(r.ParentRow, parent) {
+	if !notion.SameID(r.ParentRow, parent) {
 		u.SetParent, u.Parent = true, parent
 		out.Parents++
 	}
@@ -161,19 +161,4 @@ func (a *Activities) place(ctx context.Context, r *placedRow, s SyncSection, p P
 		return nil
 	}
 	return c.UpdateRow(ctx, r.PageID, u)
-}
-
-// sameRow compares Notion IDs with or without dashes ("" is only "").
-func sameRow(a, b string) bool {
-	return stripDashes(a) == stripDashes(b)
-}
-
-func stripDashes(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '-' {
-			out = append(out, s[i])
-		}
-	}
-	return string(out)
 }

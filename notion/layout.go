@@ -248,7 +248,7 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 // placed names a section database found under another page than
 // parentID, where OneNote places it.
 func (e *layoutRun) placed(obj containerObject, kind, parentID, path string) {
-	if kind != kindSection || obj.parentPageID == "" || sameID(obj.parentPageID, parentID) {
+	if kind != kindSection || obj.parentPageID == "" || SameID(obj.parentPageID, parentID) {
 		return
 	}
 	e.l.Elsewhere = append(e.l.Elsewhere, fmt.Sprintf("the database of section %q is not under its section group's page "+

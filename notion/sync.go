@@ -25,7 +25,7 @@ func (c *Client) MoveRow(ctx context.Context, pageID, db string) error {
 	if err := c.do(ctx, call{method: http.MethodGet, path: path, out: &p}); err != nil {
 		return fmt.Errorf("notion: reading row %s before moving it: %w", pageID, err)
 	}
-	if sameID(p.Parent.DatabaseID, db) {
+	if SameID(p.Parent.DatabaseID, db) {
 		return nil
 	}
 	body := map[string]any{"parent": map[string]any{"type": "database_id", "database_id": db}}
@@ -35,7 +35,7 @@ func (c *Client) MoveRow(ctx context.Context, pageID, db string) error {
 			if err := c.do(ctx, call{method: http.MethodGet, path: path, out: &now}); err != nil {
 				return nil, false, err
 			}
-			return nil, sameID(now.Parent.DatabaseID, db), nil
+			return nil, SameID(now.Parent.DatabaseID, db), nil
 		}})
 	if err != nil {
 		return fmt.Errorf("notion: moving row %s to database %s: %w", pageID, db, err)
@@ -105,7 +105,7 @@ func (c *Client) UpdateRow(ctx context.Context, pageID string, u RowUpdate) erro
 		r := rowOf(p)
 		return (u.Title == "" || r.Title == u.Title) && (u.OneNotePageID == "" || r.OneNotePageID == u.OneNotePageID) &&
 			(u.LastModified.IsZero() || sameTime(r.LastModified, u.LastModified)) &&
-			(!u.SetParent || (u.Parent == "" && r.ParentRow == "") || sameID(r.ParentRow, u.Parent))
+			(!u.SetParent || SameID(r.ParentRow, u.Parent))
 	})
 	if err != nil {
 		return fmt.Errorf("notion: updating row %s: %w", pageID, err)
@@ -220,10 +220,8 @@ func (c *Client) AppendSyncReport(ctx context.Context, notebookPageID string, e 
 	if err != nil {
 		return "", err
 	}
-	if err := c.countSyncRun(ctx, id, now, e); err != nil {
-		return "", err
-	}
-	if now, err = c.readTree(ctx, id); err != nil {
+	added, err := c.countSyncRun(ctx, id, now, e)
+	if err != nil {
 		return "", err
 	}
 	there := false
@@ -242,7 +240,7 @@ func (c *Client) AppendSyncReport(ctx context.Context, notebookPageID string, e 
 		if err != nil {
 			return "", err
 		}
-		w := &pageWriter{c: c, media: newMedia(c, nil), counts: map[string]int{id: len(now)}}
+		w := &pageWriter{c: c, media: newMedia(c, nil), counts: map[string]int{id: len(now) + added}}
 		if err := w.appendBatches(ctx, id, batches); err != nil {
 			return "", fmt.Errorf("notion: appending the sync report: %w", err)
 		}
@@ -262,27 +260,28 @@ func (e SyncEntry) key() string {
 }
 
 // countSyncRun adds e's counts to the report page's totals callout (made
-// before the first entry if missing), unless it counted e already.
-func (c *Client) countSyncRun(ctx context.Context, pageID string, now []blocks.Block, e SyncEntry) error {
+// before the first entry if missing), unless it counted e already. It
+// returns the number of blocks it appended to the page (0 or 1).
+func (c *Client) countSyncRun(ctx context.Context, pageID string, now []blocks.Block, e SyncEntry) (int, error) {
 	for _, b := range now {
 		if b.Type != blocks.Callout || b.Icon != totalsIcon {
 			continue
 		}
 		t, last := parseTotals(plainRuns(b.RichText))
 		if last == e.key() {
-			return nil
+			return 0, nil
 		}
-		return c.do(ctx, call{method: http.MethodPatch, path: "/v1/blocks/" + b.ID,
+		return 0, c.do(ctx, call{method: http.MethodPatch, path: "/v1/blocks/" + b.ID,
 			body:      jsonBody(map[string]any{"callout": map[string]any{"rich_text": text(totalsText(t.plus(e.Counts), e.key()))}}),
 			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
 	}
 	b := blocks.Block{Type: blocks.Callout, Icon: totalsIcon, RichText: text(totalsText(e.Counts, e.key()))}
 	batches, err := splitBatches([]blocks.Block{b}, c.limits)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	w := &pageWriter{c: c, media: newMedia(c, nil), counts: map[string]int{pageID: len(now)}}
-	return w.appendBatches(ctx, pageID, batches)
+	return 1, w.appendBatches(ctx, pageID, batches)
 }
 
 // trimSyncEntries deletes the oldest sync entries beyond MaxSyncEntries.
@@ -332,9 +331,10 @@ func plainRuns(rt []blocks.RichText) string {
 	return s.String()
 }
 
-// sameID compares Notion IDs with or without dashes.
-func sameID(a, b string) bool {
-	return a != "" && strings.ReplaceAll(a, "-", "") == strings.ReplaceAll(b, "-", "")
+// SameID compares Notion IDs written with or without dashes ("" is the
+// same as "" only: no parent, say).
+func SameID(a, b string) bool {
+	return strings.ReplaceAll(a, "-", "") == strings.ReplaceAll(b, "-", "")
 }
 
 // RetitleBody sets the first block of row pageID to title when it is a
@@ -351,12 +351,8 @@ func (c *Client) RetitleBody(ctx context.Context, pageID, oldTitle, title string
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return false, fmt.Errorf("notion: decoding a block of page %s: %w", pageID, err)
 		}
-		var head struct {
-			Archived bool `json:"archived"`
-			InTrash  bool `json:"in_trash"`
-		}
-		_ = json.Unmarshal(raw, &head)
-		if head.Archived || head.InTrash {
+		var state childBlock
+		if json.Unmarshal(raw, &state) != nil || state.Archived || state.InTrash {
 			continue
 		}
 		switch b.Type {

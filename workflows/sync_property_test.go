@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -106,7 +107,7 @@ func TestSyncKeepsNotionEqualToOneNote(t *testing.T) {
 		if t.Failed() || checkEqual(t, h, nb, run) > 0 {
 			t.Logf("run %d's edits:\n  %s", run, strings.Join(done, "\n  "))
 		}
-		reportPage = orString(rep.ReportPageID, reportPage)
+		reportPage = cmp.Or(rep.ReportPageID, reportPage)
 	}
 	t.Logf("%d edits over %d sync runs", steps, runs)
 	// The report page holds the latest runs' entries under the totals.
@@ -125,13 +126,6 @@ func TestSyncKeepsNotionEqualToOneNote(t *testing.T) {
 	if dir := os.Getenv("NOTEBRIDGE_SHOTS"); dir != "" && reportPage != "" {
 		shoot(t, h.st.NotionURL+"/_emulator/view/"+reportPage, filepath.Join(dir, fmt.Sprintf("sync-report-after-%d-runs.png", runs)))
 	}
-}
-
-func orString(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
 
 // shoot saves a screenshot of url to path with headless Chromium.

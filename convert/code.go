@@ -63,6 +63,21 @@ func rawText(runs []run) string {
 	return b.String()
 }
 
+// codeText is codeText(raw) with each U+FFFC it deletes reported as
+// normalize reports them in text: once for a line with nothing else, else
+// each as left out.
+func (c *converter) codeText(raw string) string {
+	line := codeText(raw)
+	if n := strings.Count(raw, string(objectReplacement)); n > 0 {
+		if line == "" {
+			c.losses.add(LossUnsupported, Dropped, objectLeftOut, "")
+		} else {
+			c.objectsLeftOut(n, func() string { return line })
+		}
+	}
+	return line
+}
+
 // codeText applies the rules for text inside code: whitespace is kept,
 // NBSP becomes a space, U+FFFC is deleted, CR LF becomes LF, trailing
 // spaces on each line go, and so do blank lines at the start and end.

@@ -29,11 +29,11 @@
 //
 //   - Text: entities decoded, whitespace (including NBSP) collapsed and
 //     trimmed; <br /> inside a block is "\n", between blocks nothing.
-//     U+FFFC between two letters or digits is a word break (a space),
-//     reported as an object Graph did not export; elsewhere it is
-//     deleted; a block whose text is only U+FFFC stands for an object
-//     Graph did not export and is reported. Empty paragraphs make no
-//     block.
+//     Every U+FFFC stands for an object Graph did not export and is
+//     reported: between two letters or digits it is a word break (a
+//     space); elsewhere (beside a space or punctuation, at either end, in
+//     code) it is deleted and reported as left out; a block whose text is
+//     only U+FFFC is reported once. Empty paragraphs make no block.
 //   - Standing alone: an equation or a citation stands alone in its
 //     paragraph when everything else there is blank: whitespace, U+FFFC,
 //     <br /> and plain spans holding only those (onlyElement, the one test).
@@ -84,7 +84,11 @@
 //     "plain text"), each <br /> between them an empty line. Whitespace is
 //     kept except trailing spaces. <pre> is a code block too.
 //   - Quotes: a <cite> standing alone (in the outline, or the only content
-//     of a p) is a quote; so is <blockquote>.
+//     of a p) is a quote; so is <blockquote>. The cite's own style applies
+//     to its text (a highlight, colour or italics on it are kept or
+//     reported), except the grey of OneNote's Citation style (#595959),
+//     which the quote block stands for, as a heading block stands for its
+//     heading style.
 //   - Equations: a <math> standing alone is an equation block; inside text
 //     it is an inline equation. MathMLToLaTeX translates mi, mn, mo, mrow,
 //     msup, msub, msubsup, mfrac, msqrt, mroot, mfenced, munder, mover,
@@ -188,8 +192,7 @@
 // <!-- InkNode is not supported --> without Options.InkML; with it, only ink
 // the InkML leaves out or that cannot be read), other Graph export failures (other
 // comments), unknown or unsupported elements (script, svg, …), media
-// without a usable source, U+FFFC objects (alone in a block, or inside a
-// word), flattened table cells, approximated colours, highlights and
+// without a usable source, every U+FFFC object, flattened table cells, approximated colours, highlights and
 // colours of code lines, sup/sub, capped headings, unknown tags, tag states a block cannot show,
 // over-long equations and links, split blocks, and over-deep markup.
 package convert

@@ -146,7 +146,7 @@ func (f *flow) node(n *html.Node, depth int) {
 	case atom.Cite, atom.Blockquote:
 		f.emit(c.quoteBlocks(childNodes(n), f.base, n, depth)...)
 	case atom.Pre:
-		if t := codeText(textContent(n)); t != "" {
+		if t := c.codeText(textContent(n)); t != "" {
 			f.emit(codeBlock(t))
 		}
 	case atom.Hr:
@@ -219,7 +219,7 @@ func (f *flow) paragraph(nodes []*html.Node, st textStyle, tags []noteTag, owner
 	c.inline(nodes, st, &ic, owner, depth+1)
 	tags = append(tags, ic.tags...)
 	if len(tags) == 0 && !f.cell && isCodeLine(ic.runs) {
-		if line := codeText(rawText(ic.runs)); line != "" {
+		if line := c.codeText(rawText(ic.runs)); line != "" {
 			c.codeFormatLosses(ic.runs, line)
 			f.addCodeLine(line)
 		}
@@ -291,9 +291,21 @@ func (c *converter) textBlocks(runs []run, typ blocks.Type, tags []noteTag, role
 	return []blocks.Block{b}
 }
 
-// quoteBlocks converts a block-level cite (or blockquote) to a quote. The
-// cite's own grey 9pt style is not recorded.
+// quoteBlocks converts a block-level cite (or blockquote), or a p in
+// OneNote's Quote style, to a quote. A cite's or blockquote's own style
+// applies to its text as a span's would, so a highlight, another colour or
+// italics on it are kept or reported like any other. The grey of OneNote's
+// Citation style (#595959, 9pt, written on the cite) is the style itself,
+// which the quote block stands for, as a heading block stands for a
+// heading style; its size is presentation.
 func (c *converter) quoteBlocks(nodes []*html.Node, st textStyle, owner *html.Node, depth int) []blocks.Block {
+	if owner != nil && (owner.DataAtom == atom.Cite || owner.DataAtom == atom.Blockquote) {
+		around := st.color
+		st = st.applyCSS(attr(owner, "style"), true)
+		if isStyleGrey(asciiLower(st.color)) {
+			st.color = around
+		}
+	}
 	var ic inlineContent
 	c.inline(nodes, st, &ic, owner, depth+1)
 	if len(ic.tags) > 0 {

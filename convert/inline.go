@@ -183,8 +183,8 @@ func isCollapsible(r rune) bool {
 	return false
 }
 
-// objectReplacement is U+FFFC, which OneNote leaves in text and which is
-// deleted wherever it appears.
+// objectReplacement is U+FFFC, which OneNote leaves in text where an
+// object was; it is deleted (or made a word break) and reported.
 const objectReplacement = '\uFFFC'
 
 func removeObjectReplacement(s string) string {
@@ -194,19 +194,35 @@ func removeObjectReplacement(s string) string {
 	return strings.ReplaceAll(s, string(objectReplacement), "")
 }
 
-// normalize applies normalizeRuns and reports a U+FFFC that stands for an
-// object Graph did not export: one in text that is otherwise blank, and
-// each one inside a word, which is shown as a space.
+// objectLeftOut is the loss detail of a U+FFFC deleted from text: an
+// object Graph did not export.
+const objectLeftOut = "an embedded object Graph did not export (U+FFFC)"
+
+// normalize applies normalizeRuns and reports every U+FFFC, each standing
+// for an object Graph did not export: text that is otherwise blank once,
+// each one inside a word as shown as a space, and each other one (beside
+// a space or punctuation, at either end) as left out.
 func (c *converter) normalize(in []run) []run {
 	out, objects, breaks := normalizeRuns(in)
-	if len(out) == 0 && objects > 0 {
-		c.losses.add(LossUnsupported, Dropped, "an embedded object Graph did not export (U+FFFC)", "")
+	if len(out) == 0 {
+		if objects > 0 {
+			c.losses.add(LossUnsupported, Dropped, objectLeftOut, "")
+		}
+		return out
 	}
+	near := func() string { return plainRuns(out) }
 	for range breaks {
-		c.losses.addLazy(LossUnsupported, Dropped, "an embedded object Graph did not export (U+FFFC) inside a word, shown as a space",
-			func() string { return plainRuns(out) })
+		c.losses.addLazy(LossUnsupported, Dropped, objectLeftOut+" inside a word, shown as a space", near)
 	}
+	c.objectsLeftOut(objects-breaks, near)
 	return out
+}
+
+// objectsLeftOut reports n U+FFFC deleted from text that is kept.
+func (c *converter) objectsLeftOut(n int, near func() string) {
+	for range n {
+		c.losses.addLazy(LossUnsupported, Dropped, objectLeftOut+", left out", near)
+	}
 }
 
 // normalizeRuns applies the text rules outside code: each run of

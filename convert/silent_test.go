@@ -41,6 +41,40 @@ func TestSilentChanges(t *testing.T) {
 				t.Errorf("%d word-break objects reported, want 2: %+v", got, res.Losses)
 			}
 		}},
+		{"object-beside-text", func(t *testing.T, res *Result) {
+			// A U+FFFC beside a space or punctuation, at either end of a
+			// line, or in code is deleted and named, each one.
+			if got := lossDetailCount(res.Losses, LossUnsupported, "an embedded object Graph did not export (U+FFFC), left out"); got != 6 {
+				t.Errorf("%d objects beside text reported, want 6: %+v", got, res.Losses)
+			}
+			if text := allText(res.Blocks); strings.ContainsRune(text, objectReplacement) {
+				t.Errorf("U+FFFC left in the page: %q", text)
+			}
+		}},
+		{"citation-style", func(t *testing.T, res *Result) {
+			// A cite keeps its own highlight, colour and italics inside
+			// the quote; the Citation style's grey is the quote itself.
+			want := map[string]blocks.Annotations{
+				"Annual report, page 12": {},
+				"Highlighted citation":   {Color: "yellow_background"},
+				"Red italic citation":    {Italic: true, Color: "red"},
+				"in green":               {Color: "green_background"},
+			}
+			for _, b := range res.Blocks[1:] {
+				if b.Type != blocks.Quote {
+					t.Errorf("%s block %q, want a quote", b.Type, blocks.PlainText(b.RichText))
+				}
+				for _, rt := range b.RichText {
+					if w, ok := want[rt.Text]; ok && rt.Annotations != w {
+						t.Errorf("%q: %+v, want %+v", rt.Text, rt.Annotations, w)
+					}
+					delete(want, rt.Text)
+				}
+			}
+			if len(want) > 0 {
+				t.Errorf("runs not found: %v", want)
+			}
+		}},
 		{"highlight-black", func(t *testing.T, res *Result) {
 			// Black text under a highlight is never dropped, wherever it
 			// stands; a highlight a code block cannot show is named.

@@ -180,7 +180,7 @@ func builtinStyleOf(style string) builtinStyle {
 		case "font-style":
 			italic = strings.HasPrefix(lv, "italic")
 		case "color":
-			grey = lv == "#595959" || strings.ReplaceAll(lv, " ", "") == "rgb(89,89,89)"
+			grey = isStyleGrey(lv)
 		case "font-family":
 			first, _, _ := strings.Cut(lv, ",")
 			light = strings.Trim(strings.TrimSpace(first), `"'`) == "calibri light"
@@ -195,4 +195,10 @@ func builtinStyleOf(style string) builtinStyle {
 		return styleTitle
 	}
 	return styleNone
+}
+
+// isStyleGrey reports whether the lower-case CSS colour lv is the grey
+// (#595959) of OneNote's Quote and Citation styles.
+func isStyleGrey(lv string) bool {
+	return lv == "#595959" || strings.ReplaceAll(lv, " ", "") == "rgb(89,89,89)"
 }

@@ -94,7 +94,8 @@
 //     msup, msub, msubsup, mfrac, msqrt, mroot, mfenced, munder, mover,
 //     munderover, mtable, mtext, mspace, semantics (a TeX annotation wins)
 //     and symbols (Greek, ∑ ∫ ≤ → ∞ …). Invisible operators are dropped.
-//     A space typed in an equation (an NBSP operator) between two operands
+//     A space typed in an equation (an NBSP operator, or an mtext of
+//     only spaces) between two operands
 //     is "\ "; next to an operator, or at either end, it is the padding
 //     OneNote's linear format types around operators and is dropped
 //     (LaTeX spaces operators itself). A space inside an identifier or a

@@ -162,7 +162,7 @@ func (t *texWriter) node(n *html.Node, depth int) {
 		t.identifier(n)
 	case "mn":
 		t.write(texWords(collapse(textContent(n))))
-	case "mo":
+	case "mo", "mtext":
 		if isSpaceOperator(n) {
 			// A space typed in the equation: OneNote writes it as an
 			// NBSP operator. Next to an operator (or at either end) it
@@ -174,13 +174,13 @@ func (t *texWriter) node(n *html.Node, depth int) {
 			}
 			return
 		}
-		t.operator(collapse(textContent(n)))
-	case "mtext", "ms":
-		if s := textContent(n); strings.TrimFunc(s, isCollapsible) != "" {
-			t.write(`\text{` + texEscape(spaced(s)) + `}`)
-		} else if s != "" {
-			t.write(`\ `)
+		if n.Data == "mo" {
+			t.operator(collapse(textContent(n)))
+		} else {
+			t.text(n)
 		}
+	case "ms":
+		t.text(n)
 	case "mspace":
 		t.write(`\,`)
 	case "mphantom":
@@ -407,10 +407,20 @@ func texWords(s string) string {
 	return strings.Join(words, `\ `)
 }
 
-// isSpaceOperator reports whether n is an mo holding only spaces (NBSP,
-// as OneNote writes a typed space).
+// text writes an mtext or ms as \text{…}, its spaces kept.
+func (t *texWriter) text(n *html.Node) {
+	if s := textContent(n); strings.TrimFunc(s, isCollapsible) != "" {
+		t.write(`\text{` + texEscape(spaced(s)) + `}`)
+	} else if s != "" {
+		t.write(`\ `)
+	}
+}
+
+// isSpaceOperator reports whether n is a typed space: an mo holding only
+// spaces (NBSP, as OneNote writes a typed space), or an mtext holding
+// only spaces, as other writers do.
 func isSpaceOperator(n *html.Node) bool {
-	if n == nil || n.Type != html.ElementNode || n.Data != "mo" {
+	if n == nil || n.Type != html.ElementNode || (n.Data != "mo" && n.Data != "mtext") {
 		return false
 	}
 	s := textContent(n)

@@ -90,13 +90,14 @@ func TestSilentChanges(t *testing.T) {
 			}
 		}},
 		{"math-operators", func(t *testing.T, res *Result) {
-			// No padding spaces around operators; a space typed inside an
-			// identifier or between operands stays.
+			// No padding spaces around operators (an NBSP mo or a blank
+			// mtext); a space typed inside an identifier or between
+			// operands stays.
 			var got []string
 			for _, b := range res.Blocks {
 				got = append(got, b.Expression)
 			}
-			want := []string{`a+b=c`, `\mathrm{unit\ price}\times\mathrm{count}`, `x\ y`}
+			want := []string{`a+b=c`, `\mathrm{unit\ price}\times\mathrm{count}`, `x\ y`, `a-b\ c`}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("equations\n got %q\nwant %q", got, want)
 			}

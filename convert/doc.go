@@ -95,14 +95,14 @@
 //     munderover, mtable, mtext, mspace, semantics (a TeX annotation wins)
 //     and symbols (Greek, ∑ ∫ ≤ → ∞ …). Invisible operators are dropped.
 //     A space typed in an equation (an NBSP operator, or an mtext of
-//     only spaces) between two operands
-//     is "\ "; next to an operator, or at either end, it is the padding
-//     OneNote's linear format types around operators and is dropped
-//     (LaTeX spaces operators itself). A space inside an identifier or a
-//     number is "\ " (\mathrm{unit\ price}: math mode ignores a plain
-//     space), and mtext keeps its leading and trailing space (\text{ Mac
-//     price}). LaTeX longer than Notion's 1,000 characters becomes a code
-//     block (language "latex"), reported.
+//     only spaces) between two operands is "\ "; next to an operator, or
+//     at either end, it is the padding OneNote's linear format types
+//     around operators and is dropped (LaTeX spaces operators itself).
+//     A space inside an identifier or a number is "\ "
+//     (\mathrm{unit\ price}: math mode ignores a plain space), and mtext
+//     keeps its leading and trailing space (\text{ Mac price}). LaTeX
+//     longer than Notion's 1,000 characters becomes a code block
+//     (language "latex"), reported.
 //   - Tables: one table_row per tr, one cell per td, every row padded to
 //     the widest; no column or row header (OneNote output has no th). Cell
 //     border and width are not recorded; a cell background is reported.

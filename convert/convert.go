@@ -176,6 +176,11 @@ type converter struct {
 	inkStrokes int
 	inks       []inkGroup
 	inkImages  []InkImage
+
+	// blockColors holds the colour losses already reported for the text
+	// richText is converting, so a colour is counted once a block (or
+	// table cell), however many runs it spans.
+	blockColors map[string]struct{}
 }
 
 func newConverter(opts Options) *converter {

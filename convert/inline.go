@@ -378,6 +378,7 @@ func (c *converter) richText(runs []run) []blocks.RichText {
 		return nil
 	}
 	near := func() string { return plainRuns(runs) }
+	clear(c.blockColors)
 	out := make([]blocks.RichText, 0, len(runs))
 	for _, r := range runs {
 		var rt blocks.RichText
@@ -431,7 +432,7 @@ func (c *converter) runColor(st textStyle, near func() string) string {
 		if name != "" {
 			if st.color != "" {
 				if fg, _ := notionColor(st.color, false); fg != "" {
-					c.losses.addLazy(LossColor, Degraded, "text colour "+quote(st.color)+" dropped on highlighted text", near)
+					c.colorLossOnce(Degraded, "text colour "+quote(st.color)+" dropped on highlighted text", near)
 				}
 			}
 			return name
@@ -452,10 +453,24 @@ func (c *converter) colorLoss(css, name string, ok, background bool, near func()
 	}
 	switch {
 	case !ok:
-		c.losses.addLazy(LossColor, Degraded, what+quote(css)+" not recognised; dropped", near)
+		c.colorLossOnce(Degraded, what+quote(css)+" not recognised; dropped", near)
 	case name != "":
-		c.losses.addLazy(LossColor, Mapped, what+quote(css)+" shown as Notion "+quote(name), near)
+		c.colorLossOnce(Mapped, what+quote(css)+" shown as Notion "+quote(name), near)
 	}
+}
+
+// colorLossOnce reports a colour loss once for the block richText is
+// converting: a paragraph whose grey spans three runs (split by bold, say)
+// is one grey paragraph.
+func (c *converter) colorLossOnce(sev Severity, detail string, near func() string) {
+	if _, ok := c.blockColors[detail]; ok {
+		return
+	}
+	if c.blockColors == nil {
+		c.blockColors = make(map[string]struct{})
+	}
+	c.blockColors[detail] = struct{}{}
+	c.losses.addLazy(LossColor, sev, detail, near)
 }
 
 // plainRuns is the text of runs, for loss excerpts.

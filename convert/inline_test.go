@@ -115,7 +115,10 @@ func TestInlineMapping(t *testing.T) {
 }
 
 func TestInlineLosses(t *testing.T) {
-	res := convertBody(t, outlineDiv(`<p><span style="color:#c00000">a</span> <span style="color:#c00000">b</span>x<sup>2</sup></p>`), Options{})
+	// A colour is counted once a block, however many runs it spans: two
+	// red runs in one paragraph and one in the next are two.
+	res := convertBody(t, outlineDiv(`<p><span style="color:#c00000">a</span> <span style="color:#c00000">b</span>x<sup>2</sup></p>`+
+		`<p><span style="color:#c00000">c</span></p>`), Options{})
 	var colour, script *Loss
 	for i := range res.Losses {
 		switch res.Losses[i].Kind {
@@ -126,7 +129,7 @@ func TestInlineLosses(t *testing.T) {
 		}
 	}
 	if colour == nil || colour.Count != 2 || colour.Severity != Mapped || colour.Near == "" {
-		t.Errorf("colour loss = %+v, want one mapped entry counted twice with an excerpt", colour)
+		t.Errorf("colour loss = %+v, want one mapped entry counted twice (two blocks) with an excerpt", colour)
 	}
 	if script == nil || script.Severity != Mapped {
 		t.Errorf("sup loss = %+v, want a mapped entry", script)

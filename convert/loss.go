@@ -98,7 +98,8 @@ type Loss struct {
 	// Near is a short excerpt of the text of the block where the loss
 	// occurred (its first occurrence), or "" when there is none.
 	Near string
-	// Count is how many times this loss occurred on the page.
+	// Count is how many times this loss occurred on the page; a colour
+	// is counted once a block (or table cell), however many runs it spans.
 	Count int
 }
 

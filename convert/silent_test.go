@@ -34,6 +34,10 @@ func TestSilentChanges(t *testing.T) {
 			if quotes != 2 {
 				t.Errorf("%d quote blocks, want 2", quotes)
 			}
+			// The grey is reported once a paragraph, not once a run.
+			if got := lossDetailCount(res.Losses, LossColor, `text colour "#595959" shown as Notion "gray"`); got != 2 {
+				t.Errorf("grey reported %d times, want 2 (one a paragraph): %+v", got, res.Losses)
+			}
 		}},
 		{"object-in-word", func(t *testing.T, res *Result) {
 			// Each U+FFFC shown as a space inside a word is named.

@@ -48,6 +48,14 @@ func TestInkFixtures(t *testing.T) {
 			p("Pick up dry cleaning"), ink("3"), ink("4"),
 			p("Ideas"), p("Garden shed plans"), ink("5"),
 		}, []fixtureLoss{}},
+		// One trace group over two outlines side by side: each cluster
+		// follows the line it was drawn on in the outline it overlaps (a
+		// tick in the left one; a translucent band with black writing on
+		// it, and a ring, in the right one), never one image for all.
+		{"side-by-side", []map[string]any{
+			p("Monday"), p("Call supplier"), p("Check invoices"), ink("2"),
+			p("Decisions"), p("Budget approved"), ink("1"), p("Hire two engineers"), p("Office move in March"), ink("3"),
+		}, []fixtureLoss{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,6 +165,7 @@ func TestInkHighlighters(t *testing.T) {
 	}{
 		{"highlighter-over-text", 1, 0},
 		{"one-group", 2, 2},
+		{"side-by-side", 1, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

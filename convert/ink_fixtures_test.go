@@ -50,8 +50,8 @@ func TestInkFixtures(t *testing.T) {
 		}, []fixtureLoss{}},
 		// One trace group over two outlines side by side: each cluster
 		// follows the line it was drawn on in the outline it overlaps (a
-		// tick in the left one; a translucent band with black writing on
-		// it, and a ring, in the right one), never one image for all.
+		// tick in the left one; a translucent band with black writing at
+		// its end, and a ring, in the right one), never one image for all.
 		{"side-by-side", []map[string]any{
 			p("Monday"), p("Call supplier"), p("Check invoices"), ink("2"),
 			p("Decisions"), p("Budget approved"), ink("1"), p("Hire two engineers"), p("Office move in March"), ink("3"),

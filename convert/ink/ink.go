@@ -23,7 +23,8 @@
 // (a fraction, 0.5 on OneNote's highlighters, or on a 0-255 scale: see
 // transparency); rasterOp "maskPen" (OneNote's highlighter)
 // makes a highlighter, drawn half transparent when the brush names no
-// transparency.
+// transparency or 0, and so does a translucent rectangle tip without a
+// rasterOp (Brush.finish).
 //
 // # Clusters
 //
@@ -208,6 +209,7 @@ func Parse(doc []byte) ([]Group, error) {
 				b := defaultBrush
 				brush, brushID = &b, "#"+t.attrValue("id")
 				if t.selfClosing {
+					b.finish()
 					p.brushes[brushID] = b
 					brush = nil
 				}
@@ -245,6 +247,7 @@ func Parse(doc []byte) ([]Group, error) {
 				}
 			case "brush":
 				if brush != nil {
+					brush.finish()
 					p.brushes[brushID] = *brush
 					brush = nil
 				}
@@ -311,10 +314,22 @@ func applyBrushProperty(b *Brush, name, value, units string) {
 	case "rasterop":
 		if strings.EqualFold(v, "maskPen") {
 			b.Highlighter = true
-			if b.Opacity == 1 {
-				b.Opacity = 0.5
-			}
 		}
+	}
+}
+
+// finish completes a brush once all of its properties are read, whatever
+// their order: a highlighter (rasterOp maskPen) is never opaque, so one
+// naming no transparency, or 0, is drawn half transparent; a rectangle
+// tip with a transparency is a highlighter though its writer left out
+// rasterOp (only OneNote's highlighters have rectangle tips), so it is
+// drawn beneath the pen strokes.
+func (b *Brush) finish() {
+	switch {
+	case b.Highlighter && b.Opacity >= 1:
+		b.Opacity = 0.5
+	case !b.Highlighter && b.Square && b.Opacity < 1:
+		b.Highlighter = true
 	}
 }
 

@@ -33,6 +33,11 @@ const (
 	realHL = `<inkml:brush xml:id="rh"><inkml:brushProperty name="width" value="106" units="himetric"/><inkml:brushProperty name="height" value="476" units="himetric"/>` +
 		`<inkml:brushProperty name="color" value="#FFFF00"/><inkml:brushProperty name="transparency" value="0.5"/><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="rasterOp" value="maskPen"/></inkml:brush>`
 	quarter = `<inkml:brush xml:id="q"><inkml:brushProperty name="transparency" value="0.25"/></inkml:brush>`
+	// maskFirst names rasterOp before an explicit transparency of 0.
+	maskFirst = `<inkml:brush xml:id="mf"><inkml:brushProperty name="rasterOp" value="maskPen"/><inkml:brushProperty name="transparency" value="0"/></inkml:brush>`
+	// noRasterOp is a translucent rectangle tip whose writer left out
+	// rasterOp.
+	noRasterOp = `<inkml:brush xml:id="nr"><inkml:brushProperty name="tip" value="rectangle"/><inkml:brushProperty name="transparency" value="0.5"/></inkml:brush>`
 )
 
 // px converts himetric to CSS pixels, rounded as the tests compare.
@@ -90,6 +95,12 @@ func TestParse(t *testing.T) {
 		{"transparency as a fraction, as OneNote writes its highlighters",
 			doc(realHL, `<inkml:trace brushRef="#rh">0 0</inkml:trace>`),
 			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#ffff00", Width: px(106), Height: px(476), Opacity: 0.5, Highlighter: true, Square: true}, Points: pts(0, 0)}}}}},
+		{"a highlighter is never opaque, whatever the order of its properties",
+			doc(maskFirst, `<inkml:trace brushRef="#mf">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.5, Highlighter: true}, Points: pts(0, 0)}}}}},
+		{"a translucent rectangle tip without rasterOp is a highlighter",
+			doc(noRasterOp, `<inkml:trace brushRef="#nr">0 0</inkml:trace>`),
+			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.5, Highlighter: true, Square: true}, Points: pts(0, 0)}}}}},
 		{"a fraction on a pen",
 			doc(quarter, `<inkml:trace brushRef="#q">0 0</inkml:trace>`),
 			[]Group{{Strokes: []Stroke{{Brush: Brush{Color: "#000000", Width: 1, Opacity: 0.75}, Points: pts(0, 0)}}}}},

@@ -45,7 +45,7 @@
 //   - Headings: h1–h6 onto heading_1…heading_3. Levels deeper than
 //     Options.MaxHeading (default 3, the deepest in Notion API 2022-06-28)
 //     are capped and reported (LossHeading). The heading's own OneNote
-//     style is not recorded.
+//     style is not recorded; a highlight on the heading is, like any.
 //   - Rich text: bold, italic, underline, strikethrough from styles or
 //     tags; links (entity-decoded href); Consolas (and other monospace
 //     fonts) inside ordinary text as inline code. Adjacent runs with the

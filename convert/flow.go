@@ -229,7 +229,7 @@ func (f *flow) paragraph(nodes []*html.Node, st textStyle, tags []noteTag, owner
 }
 
 // heading converts h1 to h6. The heading's own style is OneNote's heading
-// style and is not recorded; styles inside it are.
+// style and is not recorded, except a highlight; styles inside it are.
 func (f *flow) heading(n *html.Node, depth int) {
 	c := f.c
 	level := int(n.Data[1] - '0')
@@ -238,8 +238,16 @@ func (f *flow) heading(n *html.Node, depth int) {
 		level = max
 	}
 	typ := [...]blocks.Type{blocks.Heading1, blocks.Heading2, blocks.Heading3}[level-1]
+	// The heading's own colour and size are its heading style; a highlight
+	// on it is the writer's, kept (or reported) like any other.
+	st := f.base
+	for k, v := range cssDeclarations(attr(n, "style")) {
+		if k == "background-color" || k == "background" {
+			st.background = v
+		}
+	}
 	var ic inlineContent
-	c.inline(childNodes(n), f.base, &ic, n, depth+1)
+	c.inline(childNodes(n), st, &ic, n, depth+1)
 	tags := append(parseTags(attr(n, "data-tag")), ic.tags...)
 	f.emit(c.textBlocks(ic.runs, typ, tags, roleHeading)...)
 }

@@ -84,10 +84,15 @@ func TestSilentChanges(t *testing.T) {
 			// stands; a highlight a code block cannot show is named.
 			text := allText(res.Blocks)
 			for _, want := range []string{"Black on yellow", "Whole paragraph highlighted", "Black on turquoise in a list",
-				"Black in a cell", "Nested black under a highlight", "highlighted_code()"} {
+				"Black in a cell", "Nested black under a highlight", "highlighted_code()", "Highlighted heading"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("%q dropped; the page reads %q", want, text)
 				}
+			}
+			// A highlight on a heading element is kept: only the
+			// heading's colour and size are its style.
+			if h := res.Blocks[len(res.Blocks)-1]; h.Type != blocks.Heading2 || len(h.RichText) != 1 || h.RichText[0].Annotations.Color != "yellow_background" {
+				t.Errorf("last block %s %+v, want a heading_2 highlighted yellow", h.Type, h.RichText)
 			}
 			if got := lossDetailCount(res.Losses, LossColor, `highlight "yellow" dropped in a code block`); got != 1 {
 				t.Errorf("highlight on code reported %d times, want 1: %+v", got, res.Losses)

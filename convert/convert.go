@@ -142,7 +142,9 @@ func Page(src []byte, opts Options) (res *Result, err error) {
 		return nil, err
 	}
 	res = &Result{}
-	res.Title, res.Created = pageHead(doc)
+	var titleObjects int
+	res.Title, res.Created, titleObjects = pageHead(doc)
+	c.objectsLeftOut(titleObjects, func() string { return res.Title })
 	if !opts.SkipInk {
 		c.readInk(opts.InkML)
 	}
@@ -206,10 +208,13 @@ func (c *converter) parse(src []byte) (*html.Node, error) {
 	return doc, nil
 }
 
-// pageHead returns the page title and created time from the document head.
-func pageHead(doc *html.Node) (title, created string) {
+// pageHead returns the page title and created time from the document
+// head, and how many U+FFFC it deleted from the title.
+func pageHead(doc *html.Node) (title, created string, objects int) {
 	if t := findElement(doc, atom.Title); t != nil {
-		title = strings.TrimSpace(strings.ReplaceAll(removeObjectReplacement(textContent(t)), "\u00a0", " "))
+		raw := textContent(t)
+		objects = strings.Count(raw, string(objectReplacement))
+		title = strings.TrimSpace(strings.ReplaceAll(removeObjectReplacement(raw), "\u00a0", " "))
 	}
 	var walk func(n *html.Node) bool
 	walk = func(n *html.Node) bool {
@@ -228,5 +233,5 @@ func pageHead(doc *html.Node) (title, created string) {
 		return false
 	}
 	walk(doc)
-	return title, created
+	return title, created, objects
 }

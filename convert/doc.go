@@ -29,13 +29,13 @@
 //
 //   - Text: entities decoded, whitespace (including NBSP) collapsed and
 //     trimmed; <br /> inside a block is "\n", between blocks nothing.
-//     Every U+FFFC in text or code stands for an object Graph did not
-//     export and is reported: between two letters or digits it is a word
-//     break (a space); elsewhere (beside a space or punctuation, at either
-//     end, in code) it is deleted and reported as left out; a block whose
-//     text is only U+FFFC is reported once. (In the page title and inside
-//     an equation it is deleted without a report.) Empty paragraphs make
-//     no block.
+//     Every U+FFFC in text, code or the title stands for an object Graph
+//     did not export and is reported: between two letters or digits in
+//     text it is a word break (a space); elsewhere (beside a space or
+//     punctuation, at either end, in code, in the title) it is deleted
+//     and reported as left out; a block whose text is only U+FFFC is
+//     reported once. (Inside an equation it is deleted without a report.)
+//     Empty paragraphs make no block.
 //   - Standing alone: an equation or a citation stands alone in its
 //     paragraph when everything else there is blank: whitespace, U+FFFC,
 //     <br /> and plain spans holding only those (onlyElement, the one test).
@@ -195,7 +195,7 @@
 // <!-- InkNode is not supported --> without Options.InkML; with it, only ink
 // the InkML leaves out or that cannot be read), other Graph export failures (other
 // comments), unknown or unsupported elements (script, svg, …), media
-// without a usable source, every U+FFFC object in text or code, flattened table cells, approximated colours, highlights and
+// without a usable source, every U+FFFC object outside equations, flattened table cells, approximated colours, highlights and
 // colours of code lines, sup/sub, capped headings, unknown tags, tag states a block cannot show,
 // over-long equations and links, split blocks, and over-deep markup.
 package convert

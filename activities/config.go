@@ -76,6 +76,8 @@ type Activities struct {
 	// lock it holds on it while it lives.
 	staging string
 	lock    *os.File
+	// files keeps the OneNote files the file source read open.
+	files *fileCache
 }
 
 // New returns Activities for cfg.
@@ -99,7 +101,8 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20
 	}
-	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat, staging: dir, lock: lock}, nil
+	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat, staging: dir, lock: lock,
+		files: &fileCache{}}, nil
 }
 
 // graph returns a Graph client acting for user.

@@ -56,16 +56,16 @@ func EncryptedSection(pages []Page, packaged bool) []byte {
 // TOC writes a table of contents listing names (section files and group
 // folders) in the order given; the ordering IDs reverse the order in which
 // the entries are stored, so a reader must sort by them.
-func TOC(names []string) []byte { return tocFile(names).layout(false) }
+func TOC(names []string) []byte { return tocFile(names, GUID{}).layout(false) }
 
 // TOCPackaged writes a table of contents in the packaged layout.
-func TOCPackaged(names []string) []byte { return tocFile(names).layout(true) }
+func TOCPackaged(names []string) []byte { return tocFile(names, GUID{}).layout(true) }
 
 // TOCNodes writes a table of contents in the form OneNote gives a .onetoc2:
 // RevisionManifestStart4FND revisions with their own global ID tables and
 // no object groups.
 func TOCNodes(names []string) []byte {
-	w := tocFile(names)
+	w := tocFile(names, GUID{})
 	w.tocNodes = true
 	return w.layout(false)
 }
@@ -111,6 +111,7 @@ type Notebook struct {
 // in the order the table of contents lists them.
 type Group struct {
 	Name     string // the folder's name; unused for the notebook itself
+	GUID     GUID   // the guidFile of the folder's table of contents; a fixed one when zero
 	Sections []SectionSpec
 	Groups   []Group
 }
@@ -156,7 +157,7 @@ func (nb Notebook) Files() []File {
 		if dir != "" {
 			tocName = g.Name + ".onetoc2"
 		}
-		toc := tocFile(names).layout(nb.Packaged)
+		toc := tocFile(names, g.GUID).layout(nb.Packaged)
 		out = append(out, File{Path: path.Join(dir, tocName), Data: toc})
 		for _, s := range g.Sections {
 			out = append(out, File{Path: path.Join(dir, s.Name+".one"), Data: s.Bytes(nb.Packaged)})

@@ -447,9 +447,13 @@ func sectionFile(pages []Page, fileGUID GUID) *wfile {
 	return w
 }
 
-// tocFile builds the object space of a table of contents.
-func tocFile(names []string) *wfile {
+// tocFile builds the object space of a table of contents; its file GUID
+// is fileGUID, or a fixed one when zero.
+func tocFile(names []string, fileGUID GUID) *wfile {
 	w := &wfile{fileType: guidFileTypeTOC, root: xguid{GUID: GUID{0x70, 0xC0}, N: 1}}
+	if fileGUID != (GUID{}) {
+		w.root.GUID = fileGUID
+	}
 	sp := &wspace{id: w.root, roots: map[uint32]xguid{}}
 	w.spaces = []*wspace{sp}
 	var children []xguid

@@ -26,6 +26,7 @@ type Page struct {
 	Ink      [][2]int64 // one stroke drawn on the page, when set
 	File     []byte     // one attached file after the paragraphs, when set
 	FileName string
+	Conflict bool // a conflict page (IsConflictPage)
 }
 
 // Para is a paragraph of a page, an outline element.

@@ -142,6 +142,7 @@ const (
 	propFolderChildFilename          = 0x1C001D6B
 	propAuthor                       = 0x1C001D75
 	propAuthorOriginal               = 0x20001D78
+	propIsConflictPage               = 0x08001D7C
 	propEmbeddedFileContainer        = 0x20001D9B
 	propEmbeddedFileName             = 0x1C001D9C
 	propPageLevel                    = 0x14001DFF

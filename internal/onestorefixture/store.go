@@ -436,7 +436,8 @@ func sectionFile(pages []Page, fileGUID GUID) *wfile {
 			wprop{id: propCachedTitleString, data: str16(p.Title)},
 			wprop{id: propNotebookManagementEntityGUID, data: p.GUID[:]},
 			wprop{id: propPageLevel, data: le(uint32(p.Level + 1))},
-			wprop{id: propTopologyCreationTimeStamp, data: ftime(p.Created)})
+			wprop{id: propTopologyCreationTimeStamp, data: ftime(p.Created)},
+			wprop{id: propIsConflictPage, b: p.Conflict})
 		sp.roots[roleContent] = manifest.id
 		sp.roots[roleMetadata] = meta.id
 		w.spaces = append(w.spaces, sp)

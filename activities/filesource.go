@@ -433,3 +433,80 @@ func fileTree(nb *onestore.Notebook, path string) (NotebookTree, map[string]*one
 	t.Sections, t.SectionGroups = walk(&nb.Group, "")
 	return t, sections
 }
+
+// FileListing is what a dry run of a file import shows: the notebook's
+// sections in order, with their groups, and each section's pages with
+// their counts of images, files and ink. It is read on the machine that
+// asks, with the identities the workers give (see ReadFileTree).
+type FileListing struct {
+	File       string               `json:"file"`
+	NotebookID string               `json:"notebookId"`
+	Notebook   string               `json:"notebook"`
+	Sections   []FileSectionListing `json:"sections"`
+	Pages      int                  `json:"pages"`
+}
+
+// FileSectionListing is one section of a FileListing. Groups are the
+// section groups it sits in, from the notebook down; Error says why it
+// cannot be read (its pages are then not listed).
+type FileSectionListing struct {
+	ID     string            `json:"id"`
+	Name   string            `json:"name"`
+	Groups []string          `json:"groups,omitempty"`
+	Error  string            `json:"error,omitempty"`
+	Locked bool              `json:"locked,omitempty"`
+	Pages  []FilePageListing `json:"pages"`
+}
+
+// FilePageListing is one page of a FileSectionListing.
+type FilePageListing struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Level    int    `json:"level"`
+	Order    int    `json:"order"`
+	Images   int    `json:"images"`
+	Files    int    `json:"files"`
+	Ink      int    `json:"ink"`
+	Conflict bool   `json:"conflict,omitempty"`
+}
+
+// ListFile reads the notebook at path and lists it. The error names the
+// file and what is wrong with it: missing, empty, or not a OneNote file
+// this reader reads.
+func ListFile(path string) (FileListing, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return FileListing{}, fmt.Errorf("file %s cannot be read: %w", path, err)
+	case !st.IsDir() && st.Size() == 0:
+		return FileListing{}, fmt.Errorf("file %s is empty (0 bytes): export the notebook again (File > Export > Notebook > OneNote Package)", path)
+	}
+	nb, err := onestore.Open(path)
+	if err != nil {
+		return FileListing{}, fmt.Errorf("file %s is not a OneNote notebook this importer reads: %w", path, err)
+	}
+	defer nb.Close()
+	tree, sections := fileTree(nb, path)
+	out := FileListing{File: path, NotebookID: tree.ID, Notebook: tree.Name}
+	var walk func(groups []string, ts []TreeNode, gs []GroupNode)
+	walk = func(groups []string, ts []TreeNode, gs []GroupNode) {
+		for _, t := range ts {
+			s := sections[t.ID]
+			sl := FileSectionListing{ID: t.ID, Name: t.Name, Groups: groups, Pages: []FilePageListing{}}
+			if s.Err != nil {
+				sl.Error, sl.Locked = s.Err.Error(), errors.Is(s.Err, onestore.ErrEncrypted)
+			}
+			for _, p := range s.Pages {
+				sl.Pages = append(sl.Pages, FilePageListing{ID: FileKey(p.GUID), Title: p.Title, Level: p.Level, Order: p.Order,
+					Images: p.Images, Files: p.Files, Ink: p.Ink, Conflict: p.Conflict})
+			}
+			out.Pages += len(sl.Pages)
+			out.Sections = append(out.Sections, sl)
+		}
+		for _, g := range gs {
+			walk(append(append([]string(nil), groups...), g.Name), g.Sections, g.SectionGroups)
+		}
+	}
+	walk(nil, tree.Sections, tree.SectionGroups)
+	return out, nil
+}

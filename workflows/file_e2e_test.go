@@ -219,3 +219,57 @@ func checkNesting(t *testing.T, rows map[string]exportedRow, sec []fx.Page) {
 		}
 	}
 }
+
+// TestFileImportTiming imports a generated package of
+// NOTEBRIDGE_FILE_IMPORT_PAGES pages (sections of 100, a paragraph and an
+// image on every page, ink on every fourth) on the dev server, and prints
+// the end-to-end time beside the time the same Notion requests take at
+// Notion's documented pace of 3 requests a second (notion-reality.md):
+// with no Graph budget to wait for, Notion's pace is the import's only
+// bound. The emulator here does not pace, so the first figure is the
+// pipeline's own cost. A lab figure: printed, never asserted
+// (bench/results/file-import.md).
+func TestFileImportTiming(t *testing.T) {
+	n := 0
+	if _, err := fmt.Sscan(os.Getenv("NOTEBRIDGE_FILE_IMPORT_PAGES"), &n); err != nil || n <= 0 {
+		t.Skip("set NOTEBRIDGE_FILE_IMPORT_PAGES=1000 to time a file import")
+	}
+	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 3, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1}})
+	created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	spec := fx.Notebook{Name: "Timed Notes", Group: fx.Group{GUID: fx.GUID{0xE0, 1}}}
+	for s := 0; s*100 < n; s++ {
+		sec := fx.SectionSpec{Name: fmt.Sprintf("Section %02d", s), GUID: fx.GUID{0xE5, byte(s), byte(s >> 8)}}
+		for i := s * 100; i < min(n, (s+1)*100); i++ {
+			p := fx.Page{GUID: fx.GUID{0xE1, byte(i), byte(i >> 8)}, Title: fmt.Sprintf("Page %d", i), Level: []int{0, 1}[i%2],
+				Created: created.Add(time.Duration(i) * time.Minute), Image: []byte(fmt.Sprintf("\x89PNG\r\n\x1a\nimage %d", i)),
+				Paras: []fx.Para{{Text: fmt.Sprintf("Paragraph of page %d, a sentence of ordinary length for a note.", i)}}}
+			if i%4 == 0 {
+				p.Ink = [][2]int64{{1000, 2000}, {1400, 2500}, {1900, 2300}}
+			}
+			sec.Pages = append(sec.Pages, p)
+		}
+		spec.Sections = append(spec.Sections, sec)
+	}
+	file := filepath.Join(t.TempDir(), "Timed Notes.onepkg")
+	pkg := spec.Package()
+	if err := os.WriteFile(file, pkg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notionBefore := h.notion.Stats().Requests
+	in := workflows.MigrateInput{User: e2eUser, File: file, NotionParent: h.root, Limits: h.profile}
+	start := time.Now()
+	run, err := stack.StartMigration(context.Background(), h.c, e2eQueue, activities.FileKey(onestore.GUID(spec.GUID)), spec.Name, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := wait(t, run, time.Hour)
+	took := time.Since(start)
+	requests := h.notion.Stats().Requests - notionBefore
+	if rep.Written != n || rep.FailedPages != 0 {
+		t.Fatalf("import: %d of %d written, %d failed: %s", rep.Written, n, rep.FailedPages, rep.Message)
+	}
+	pace := time.Duration(float64(requests) / 3 * float64(time.Second))
+	t.Logf("file import of %d pages (%d sections, package %d KB): %s end to end; %d Notion requests, %s at Notion's pace of 3 requests/s; "+
+		"%d Graph requests", n, len(spec.Sections), len(pkg)>>10, took.Round(time.Second), requests, pace.Round(time.Second),
+		h.graph.Stats().Users[e2eUser].Requests)
+}

@@ -58,8 +58,8 @@ func (s *section) listFile(ctx workflow.Context) error {
 		if failure.Find(err, failure.FileProtected) != nil {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
 				"section %q skipped: it is password-protected in the file, which the reader cannot decrypt; "+
-					"remove its password in OneNote, export the notebook again and import it again "+
-					"(the pages written stay; the import writes only what is missing)", s.in.Section.Path),
+					"remove its password in OneNote, export the notebook again to the same path, then retry the section "+
+					"(starter retry --section %q, or the update %s)", s.in.Section.Path, s.in.Section.ID, UpdateRetrySection),
 				failure.SectionProtected, err)
 		}
 		return fmt.Errorf("listing the pages of section %q from the file: %w", s.in.Section.Path, err)

@@ -309,20 +309,29 @@ func (c *fileCache) open(path string) (*openFile, func(), error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
-	for i, f := range c.files {
-		if f.path != path {
-			continue
-		}
-		if f.size == st.Size() && f.mod.Equal(st.ModTime()) {
-			f.refs++
-			f.used = c.clock
-			return f, c.releaser(f), nil
-		}
-		if f.refs == 0 {
+	kept := c.files[:0]
+	var hit *openFile
+	for _, f := range c.files {
+		switch {
+		case f.path != path:
+		case f.size == st.Size() && f.mod.Equal(st.ModTime()):
+			hit = f
+		case f.refs == 0:
+			// Changed on disk since it was opened, and no longer in
+			// use: closed. One in use is closed once released and
+			// least recently used.
 			_ = f.nb.Close()
-			c.files = append(c.files[:i], c.files[i+1:]...)
+			continue
+		default:
+			f.used = 0
 		}
-		break
+		kept = append(kept, f)
+	}
+	c.files = kept
+	if hit != nil {
+		hit.refs++
+		hit.used = c.clock
+		return hit, c.releaser(hit), nil
 	}
 	nb, err := onestore.Open(path)
 	if err != nil {

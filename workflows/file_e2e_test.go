@@ -37,6 +37,7 @@ func fileImportNotebook() (fx.Notebook, []fx.Page) {
 				p.Ink = [][2]int64{{1000, 2000}, {1400, 2500}, {1900, 2300}}
 			}
 			p.Conflict = sec == 2 && i == 4
+			p.Equation = sec == 1 && i == 2
 			ps = append(ps, p)
 		}
 		all = append(all, ps...)
@@ -166,14 +167,17 @@ func TestFileImportEndToEnd(t *testing.T) {
 		t.Errorf("uploads %v, want %d images, attachments and drawings each", uploads, withMedia)
 	}
 	checkLossReport(t, ws, rep, rows)
-	conflicts := 0
+	// The reader's losses are in the report: the conflict page and the
+	// equation it could not decode, each on its page's row.
+	kinds := map[string]int{}
 	for _, k := range rep.LossKinds {
-		if k.Kind == "conflict-page" {
-			conflicts += k.Count
-		}
+		kinds[k.Kind+"/"+string(k.Severity)] += k.Count
 	}
-	if conflicts != 1 {
-		t.Errorf("the report names %d conflict pages (kinds %v), want 1", conflicts, rep.LossKinds)
+	if kinds["conflict-page/approximated"] != 1 || kinds["equation/lost"] != 1 || rep.PagesWithLosses != 2 {
+		t.Errorf("the report counts %v on %d pages, want one conflict page and one equation lost", kinds, rep.PagesWithLosses)
+	}
+	if r := rows[activities.FileKey(onestore.GUID(fx.GUID{0xF1, 1, 2}))]; !strings.HasPrefix(r.Signature, lossMark) {
+		t.Errorf("the page with the equation has no loss callout: %s", clipSig(r.Signature))
 	}
 	if n := h.graph.Stats().Users[e2eUser].Requests - graphBefore; n != 0 {
 		t.Errorf("the file import sent %d Graph requests", n)

@@ -27,6 +27,9 @@ type Page struct {
 	File     []byte     // one attached file after the paragraphs, when set
 	FileName string
 	Conflict bool // a conflict page (IsConflictPage)
+	// Equation adds an outline element holding an equation
+	// (jcidMathInlineObject), which the reader does not decode: a loss.
+	Equation bool
 }
 
 // Para is a paragraph of a page, an outline element.

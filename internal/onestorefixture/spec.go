@@ -121,6 +121,7 @@ const (
 	jcidAuthorContainer       = 0x00120001
 	jcidNoteTagSharedDefinion = 0x00120043
 	jcidParagraphStyleObject  = 0x0012004D
+	jcidMathInlineObject      = 0x00060040
 
 	// PropertyIDs, [MS-ONE] 2.1.12.
 	propBold                         = 0x08001C04

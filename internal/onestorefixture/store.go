@@ -407,6 +407,10 @@ func sectionFile(pages []Page, fileGUID GUID) *wfile {
 			img := newObj(sp, jcidImageNode, wprop{id: propPictureContainer, refs: []xguid{data.id}}, wprop{id: propImageAltText, data: str16(p.ImageAlt)})
 			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{img.id}}).id)
 		}
+		if p.Equation {
+			eq := newObj(sp, jcidMathInlineObject)
+			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{eq.id}}).id)
+		}
 		if p.File != nil {
 			data := newObj(sp, 0x00080036) // jcidEmbeddedFileContainer
 			data.fileData, data.ext = p.File, ".pdf"

@@ -68,21 +68,27 @@ func (a *Activities) ReadFileTree(ctx context.Context, in ReadFileTreeInput) (No
 	return f.tree, nil
 }
 
-// ListFilePagesInput asks for the pages of one section of a file.
+// ListFilePagesInput asks for up to Top pages (all when 0) of one
+// section of a file, after the first Skip.
 type ListFilePagesInput struct {
 	File      string `json:"file"`
 	SectionID string `json:"sectionID"`
+	Skip      int    `json:"skip,omitempty"`
+	Top       int    `json:"top,omitempty"`
 }
 
-// ListFilePagesResult is a section's whole listing, in section order.
+// ListFilePagesResult is one batch of a section's listing, in section
+// order; Done is set when it holds the section's last page.
 type ListFilePagesResult struct {
 	Pages []PageMeta `json:"pages"`
+	Done  bool       `json:"done"`
 }
 
-// ListFilePages lists a section's pages in order: ID and link ID (both
-// the page's GUID, see FileKey), title, level, order and times. A
-// password-protected section is a FileProtected error, a section that
-// cannot be read a FileUnreadable one; both name the section's file.
+// ListFilePages lists a section's pages in order, a batch at a time: ID
+// and link ID (both the page's GUID, see FileKey), title, level, order
+// and times. A password-protected section is a FileProtected error, a
+// section that cannot be read a FileUnreadable one; both name the
+// section's file.
 func (a *Activities) ListFilePages(ctx context.Context, in ListFilePagesInput) (ListFilePagesResult, error) {
 	f, release, err := a.files.open(in.File)
 	if err != nil {
@@ -93,8 +99,13 @@ func (a *Activities) ListFilePages(ctx context.Context, in ListFilePagesInput) (
 	if err != nil {
 		return ListFilePagesResult{}, err
 	}
-	var res ListFilePagesResult
-	for _, p := range s.Pages {
+	from := min(max(0, in.Skip), len(s.Pages))
+	to := len(s.Pages)
+	if in.Top > 0 {
+		to = min(to, from+in.Top)
+	}
+	res := ListFilePagesResult{Done: to == len(s.Pages)}
+	for _, p := range s.Pages[from:to] {
 		res.Pages = append(res.Pages, filePageMeta(p))
 	}
 	return res, nil

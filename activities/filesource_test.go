@@ -78,6 +78,21 @@ func TestFileSourceThroughTheSharedPipeline(t *testing.T) {
 	if len(list.Pages) != 2 {
 		t.Fatalf("listing: %+v", list.Pages)
 	}
+	for _, b := range []struct {
+		skip, top int
+		want      string
+		done      bool
+	}{{0, 1, "Alps", false}, {1, 1, "Alps day two", true}, {1, 100, "Alps day two", true}, {2, 100, "", true}} {
+		batch, err := run[activities.ListFilePagesResult](t, f, activities.ListFilePagesName,
+			activities.ListFilePagesInput{File: file, SectionID: tree.Sections[0].ID, Skip: b.skip, Top: b.top})
+		var titles []string
+		for _, p := range batch.Pages {
+			titles = append(titles, p.Title)
+		}
+		if err != nil || strings.Join(titles, ",") != b.want || batch.Done != b.done {
+			t.Errorf("batch skip %d top %d: %q done %v, %v; want %q done %v", b.skip, b.top, titles, batch.Done, err, b.want, b.done)
+		}
+	}
 	p, sub := list.Pages[0], list.Pages[1]
 	if p.ID != "0000aac1-0000-0000-0000-000000000000" || p.LinkID != p.ID || p.Title != "Alps" || p.Order != 0 ||
 		sub.Level != 1 || sub.Order != 1 || p.LastModified == "" || p.Created == "" {

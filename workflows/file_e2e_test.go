@@ -72,7 +72,10 @@ func TestFileImportEndToEnd(t *testing.T) {
 	graphBefore := h.graph.Stats().Users[e2eUser].Requests
 	unitsBefore := h.limiterState(t).Stats.Units[e2eUser]
 
-	in := workflows.MigrateInput{User: e2eUser, File: file, NotionParent: h.root, Limits: h.profile, SectionParallelism: 3, PageParallelism: 3}
+	// Four pages a run: the six-page section continues as new midway,
+	// carrying its file.
+	in := workflows.MigrateInput{User: e2eUser, File: file, NotionParent: h.root, Limits: h.profile, SectionParallelism: 3, PageParallelism: 3,
+		PagesPerRun: 4}
 	importOnce := func() workflows.NotebookReport {
 		t.Helper()
 		run, err := stack.StartMigration(context.Background(), h.c, e2eQueue, nbID, spec.Name, in)

@@ -47,13 +47,17 @@ func (nb *notebook) readFileTree(ctx workflow.Context) (*activities.NotebookTree
 	return &tree, nil
 }
 
-// listFile reads the section's whole listing from the file, in one
-// activity and no permit, and asks Notion which pages it holds unchanged.
+// fileBatch is how many pages of a file's section are listed at once: as
+// a Graph listing batch, so a section's carried state stays as small.
+const fileBatch = 100
+
+// listFile reads the next batch of the section's listing from the file
+// (no permit) and asks Notion which of its pages it holds unchanged.
 func (s *section) listFile(ctx workflow.Context) error {
-	actx := workflow.WithActivityOptions(ctx, fileOptions("List pages of "+clip(s.in.Section.Name)+" from the file"))
+	actx := workflow.WithActivityOptions(ctx, fileOptions(fmt.Sprintf("List pages of %s from the file from %d", clip(s.in.Section.Name), s.st.Taken)))
 	var r activities.ListFilePagesResult
 	err := workflow.ExecuteActivity(actx, activities.ListFilePagesName,
-		activities.ListFilePagesInput{File: s.in.File, SectionID: s.in.Section.ID}).Get(ctx, &r)
+		activities.ListFilePagesInput{File: s.in.File, SectionID: s.in.Section.ID, Skip: s.st.Taken, Top: fileBatch}).Get(ctx, &r)
 	if err != nil {
 		if failure.Find(err, failure.FileProtected) != nil {
 			return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
@@ -67,7 +71,7 @@ func (s *section) listFile(ctx workflow.Context) error {
 	s.st.ListCalls++
 	s.st.Taken += len(r.Pages)
 	s.st.Tally.Pages += len(r.Pages)
-	s.st.Cursor, s.st.ListDone = onenote.PageCursor{SectionID: s.in.Section.ID}, true
+	s.st.Cursor, s.st.ListDone = onenote.PageCursor{SectionID: s.in.Section.ID}, r.Done
 	s.st.Batch, s.st.Existing = r.Pages, nil
 	return s.findExisting(ctx, r.Pages)
 }

@@ -104,6 +104,10 @@ func TestFileImportEndToEnd(t *testing.T) {
 
 	rep := importOnce()
 	t.Logf("first import: %s", rep.Message)
+	work := workflows.SectionWorkflowID(e2eUser, nbID, activities.FileKey(onestore.GUID(spec.Sections[0].GUID)))
+	if _, _, runs := signalsIn(t, h.c, work, ""); runs < 2 {
+		t.Errorf("section %s ran %d times; with four pages a run its six pages continue as new once", work, runs)
+	}
 	if rep.Written != len(pages) || rep.FailedPages != 0 || rep.SkippedSections != 1 || rep.NotebookID != nbID {
 		t.Fatalf("report: %d of %d written, %d failed, %d sections skipped, notebook %s", rep.Written, len(pages), rep.FailedPages,
 			rep.SkippedSections, rep.NotebookID)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +85,40 @@ func TestFileCache(t *testing.T) {
 	if err := c.close(); err != nil || len(c.files) != 0 {
 		t.Errorf("close: %v, %d left", err, len(c.files))
 	}
+}
+
+// TestImportDir: with an import folder set, a file in it (or below) is
+// read, and one outside it, or reached through a link inside it that
+// points outside, is refused naming the folder.
+func TestImportDir(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.MkdirAll(filepath.Join(root, "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(root, "team", "in.onepkg")
+	out := filepath.Join(outside, "out.onepkg")
+	writeNotebook(t, in, "In", t0)
+	writeNotebook(t, out, "Out", t0)
+	link := filepath.Join(root, "link.onepkg")
+	if err := os.Symlink(out, link); err != nil {
+		t.Fatal(err)
+	}
+	c := &fileCache{root: root}
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{{in, true}, {out, false}, {link, false}, {filepath.Join(root, "..", filepath.Base(outside), "out.onepkg"), false}} {
+		_, release, err := c.open(tc.path)
+		if release != nil {
+			release()
+		}
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok %v", tc.path, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "outside this worker's import folder "+root) {
+			t.Errorf("%s: %v does not name the import folder", tc.path, err)
+		}
+	}
+	_ = c.close()
 }

@@ -285,6 +285,8 @@ const maxOpenFiles = 4
 // least recently used one not in use is closed to make room. A file
 // changed on disk since it was opened is opened again.
 type fileCache struct {
+	// root, when set, is the folder every file must be in (ImportDir).
+	root  string
 	mu    sync.Mutex
 	files []*openFile
 	clock uint64
@@ -308,6 +310,9 @@ func (c *fileCache) open(path string) (*openFile, func(), error) {
 	if !filepath.IsAbs(path) {
 		return nil, nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("file %q is not an absolute path: give the path the workers read it at", path), failure.FileUnreadable, nil)
+	}
+	if err := c.inRoot(path); err != nil {
+		return nil, nil, err
 	}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -353,6 +358,27 @@ func (c *fileCache) open(path string) (*openFile, func(), error) {
 	c.evict()
 	c.files = append(c.files, f)
 	return f, c.releaser(f), nil
+}
+
+// inRoot refuses a path outside the import folder, links resolved (a
+// link inside it to a file outside is outside).
+func (c *fileCache) inRoot(path string) error {
+	if c.root == "" {
+		return nil
+	}
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	rel, err := filepath.Rel(resolve(c.root), resolve(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+			"file %s is outside this worker's import folder %s (-import-dir): put the file there and give its path there",
+			path, c.root), failure.FileUnreadable, nil)
+	}
+	return nil
 }
 
 // evict closes least recently used notebooks not in use until there is

@@ -43,21 +43,23 @@ func fileImportNotebook() (fx.Notebook, []fx.Page) {
 		all = append(all, ps...)
 		return ps
 	}
-	nb := fx.Notebook{Name: "Imported Notes", Group: fx.Group{GUID: fx.GUID{0xF0, 1},
-		Sections: []fx.SectionSpec{
-			{Name: "Work", GUID: fx.GUID{0xF5, 1}, Pages: pages(1, 6)},
-			{Name: "Home", GUID: fx.GUID{0xF5, 2}, Pages: pages(2, 5)},
-			{Name: "Private", GUID: fx.GUID{0xF5, 3}, Encrypted: true, Pages: []fx.Page{{GUID: fx.GUID{0xF1, 9}, Title: "locked"}}},
-		},
-		Groups: []fx.Group{{Name: "Archive", GUID: fx.GUID{0xF0, 2}, Sections: []fx.SectionSpec{
-			{Name: "Old", GUID: fx.GUID{0xF5, 4}, Pages: pages(4, 4)}}}},
-	}}
+	nb := fx.Notebook{Name: "Imported Notes", RecycleBin: []fx.Page{{GUID: fx.GUID{0xDE, 1}, Title: "deleted page"}},
+		Group: fx.Group{GUID: fx.GUID{0xF0, 1},
+			Sections: []fx.SectionSpec{
+				{Name: "Work", GUID: fx.GUID{0xF5, 1}, Pages: pages(1, 6)},
+				{Name: "Home", GUID: fx.GUID{0xF5, 2}, Pages: pages(2, 5)},
+				{Name: "Private", GUID: fx.GUID{0xF5, 3}, Encrypted: true, Pages: []fx.Page{{GUID: fx.GUID{0xF1, 9}, Title: "locked"}}},
+			},
+			Groups: []fx.Group{{Name: "Archive", GUID: fx.GUID{0xF0, 2}, Sections: []fx.SectionSpec{
+				{Name: "Old", GUID: fx.GUID{0xF5, 4}, Pages: pages(4, 4)}}}},
+		}}
 	return nb, all
 }
 
 // TestFileImportEndToEnd migrates a generated .onepkg on the dev server
 // with the emulators: every page lands once, in order and nested under
-// its parent, with its images, attachments and drawings uploaded; the
+// its parent, with its images, attachments and drawings uploaded, and the
+// recycle bin's page not; the
 // loss report is written; the locked section is skipped and named; Graph
 // receives no request and the limiter grants no permit. Importing the
 // same package again writes no page and uploads nothing.

@@ -109,6 +109,10 @@ type Notebook struct {
 	Name string
 	Group
 	Packaged bool // write every file in the packaged layout
+	// RecycleBin, when set, are deleted pages, written as OneNote keeps
+	// them: OneNote_RecycleBin/OneNote_DeletedPages.one, in no table of
+	// contents.
+	RecycleBin []Page
 }
 
 // Group is a notebook or a section group: its sections, then its groups,
@@ -171,6 +175,10 @@ func (nb Notebook) Files() []File {
 		}
 	}
 	walk("", nb.Group)
+	if nb.RecycleBin != nil {
+		out = append(out, File{Path: "OneNote_RecycleBin/OneNote_DeletedPages.one",
+			Data: SectionSpec{Pages: nb.RecycleBin, GUID: GUID{0x8B, 0x1D}}.Bytes(nb.Packaged)})
+	}
 	return out
 }
 

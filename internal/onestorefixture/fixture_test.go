@@ -12,9 +12,9 @@ import (
 )
 
 // testNotebook has sections out of name order, a group, a subpage, an
-// image and a locked section.
+// image, a locked section and a recycle bin (which a reader skips).
 func testNotebook(packaged bool) fx.Notebook {
-	return fx.Notebook{Name: "Field Notes", Packaged: packaged, Group: fx.Group{
+	return fx.Notebook{Name: "Field Notes", Packaged: packaged, RecycleBin: []fx.Page{{GUID: fx.GUID{9}, Title: "deleted"}}, Group: fx.Group{
 		Sections: []fx.SectionSpec{
 			{Name: "Zeta", GUID: fx.GUID{0x21}, Pages: []fx.Page{{GUID: fx.GUID{1}, Title: "Z one"}, {GUID: fx.GUID{2}, Title: "Z sub", Level: 1}}},
 			{Name: "Alpha", GUID: fx.GUID{0x22}, Pages: []fx.Page{{GUID: fx.GUID{3}, Title: "A one", Image: []byte("\x89PNG img")}}},
@@ -54,7 +54,11 @@ func TestNotebookReadsBack(t *testing.T) {
 	for _, packaged := range []bool{false, true} {
 		nbSpec := testNotebook(packaged)
 		dir := filepath.Join(t.TempDir(), nbSpec.Name)
-		for _, f := range nbSpec.Files() {
+		files := nbSpec.Files()
+		if last := files[len(files)-1].Path; last != "OneNote_RecycleBin/OneNote_DeletedPages.one" {
+			t.Errorf("last file %s, want the recycle bin's", last)
+		}
+		for _, f := range files {
 			p := filepath.Join(dir, filepath.FromSlash(f.Path))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)

@@ -45,6 +45,11 @@ type Config struct {
 	// steps, each worker process in a directory of its own. Required; it
 	// is made private to the worker's user (0700). See SweepStaging.
 	StagingDir string
+	// ImportDir, when set, is the only folder (with its subfolders) whose
+	// OneNote files a file import (MigrateInput.File) may read; empty
+	// lets it read any path this worker can. Set it wherever someone who
+	// can start a workflow should not choose what the worker reads.
+	ImportDir string
 	// MaxResourceBytes caps one resource (256 MiB if 0).
 	MaxResourceBytes int64
 	// Signals, when set, lets a Notion activity tell its workflow that
@@ -76,6 +81,8 @@ type Activities struct {
 	// lock it holds on it while it lives.
 	staging string
 	lock    *os.File
+	// files keeps the OneNote files the file source read open.
+	files *fileCache
 }
 
 // New returns Activities for cfg.
@@ -99,7 +106,8 @@ func New(cfg Config) (*Activities, error) {
 	if cfg.MaxResourceBytes <= 0 {
 		cfg.MaxResourceBytes = 256 << 20
 	}
-	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat, staging: dir, lock: lock}, nil
+	return &Activities{cfg: cfg, gate: &signalGate{}, record: activity.RecordHeartbeat, staging: dir, lock: lock,
+		files: &fileCache{root: cfg.ImportDir}}, nil
 }
 
 // graph returns a Graph client acting for user.

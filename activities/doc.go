@@ -1,6 +1,11 @@
 // Package activities holds Note Bridge's Temporal activities. Each is thin:
-// it calls one package (onenote, convert or notion) and returns small,
-// plain data.
+// it calls one package (onenote, onestore, convert or notion) and returns
+// small, plain data.
+//
+// The file source's activities (filesource.go) read a notebook from
+// OneNote's files with package onestore in place of Graph's tree, listing
+// and content calls: no Graph request, no permit. They stage a page as
+// FetchContent and FetchResources do, so WritePage serves both sources.
 //
 // Graph activities make exactly one upstream call (or, for resources, one
 // sequence of k downloads under one permit of cost k), never retry upstream

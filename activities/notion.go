@@ -124,13 +124,19 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 		return WritePageResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("convert page %s: %v", in.Page.ID, err), failure.Convert, err)
 	}
+	// A file source stages what its reader could not decode (none for a
+	// Graph page): the same report, one set of kinds.
+	sourceLosses, err := a.stagedSourceLosses(in.Key)
+	if err != nil {
+		return WritePageResult{}, stagingMissing("page losses", err)
+	}
 	title := conv.Title
 	if title == "" {
 		title = in.Page.Title
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
 		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost, conv.Ink),
-		LinkID: in.Page.LinkID, Order: in.Page.Order + 1, Losses: contentEntries(conv.Losses),
+		LinkID: in.Page.LinkID, Order: in.Page.Order + 1, Losses: append(contentEntries(conv.Losses), sourceLosses...),
 		ContentHash: contentHash(onenote.PageContent{HTML: html, InkML: inkML})}
 	pin.Created, _ = time.Parse(timeFormat, in.Page.Created)
 	pin.LastModified, _ = time.Parse(timeFormat, in.Page.LastModified)

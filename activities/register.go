@@ -26,6 +26,9 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		ApplySyncName:          a.ApplySync,
 		AppendSyncReportName:   a.AppendSyncReport,
 		ReconcileStructureName: a.ReconcileStructure,
+		ReadFileTreeName:       a.ReadFileTree,
+		ListFilePagesName:      a.ListFilePages,
+		FetchFileContentName:   a.FetchFileContent,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -211,7 +211,7 @@ func (a *Activities) SweepStagingEvery(ctx context.Context, d time.Duration, log
 // Close gives up this process's staging: its directory is removed and
 // its lock released. Call it once the worker has stopped.
 func (a *Activities) Close() error {
-	err := os.RemoveAll(a.staging)
+	err := errors.Join(a.files.close(), os.RemoveAll(a.staging))
 	if a.lock != nil {
 		os.Remove(a.lock.Name())
 		a.lock.Close()

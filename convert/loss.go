@@ -48,6 +48,10 @@ const (
 	LossSkippedImage      LossKind = "image-skipped"
 	LossSkippedAttachment LossKind = "attachment-skipped"
 	LossSkippedInk        LossKind = "ink-skipped"
+	// LossConflictPage is a conflict page read from a OneNote file: a
+	// version OneNote kept beside a page after a sync conflict. It is
+	// migrated as a page of its own and named.
+	LossConflictPage LossKind = "conflict-page"
 )
 
 // Severity says how much of a loss the reader of the Notion page notices.

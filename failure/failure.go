@@ -111,6 +111,13 @@ const (
 	// SectionProtected: a section's workflow ended because the section is
 	// password-protected; its cause is the GraphProtected error.
 	SectionProtected = "SectionPasswordProtected"
+	// FileProtected: a section of a OneNote file is password-protected;
+	// the reader cannot decrypt it. Its section is skipped and named.
+	FileProtected = "FilePasswordProtected"
+	// FileUnreadable: a OneNote file (or one of its sections) cannot be
+	// read on the worker: missing, damaged or in a format the reader
+	// refuses. Reading it again gives the same answer.
+	FileUnreadable = "FileUnreadable"
 	// Config: a migration ended because a person must fix something
 	// first; the message says what, the cause is the error that stopped
 	// it, and when sections had run the details hold the NotebookReport of
@@ -134,7 +141,7 @@ func Decide(typ string) Decision {
 		return RunAgain
 	case GraphNotFound:
 		return SkipPage
-	case GraphProtected, SectionProtected:
+	case GraphProtected, SectionProtected, FileProtected:
 		return SkipSection
 	case NotSignedIn, GraphLibraryLimit, NotionNotShared, NotionAuth, NotionBlockLimit:
 		return Stop
@@ -178,7 +185,7 @@ func Find(err error, types ...string) *temporal.ApplicationError {
 func Types() []string {
 	return []string{NotSignedIn, GraphThrottled, GraphTransient, GraphAuth, GraphPermission, GraphLibraryLimit, GraphConfig,
 		GraphNotFound, GraphProtected, GraphOther, NotionNotShared, NotionAuth, NotionBlockLimit, NotionInvalid, NotionRetryable,
-		Staging, Convert, SectionProtected, Config, InvalidInput, Refused}
+		Staging, Convert, SectionProtected, FileProtected, FileUnreadable, Config, InvalidInput, Refused}
 }
 
 // NotRetried lists the types the layers below the workflow must not send

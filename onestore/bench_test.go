@@ -3,6 +3,7 @@ package onestore
 import (
 	"bytes"
 	"fmt"
+	fx "github.com/notebridge/notebridge/internal/onestorefixture"
 	"os"
 	"testing"
 	"time"
@@ -13,17 +14,17 @@ import (
 // 500 pages always. Run:
 // go test -run '^$' -bench BenchmarkRead -cpu 1 ./onestore/
 func BenchmarkRead(b *testing.B) {
-	var pages []testPage
+	var pages []fx.Page
 	for i := range 500 {
-		var paras []testPara
+		var paras []fx.Para
 		for k := range 20 {
-			paras = append(paras, testPara{text: fmt.Sprintf("Paragraph %d of page %d, a sentence of ordinary length for a note.", k, i), bold: k%3 == 0})
+			paras = append(paras, fx.Para{Text: fmt.Sprintf("Paragraph %d of page %d, a sentence of ordinary length for a note.", k, i), Bold: k%3 == 0})
 		}
-		pages = append(pages, testPage{guid: GUID{byte(i), byte(i >> 8), 1}, title: fmt.Sprintf("Page %d", i), level: i % 2, created: time.Unix(1.7e9, 0), paras: paras, image: bytes.Repeat([]byte{1}, 4096)})
+		pages = append(pages, fx.Page{GUID: fx.GUID{byte(i), byte(i >> 8), 1}, Title: fmt.Sprintf("Page %d", i), Level: i % 2, Created: time.Unix(1.7e9, 0), Paras: paras, Image: bytes.Repeat([]byte{1}, 4096)})
 	}
 	files := map[string][]byte{
-		"generated-500-pages":          buildSection(pages),
-		"generated-500-pages-packaged": buildSectionAs(pages, true),
+		"generated-500-pages":          fx.Section(pages),
+		"generated-500-pages-packaged": sectionAs(pages, true),
 	}
 	for _, name := range []string{"tika/testOneNote1.one", "tika/testOneNote2016.one", "tika/testOneNote.one", "tika/testOneNoteFromOffice365.one", "onenote-rs/New Section 1.one"} {
 		if data, err := os.ReadFile(fixtureDir + "/" + name); err == nil {

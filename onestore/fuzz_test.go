@@ -3,6 +3,7 @@ package onestore
 import (
 	"bytes"
 	"errors"
+	fx "github.com/notebridge/notebridge/internal/onestorefixture"
 	"os"
 	"testing"
 	"time"
@@ -13,15 +14,13 @@ import (
 // generated sections and tables of contents always.
 func FuzzReader(f *testing.F) {
 	yes := true
-	f.Add(buildSection([]testPage{{guid: GUID{1}, title: "Seed", created: time.Unix(1e9, 0), paras: []testPara{
-		{text: "bold", bold: true}, {text: "link", link: "https://example.com"}, {text: "todo", todo: &yes}, {text: "n", number: true, child: "c"},
-	}, image: []byte("img")}, {guid: GUID{2}, title: "Sub", level: 1}}))
-	f.Add(buildTOC([]string{"A.one", "Group"}))
-	f.Add(buildSectionAs([]testPage{{guid: GUID{1}, title: "Packaged", paras: []testPara{{text: "t", bold: true, child: "c"}}, image: []byte("\x89PNG\r\n\x1a\n")}}, true))
-	f.Add(buildTOCAs([]string{"A.one"}, true))
-	toc := tocFile([]string{"A.one", "B"})
-	toc.tocNodes = true
-	f.Add(toc.bytes())
+	f.Add(fx.Section([]fx.Page{{GUID: fx.GUID{1}, Title: "Seed", Created: time.Unix(1e9, 0), Paras: []fx.Para{
+		{Text: "bold", Bold: true}, {Text: "link", Link: "https://example.com"}, {Text: "todo", Todo: &yes}, {Text: "n", Number: true, Child: "c"},
+	}, Image: []byte("img")}, {GUID: fx.GUID{2}, Title: "Sub", Level: 1}}))
+	f.Add(fx.TOC([]string{"A.one", "Group"}))
+	f.Add(sectionAs([]fx.Page{{GUID: fx.GUID{1}, Title: "Packaged", Paras: []fx.Para{{Text: "t", Bold: true, Child: "c"}}, Image: []byte("\x89PNG\r\n\x1a\n")}}, true))
+	f.Add(tocAs([]string{"A.one"}, true))
+	f.Add(fx.TOCNodes([]string{"A.one", "B"}))
 	for _, dir := range []string{"/tika", "/onenote-rs/non-legacy", "/onenote-rs/recycle-bin"} {
 		entries, _ := os.ReadDir(fixtureDir + dir)
 		for _, e := range entries {

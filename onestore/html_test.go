@@ -2,6 +2,7 @@ package onestore
 
 import (
 	"bytes"
+	fx "github.com/notebridge/notebridge/internal/onestorefixture"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +16,14 @@ import (
 // text, formatting, link, to-dos, numbered list and image of the file.
 func TestHTMLThroughConverter(t *testing.T) {
 	yes, no := true, false
-	file := buildSection([]testPage{{guid: GUID{1}, title: "Status <& more>", created: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), paras: []testPara{
-		{text: "Plain"},
-		{text: "Bold", bold: true},
-		{text: "docs", link: "https://example.com/doc?a=1&b=2"},
-		{text: "Buy milk", todo: &no},
-		{text: "Call back", todo: &yes},
-		{text: "First", number: true},
-	}, image: []byte("\x89PNG bytes"), imageAlt: "chart", file: []byte("%PDF-1.7 report"), fileName: "report.pdf"}})
+	file := fx.Section([]fx.Page{{GUID: fx.GUID{1}, Title: "Status <& more>", Created: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Paras: []fx.Para{
+		{Text: "Plain"},
+		{Text: "Bold", Bold: true},
+		{Text: "docs", Link: "https://example.com/doc?a=1&b=2"},
+		{Text: "Buy milk", Todo: &no},
+		{Text: "Call back", Todo: &yes},
+		{Text: "First", Number: true},
+	}, Image: []byte("\x89PNG bytes"), ImageAlt: "chart", File: []byte("%PDF-1.7 report"), FileName: "report.pdf"}})
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +94,8 @@ func TestHTMLThroughConverter(t *testing.T) {
 func TestInkThroughConverter(t *testing.T) {
 	for _, l := range layouts {
 		t.Run(l.name, func(t *testing.T) {
-			file := buildSectionAs([]testPage{{guid: GUID{7}, title: "Sketch", paras: []testPara{{text: "Above the drawing"}},
-				ink: [][2]int64{{2000, 4000}, {2600, 4100}, {3200, 4600}, {3900, 4300}}}}, l.packaged)
+			file := sectionAs([]fx.Page{{GUID: fx.GUID{7}, Title: "Sketch", Paras: []fx.Para{{Text: "Above the drawing"}},
+				Ink: [][2]int64{{2000, 4000}, {2600, 4100}, {3200, 4600}, {3900, 4300}}}}, l.packaged)
 			r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 			if err != nil {
 				t.Fatal(err)

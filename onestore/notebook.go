@@ -20,8 +20,11 @@ type Notebook struct {
 }
 
 // Group is a notebook or a section group: its sections, then its groups.
+// GUID is the guidFile of the folder's table of contents (.onetoc2), zero
+// when the folder has none (a lone section, a folder without one).
 type Group struct {
 	Name     string
+	GUID     GUID
 	Sections []*Section
 	Groups   []*Group
 }
@@ -153,9 +156,12 @@ func (nb *Notebook) readFolderDepth(g *Group, dir string, depth int) error {
 	order := map[string]int{}
 	for _, e := range entries {
 		if strings.EqualFold(filepath.Ext(e.Name()), ".onetoc2") && !e.IsDir() {
-			toc, err := readTOCFile(filepath.Join(dir, e.Name()))
+			toc, guid, err := readTOCFile(filepath.Join(dir, e.Name()))
 			if err != nil {
 				return err
+			}
+			if g.GUID.IsZero() {
+				g.GUID = guid
 			}
 			for i, t := range toc {
 				if _, ok := order[t.Name]; !ok {
@@ -201,28 +207,29 @@ func (nb *Notebook) readFolderDepth(g *Group, dir string, depth int) error {
 	return nil
 }
 
-func readTOCFile(path string) ([]TOCEntry, error) {
+// readTOCFile reads a table of contents: its entries and its guidFile.
+func readTOCFile(path string) ([]TOCEntry, GUID, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, GUID{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, GUID{}, err
 	}
 	r, err := NewReader(f, st.Size())
 	if err != nil {
-		// A table of contents in the packaged layout gives no order;
+		// A table of contents this reader cannot read gives no order;
 		// the sections are listed by name.
 		var ue *UnsupportedError
 		if errors.As(err, &ue) {
-			return nil, nil
+			return nil, GUID{}, nil
 		}
-		return nil, withFile(err, path)
+		return nil, GUID{}, withFile(err, path)
 	}
 	toc, err := r.TOC()
-	return toc, withFile(err, path)
+	return toc, r.FileGUID(), withFile(err, path)
 }
 
 // openSection opens a section and lists its pages; a section that cannot

@@ -2,6 +2,7 @@ package onestore
 
 import (
 	"errors"
+	fx "github.com/notebridge/notebridge/internal/onestorefixture"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,12 +23,12 @@ func TestOpenFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("Open Notebook.onetoc2", buildTOC([]string{"Zeta.one", "Group", "Alpha.one"}))
-	write("Alpha.one", buildSection([]testPage{{guid: GUID{0xA}, title: "A page"}}))
-	write("Zeta.one", buildSection([]testPage{{guid: GUID{0xB}, title: "Z page"}, {guid: GUID{0xC}, title: "Z sub", level: 1}}))
-	write("Group/Inner.one", buildSection([]testPage{{guid: GUID{0xD}, title: "Inner page", paras: []testPara{{text: "inside"}}}}))
+	write("Open Notebook.onetoc2", fx.TOC([]string{"Zeta.one", "Group", "Alpha.one"}))
+	write("Alpha.one", fx.Section([]fx.Page{{GUID: fx.GUID{0xA}, Title: "A page"}}))
+	write("Zeta.one", fx.Section([]fx.Page{{GUID: fx.GUID{0xB}, Title: "Z page"}, {GUID: fx.GUID{0xC}, Title: "Z sub", Level: 1}}))
+	write("Group/Inner.one", fx.Section([]fx.Page{{GUID: fx.GUID{0xD}, Title: "Inner page", Paras: []fx.Para{{Text: "inside"}}}}))
 	write("Broken.one", []byte("not a OneNote file"))
-	write(recycleBin+"/OneNote_DeletedPages.one", buildSection([]testPage{{guid: GUID{0xE}, title: "deleted"}}))
+	write(recycleBin+"/OneNote_DeletedPages.one", fx.Section([]fx.Page{{GUID: fx.GUID{0xE}, Title: "deleted"}}))
 
 	nb, err := Open(dir)
 	if err != nil {
@@ -84,46 +85,15 @@ func TestOpenRefusesOtherFiles(t *testing.T) {
 	}
 }
 
-// storedCab writes a cabinet of files, uncompressed, in one block per
-// file; test-only (package cab tests MSZIP).
-func storedCab(names []string, contents [][]byte) []byte {
-	var files, data []byte
-	pos := 0
-	for i, n := range names {
-		files = append(files, le(uint32(len(contents[i])), uint32(pos), uint16(0), uint16(0), uint16(0), uint16(0))...)
-		files = append(files, append([]byte(n), 0)...)
-		pos += len(contents[i])
-	}
-	for _, c := range contents {
-		for off := 0; off < len(c); off += 32768 {
-			chunk := c[off:min(off+32768, len(c))]
-			data = append(data, le(uint32(0), uint16(len(chunk)), uint16(len(chunk)))...)
-			data = append(data, chunk...)
-		}
-	}
-	blocks := 0
-	for _, c := range contents {
-		blocks += (len(c) + 32767) / 32768
-	}
-	coffFiles := 36 + 8
-	coffData := coffFiles + len(files)
-	out := []byte("MSCF")
-	out = append(out, le(uint32(0), uint32(coffData+len(data)), uint32(0), uint32(coffFiles), uint32(0), uint8(3), uint8(1))...)
-	out = append(out, le(uint16(1), uint16(len(names)), uint16(0), uint16(0), uint16(0))...)
-	out = append(out, le(uint32(coffData), uint16(blocks), uint16(0))...)
-	out = append(out, files...)
-	return append(out, data...)
-}
-
 func TestOpenPackage(t *testing.T) {
 	names := []string{`Notebook\Open Notebook.onetoc2`, `Notebook\B.one`, `Notebook\A.one`}
 	contents := [][]byte{
-		buildTOC([]string{"B.one", "A.one"}),
-		buildSection([]testPage{{guid: GUID{0xB}, title: "B page"}}),
-		buildSection([]testPage{{guid: GUID{0xA}, title: "A page", image: []byte("png bytes")}}),
+		fx.TOC([]string{"B.one", "A.one"}),
+		fx.Section([]fx.Page{{GUID: fx.GUID{0xB}, Title: "B page"}}),
+		fx.Section([]fx.Page{{GUID: fx.GUID{0xA}, Title: "A page", Image: []byte("png bytes")}}),
 	}
 	p := filepath.Join(t.TempDir(), "Notebook.onepkg")
-	if err := os.WriteFile(p, storedCab(names, contents), 0o644); err != nil {
+	if err := os.WriteFile(p, fx.Cab(names, contents), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	nb, err := Open(p)

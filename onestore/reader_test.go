@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	fx "github.com/notebridge/notebridge/internal/onestorefixture"
 	"io"
 	"testing"
 	"time"
@@ -25,19 +26,19 @@ func testRoundTrip(t *testing.T, packaged bool) {
 	yes, no := true, false
 	png := []byte("\x89PNG\r\n\x1a\nnot really an image, but bytes to carry")
 	created := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
-	pages := []testPage{
-		{guid: GUID{1}, title: "Project status", created: created, paras: []testPara{
-			{text: "Plain paragraph"},
-			{text: "Bold words", bold: true},
-			{text: "the docs", link: "https://example.com/doc"},
-			{text: "Buy milk", todo: &no},
-			{text: "Call back", todo: &yes},
-			{text: "First", number: true, child: "nested under first"},
-		}, image: png, imageAlt: "a chart"},
-		{guid: GUID{2}, title: "Subpage", level: 1, created: created.Add(time.Hour), paras: []testPara{{text: "Under the first"}}},
-		{guid: GUID{3}, title: "Second top page", level: 0, created: created.Add(2 * time.Hour), ink: [][2]int64{{1000, 2000}, {1010, 1990}, {1500, 2600}}},
+	pages := []fx.Page{
+		{GUID: fx.GUID{1}, Title: "Project status", Created: created, Paras: []fx.Para{
+			{Text: "Plain paragraph"},
+			{Text: "Bold words", Bold: true},
+			{Text: "the docs", Link: "https://example.com/doc"},
+			{Text: "Buy milk", Todo: &no},
+			{Text: "Call back", Todo: &yes},
+			{Text: "First", Number: true, Child: "nested under first"},
+		}, Image: png, ImageAlt: "a chart"},
+		{GUID: fx.GUID{2}, Title: "Subpage", Level: 1, Created: created.Add(time.Hour), Paras: []fx.Para{{Text: "Under the first"}}},
+		{GUID: fx.GUID{3}, Title: "Second top page", Level: 0, Created: created.Add(2 * time.Hour), Ink: [][2]int64{{1000, 2000}, {1010, 1990}, {1500, 2600}}},
 	}
-	file := buildSectionAs(pages, packaged)
+	file := sectionAs(pages, packaged)
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +52,8 @@ func testRoundTrip(t *testing.T, packaged bool) {
 	}
 	for i, p := range pages {
 		got := infos[i]
-		if got.GUID != p.guid || got.Title != p.title || got.Level != p.level || got.Order != i || !got.Created.Equal(p.created) {
-			t.Errorf("page %d = %+v, want guid %s title %q level %d created %s", i, got, p.guid, p.title, p.level, p.created)
+		if got.GUID != GUID(p.GUID) || got.Title != p.Title || got.Level != p.Level || got.Order != i || !got.Created.Equal(p.Created) {
+			t.Errorf("page %d = %+v, want guid %s title %q level %d created %s", i, got, p.GUID, p.Title, p.Level, p.Created)
 		}
 	}
 	if infos[0].Images != 1 || infos[1].Images != 0 {
@@ -135,13 +136,11 @@ func TestTOCOrder(t *testing.T) {
 // files (RevisionManifestStart4FND, the revision's own global ID table,
 // ObjectDeclarationWithRefCountFNDX, RootObjectReference2FNDX).
 func TestTOCNodes(t *testing.T) {
-	w := tocFile([]string{"Notes.one", "Group A", "Archive.one"})
-	w.tocNodes = true
-	testTOC(t, w.bytes())
+	testTOC(t, fx.TOCNodes([]string{"Notes.one", "Group A", "Archive.one"}))
 }
 
 func testTOCOrder(t *testing.T, packaged bool) {
-	testTOC(t, buildTOCAs([]string{"Notes.one", "Group A", "Archive.one"}, packaged))
+	testTOC(t, tocAs([]string{"Notes.one", "Group A", "Archive.one"}, packaged))
 }
 
 func testTOC(t *testing.T, file []byte) {
@@ -180,7 +179,7 @@ func equalStrings(a, b []string) bool {
 // TestRefusals: damaged and unsupported files get the typed error that
 // names the structure or the format.
 func TestRefusals(t *testing.T) {
-	good := buildSection([]testPage{{guid: GUID{1}, title: "x", paras: []testPara{{text: "y"}}}})
+	good := fx.Section([]fx.Page{{GUID: fx.GUID{1}, Title: "x", Paras: []fx.Para{{Text: "y"}}}})
 	mutate := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
 	tests := []struct {
 		name        string
@@ -220,9 +219,7 @@ func TestRefusals(t *testing.T) {
 func TestEncryptedSection(t *testing.T) {
 	for _, l := range layouts {
 		t.Run(l.name, func(t *testing.T) {
-			w := sectionFile([]testPage{{guid: GUID{1}, title: "secret"}})
-			w.encrypted = true
-			file := w.layout(l.packaged)
+			file := fx.EncryptedSection([]fx.Page{{GUID: fx.GUID{1}, Title: "secret"}}, l.packaged)
 			r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 			if err != nil {
 				t.Fatal(err)
@@ -237,11 +234,11 @@ func TestEncryptedSection(t *testing.T) {
 // TestConcurrentPages: one Reader serves pages to several goroutines (run
 // with -race).
 func TestConcurrentPages(t *testing.T) {
-	var pages []testPage
+	var pages []fx.Page
 	for i := range 8 {
-		pages = append(pages, testPage{guid: GUID{byte(i + 1)}, title: fmt.Sprintf("Page %d", i), paras: []testPara{{text: fmt.Sprintf("text %d", i)}}, image: []byte{byte(i)}})
+		pages = append(pages, fx.Page{GUID: fx.GUID{byte(i + 1)}, Title: fmt.Sprintf("Page %d", i), Paras: []fx.Para{{Text: fmt.Sprintf("text %d", i)}}, Image: []byte{byte(i)}})
 	}
-	file := buildSection(pages)
+	file := fx.Section(pages)
 	r, err := NewReader(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)

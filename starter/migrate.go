@@ -205,15 +205,18 @@ func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, 
 
 // validate checks the input as the workflow will, and names the flag of
 // a bad field.
-func validate(in *workflows.MigrateInput) error {
+func validate(in *workflows.MigrateInput) error { return validateWith(in, flagOfField) }
+
+// validateWith is validate with flags naming each field's flag.
+func validateWith(in *workflows.MigrateInput, flags map[string]string) error {
 	err := in.Validate()
 	if err == nil {
 		return nil
 	}
 	var app *temporal.ApplicationError
 	var field string
-	if errors.As(err, &app) && app.Details(&field) == nil && flagOfField[field] != "" {
-		return usagef("%s (flag %s)", app.Message(), flagOfField[field])
+	if errors.As(err, &app) && app.Details(&field) == nil && flags[field] != "" {
+		return usagef("%s (flag %s)", app.Message(), flags[field])
 	}
 	if app != nil {
 		return usagef("%s", app.Message())

@@ -44,6 +44,7 @@ func commands() []command {
 		{"login", "sign a user in to Microsoft (device code) and store the token, encrypted", newLoginCmd},
 		{"scan", "list a user's notebooks, sections and page counts, with the migration estimate", newScanCmd},
 		{"migrate", "start migrating a notebook into Notion, and follow it", newMigrateCmd},
+		{"import", "import a notebook from OneNote's files (.onepkg, .onetoc2, .one) without Graph, and follow it", newImportCmd},
 		{"status", "show a migration's progress: pages, ETA, throttle waits, budget use", newStatusCmd},
 		{"retry", "run a migration's failed sections again (--section S or --all)", newRetryCmd},
 		{"finish", "end a migration that waits with failed sections, and print its report", newFinishCmd},

@@ -208,7 +208,9 @@ func Classify(record []Recorded, listed []Listed) Plan {
 		unknown = rest
 	}
 	take(func(r Recorded) string { return PageGUID(r.PageID) }, func(l Listed) string { return PageGUID(l.PageID) }, "page GUID")
-	take(func(r Recorded) string { return r.LinkID }, func(l Listed) string { return l.LinkID }, "link GUID")
+	// A link GUID is matched in any case: OneNote writes it in upper case
+	// in its links, a file import keys rows by it in lower case.
+	take(func(r Recorded) string { return strings.ToLower(r.LinkID) }, func(l Listed) string { return strings.ToLower(l.LinkID) }, "link GUID")
 	// The rest may have moved and be known only by content: a moved page
 	// keeps its timestamp, so only records of the same second (with a
 	// hash) are candidates, and only those cost a content fetch.

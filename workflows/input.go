@@ -62,6 +62,14 @@ type MigrateInput struct {
 	// SectionsPerRun is how many section runs the notebook starts before
 	// it continues as new (0: only when Temporal suggests it).
 	SectionsPerRun int `json:"sectionsPerRun,omitempty"`
+	// File, when set, is a OneNote file to read the notebook from instead
+	// of Graph: a .onepkg package (OneNote's File > Export > Notebook >
+	// OneNote Package), a .onetoc2 table of contents with its sections
+	// beside it, a .one section, or a notebook's folder. It is an absolute
+	// path every worker can read. Notebook is then optional (it renames
+	// the notebook in Notion), and sync is not allowed. See
+	// docs/file-import.md.
+	File string `json:"file,omitempty"`
 	// Sync, when set, makes this run a sync of a notebook migrated
 	// before: only what changed in OneNote is written (see SyncOptions).
 	Sync *SyncOptions `json:"sync,omitempty"`
@@ -85,7 +93,7 @@ type MigrateInput struct {
 }
 
 // migrateInputFields lists MigrateInput's JSON fields, for error messages.
-const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, sync"
+const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, file, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, sync"
 
 // UnmarshalJSON decodes an input strictly (an unknown field is an error,
 // so a misspelt option is not silently ignored). It never fails: what is
@@ -236,7 +244,16 @@ func (in *MigrateInput) Validate() error {
 	in.Notebook = strings.TrimSpace(in.Notebook)
 	in.NotionParent = strings.TrimSpace(in.NotionParent)
 	add(validUser(in.User))
-	if in.Notebook == "" {
+	in.File = strings.TrimSpace(in.File)
+	switch {
+	case in.File != "":
+		if !isAbsPath(in.File) {
+			add(invalid("file", "%q is not an absolute path: give the path at which every worker reads the file", in.File))
+		}
+		if in.Sync != nil {
+			add(invalid("sync", "is not allowed with file: a sync reads the notebook through Graph; import the file, then sync the notebook from Graph"))
+		}
+	case in.Notebook == "":
 		add(invalid("notebook", "is required: the notebook's ID or display name"))
 	}
 	if in.NotionParent == "" && !in.DryRun {
@@ -331,4 +348,19 @@ func validUser(u string) error {
 		}
 	}
 	return nil
+}
+
+// isAbsPath reports whether p is an absolute path on a Unix worker
+// ("/data/Notes.onepkg") or a Windows one (`C:\Notes.onepkg`,
+// `\\server\share\Notes.onepkg`): the workflow cannot know the workers'
+// system, so both forms pass.
+func isAbsPath(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
+		return true
+	case len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return false
 }

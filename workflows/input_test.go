@@ -27,6 +27,9 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"limits", func(in *MigrateInput) { in.Limits = "fast" }},
 		{"pageParallelism", func(in *MigrateInput) { in.PageParallelism = 99 }},
 		{"imageAlt", func(in *MigrateInput) { in.ImageAlt = "ocr" }},
+		{"file", func(in *MigrateInput) { in.File = "Notes.onepkg" }},
+		{"file", func(in *MigrateInput) { in.File = "C:Notes.onepkg" }},
+		{"sync", func(in *MigrateInput) { in.File, in.Sync = "/data/Notes.onepkg", &SyncOptions{} }},
 	} {
 		in := ok
 		tc.edit(&in)
@@ -46,6 +49,12 @@ func TestValidateNamesTheBadField(t *testing.T) {
 	}
 	if in.SectionParallelism != 3 || in.PageParallelism != 3 || in.PagesPerRun != 200 {
 		t.Errorf("defaults not filled: %+v", in)
+	}
+	for _, file := range []string{"/data/Notes.onepkg", `C:\Exports\Notes.onepkg`, `\\server\share\Notes.onepkg`} {
+		fromFile := MigrateInput{User: "alice", File: file, NotionParent: "abc123"}
+		if err := fromFile.Validate(); err != nil {
+			t.Errorf("a file import needs no notebook: %v", err)
+		}
 	}
 	dry := MigrateInput{User: "alice", Notebook: "x", DryRun: true}
 	if err := dry.Validate(); err != nil {

@@ -506,6 +506,9 @@ func (nb *notebook) stopped() (NotebookReport, error) {
 // one request per listing of the section groups below the first level,
 // each under its own permit; without $expand when Graph fails that call.
 func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.NotebookTree, error) {
+	if nb.in.File != "" {
+		return nb.readFileTree(ctx)
+	}
 	r := newTreeReader(lim, nb.in.User, limiter.Background)
 	r.onAttempt = func(a entity.Attempt) {
 		switch {
@@ -622,7 +625,7 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	})
 	in := SectionInput{User: nb.in.User, NotebookID: nb.id, Section: s.SectionRef, DatabaseID: db, Limits: nb.in.Limits,
 		DryRun: nb.in.DryRun, PageParallelism: nb.in.PageParallelism, PagesPerRun: nb.in.PagesPerRun,
-		Content: nb.in.ContentOptions, Listed: nb.listed[s.ID]}
+		Content: nb.in.ContentOptions, Listed: nb.listed[s.ID], File: nb.in.File}
 	nb.startedRuns++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult

@@ -160,6 +160,14 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	if title == "" {
 		title = p.ID
 	}
+	if s.in.File != "" {
+		lost, err := s.fetchFile(sctx, key, p, title)
+		if err != nil {
+			return activities.WritePageResult{}, err
+		}
+		return s.write(sctx, key, p, parentNotionID, title, lost)
+	}
+	var lost []activities.LostResource
 	var meta activities.ContentMeta
 	st, err := s.lim.Call(sctx, entity.Call{
 		Ask:       entity.AskOptions{User: s.in.User, Lane: limiter.Background, Remaining: s.remaining()},
@@ -175,7 +183,6 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 	s.staged[p.ID] = true
 	s.st.Fetched++
 	s.st.FetchedUnits += 1 + len(meta.Resources)
-	var lost []activities.LostResource
 	for group := range slices.Chunk(meta.Resources, maxResourceCost) {
 		l, err := s.resources(sctx, key, title, group)
 		if err != nil {
@@ -183,9 +190,16 @@ func (s *section) steps(sctx workflow.Context, key activities.StageKey, p activi
 		}
 		lost = append(lost, l...)
 	}
+	return s.write(sctx, key, p, parentNotionID, title, lost)
+}
+
+// write converts the staged page and writes it to Notion: the one write
+// step of both sources.
+func (s *section) write(sctx workflow.Context, key activities.StageKey, p activities.PageMeta, parentNotionID, title string,
+	lost []activities.LostResource) (activities.WritePageResult, error) {
 	actx := workflow.WithActivityOptions(sctx, notionWriteOptions("Write to Notion: "+clip(title)))
 	var res activities.WritePageResult
-	err = workflow.ExecuteActivity(actx, activities.WritePageName, activities.WritePageInput{
+	err := workflow.ExecuteActivity(actx, activities.WritePageName, activities.WritePageInput{
 		Key: key, DatabaseID: s.in.DatabaseID, Page: p, SectionPath: s.in.Section.Path, ParentNotionID: parentNotionID,
 		Lost: lost, Options: s.in.Content,
 	}).Get(sctx, &res)

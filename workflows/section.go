@@ -40,6 +40,9 @@ type SectionInput struct {
 	Listed []activities.PageMeta `json:"listed,omitempty"`
 	// Content are the migration's content options (MigrateInput's).
 	Content activities.ContentOptions `json:"content,omitzero"`
+	// File, when set, is the OneNote file the section is read from
+	// (MigrateInput.File) instead of Graph.
+	File string `json:"file,omitempty"`
 	// State is carried across continue-as-new; nil for a new section.
 	State *SectionState `json:"state,omitempty"`
 }
@@ -547,6 +550,9 @@ func (s *section) carryAncestors() {
 // pages), drops the pages already taken, and asks Notion which of the
 // others it holds unchanged.
 func (s *section) listNext(ctx workflow.Context) error {
+	if s.in.File != "" {
+		return s.listFile(ctx)
+	}
 	cur := s.st.Cursor
 	var r activities.ListPagesResult
 	st, err := s.lim.Call(ctx, entity.Call{

@@ -29,6 +29,8 @@ type config struct {
 	Limits          string
 	AppID           string
 	StagingDir      string
+	// ImportDir is activities.Config.ImportDir.
+	ImportDir string
 	// LimitsFile names a JSON limits spec (limiter.LoadSpec) and
 	// LimitsSpec is what it holds: the Graph limiter enforces it (see
 	// applyLimits). Empty: the -limits profile's table.
@@ -122,6 +124,8 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	fs.StringVar(&c.LimitsFile, "limits-file", env("NOTEBRIDGE_LIMITS_FILE", ""),
 		"JSON file of Graph limits (user and app windows, concurrency, tuning; absent fields keep the OneNote table's values): the app's limiter enforces it from the worker's start, running or not (env NOTEBRIDGE_LIMITS_FILE)")
 	fs.StringVar(&c.AppID, "app-id", env("NOTEBRIDGE_APP_ID", ""), "Microsoft app (client) ID; one limiter per app (env NOTEBRIDGE_APP_ID)")
+	fs.StringVar(&c.ImportDir, "import-dir", env("NOTEBRIDGE_IMPORT_DIR", ""),
+		"the folder whose OneNote files a file import may read (\"file\" in the input); empty: any path the worker can read (env NOTEBRIDGE_IMPORT_DIR)")
 	fs.StringVar(&c.StagingDir, "staging-dir", env("NOTEBRIDGE_STAGING_DIR", filepath.Join(os.TempDir(), "notebridge-staging")), "where page content is staged (env NOTEBRIDGE_STAGING_DIR)")
 	defDir, _ := auth.DefaultDir()
 	defKey, _ := auth.DefaultKeyFile()

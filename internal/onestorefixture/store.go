@@ -1,15 +1,12 @@
-package onestore
+package onestorefixture
 
 import (
 	"bytes"
 	"encoding/binary"
-	"time"
 	"unicode/utf16"
 )
 
-// This file is a small writer of the revision store, for tests: it builds
-// valid sections and tables of contents with known content, so the
-// repository's tests need no third-party file. It writes one revision per
+// The revision store layout ([MS-ONESTORE] 2.1 to 2.7): one revision per
 // object space, one object group per revision, and one fragment per file
 // node list.
 
@@ -19,12 +16,12 @@ type wprop struct {
 	id   uint32
 	b    bool
 	data []byte
-	refs []ExtendedGUID
+	refs []xguid
 	sets [][]wprop
 }
 
 type wobject struct {
-	id       ExtendedGUID
+	id       xguid
 	jcid     uint32
 	props    []wprop
 	fileData []byte // for a file data object
@@ -32,9 +29,9 @@ type wobject struct {
 }
 
 type wspace struct {
-	id      ExtendedGUID
+	id      xguid
 	objects []*wobject
-	roots   map[uint32]ExtendedGUID // root role -> object
+	roots   map[uint32]xguid // root role -> object
 }
 
 type wfile struct {
@@ -45,7 +42,7 @@ type wfile struct {
 	// object groups.
 	tocNodes bool
 	fileType GUID
-	root     ExtendedGUID
+	root     xguid
 	spaces   []*wspace
 	out      bytes.Buffer
 	lists    []uint32 // list IDs written, with their counts below
@@ -107,7 +104,7 @@ func le(parts ...any) []byte {
 	return b.Bytes()
 }
 
-func exg(e ExtendedGUID) []byte { return le(e.GUID, e.N) }
+func exg(e xguid) []byte { return le(e.GUID, e.N) }
 
 // gtable assigns global ID table indexes to GUIDs.
 type gtable struct {
@@ -115,7 +112,7 @@ type gtable struct {
 	order []GUID
 }
 
-func (g *gtable) compact(e ExtendedGUID) uint32 {
+func (g *gtable) compact(e xguid) uint32 {
 	if e.IsZero() {
 		return 0
 	}
@@ -137,9 +134,9 @@ func propSet(props []wprop, g *gtable) []byte {
 // propSetRefs encodes a property set and returns, besides, the object and
 // object space references in the order of their streams: the packaged
 // layout lists them by position.
-func propSetRefs(props []wprop, g *gtable) ([]byte, []ExtendedGUID, []ExtendedGUID) {
+func propSetRefs(props []wprop, g *gtable) ([]byte, []xguid, []xguid) {
 	var oids, osids []uint32
-	var oidRefs, osidRefs []ExtendedGUID
+	var oidRefs, osidRefs []xguid
 	var body bytes.Buffer
 	var enc func(props []wprop)
 	enc = func(props []wprop) {
@@ -233,14 +230,14 @@ func (w *wfile) bytes() []byte {
 			decls = append(decls, wnode{id: fndObjectDeclaration2RefCount, base: 1, ref: ref,
 				data: le(g.compact(o.id), o.jcid, uint8(0), uint8(1))})
 		}
-		group := []wnode{{id: fndObjectGroupStart, data: exg(ExtendedGUID{GUID: sp.id.GUID, N: 99})}, {id: fndGlobalIDTableStart2}}
+		group := []wnode{{id: fndObjectGroupStart, data: exg(xguid{GUID: sp.id.GUID, N: 99})}, {id: fndGlobalIDTableStart2}}
 		for i, gu := range g.order {
 			group = append(group, wnode{id: fndGlobalIDTableEntry, data: le(uint32(i+1), gu)})
 		}
 		group = append(group, wnode{id: fndGlobalIDTableEnd})
 		group = append(group, decls...)
 		group = append(group, wnode{id: fndObjectGroupEnd})
-		rid := ExtendedGUID{GUID: sp.id.GUID, N: 1000}
+		rid := xguid{GUID: sp.id.GUID, N: 1000}
 		var revs []wnode
 		if w.tocNodes {
 			revs = w.tocRevision(sp, rid)
@@ -248,8 +245,8 @@ func (w *wfile) bytes() []byte {
 			groupRef := w.list(group)
 			revs = []wnode{
 				{id: fndRevisionManifestListStart, data: exg(sp.id)},
-				{id: fndRevisionManifestStart6, data: append(append(exg(rid), exg(ExtendedGUID{})...), le(uint32(1), uint16(0))...)},
-				{id: fndObjectGroupListReference, base: 2, ref: groupRef, data: exg(ExtendedGUID{GUID: sp.id.GUID, N: 99})},
+				{id: fndRevisionManifestStart6, data: append(append(exg(rid), exg(xguid{})...), le(uint32(1), uint16(0))...)},
+				{id: fndObjectGroupListReference, base: 2, ref: groupRef, data: exg(xguid{GUID: sp.id.GUID, N: 99})},
 			}
 			for _, role := range []uint32{1, 2, 4} {
 				if id, ok := sp.roots[role]; ok {
@@ -297,20 +294,6 @@ func (w *wfile) bytes() []byte {
 	return out
 }
 
-// Content to build a section from.
-type testPage struct {
-	guid     GUID
-	title    string
-	level    int // Graph's level: 0 for a page
-	created  time.Time
-	paras    []testPara
-	image    []byte // one image after the paragraphs, when set
-	imageAlt string
-	ink      [][2]int64 // one stroke drawn on the page, when set
-	file     []byte     // one attached file after the paragraphs, when set
-	fileName string
-}
-
 // inkPath encodes an InkPath: a count, then the X values and the Y values
 // as differences from the previous point, each a base-128 integer whose
 // lowest bit is the sign.
@@ -342,33 +325,6 @@ func inkPath(points [][2]int64) []byte {
 	return out
 }
 
-type testPara struct {
-	text   string
-	bold   bool
-	link   string
-	todo   *bool // a to-do tag, checked or not
-	child  string
-	number bool // a numbered list item
-}
-
-func str16(s string) []byte {
-	u := utf16.Encode([]rune(s))
-	return le(u, uint16(0))
-}
-
-func ftime(t time.Time) []byte {
-	return le(uint64(t.UnixNano()/100 + 116444736000000000))
-}
-
-// buildSection writes a section file holding pages in order.
-func buildSection(pages []testPage) []byte { return buildSectionAs(pages, false) }
-
-// buildSectionAs writes a section in the revision store layout, or the
-// packaged layout when packaged is set.
-func buildSectionAs(pages []testPage, packaged bool) []byte {
-	return sectionFile(pages).layout(packaged)
-}
-
 // layout writes the file in the revision store or the packaged layout.
 func (w *wfile) layout(packaged bool) []byte {
 	if packaged {
@@ -377,137 +333,144 @@ func (w *wfile) layout(packaged bool) []byte {
 	return w.bytes()
 }
 
-// sectionFile builds the object spaces of a section holding pages.
-func sectionFile(pages []testPage) *wfile {
+// sectionFile builds the object spaces of a section holding pages; the
+// file's GUID is fileGUID, or a fixed one when fileGUID is zero.
+func sectionFile(pages []Page, fileGUID GUID) *wfile {
 	sg := func(i int) GUID {
 		return GUID{0x5E, 0xC7, byte(i), byte(i >> 8), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	}
-	w := &wfile{fileType: guidFileTypeSection, root: ExtendedGUID{GUID: sg(0), N: 1}}
+	w := &wfile{fileType: guidFileTypeSection, root: xguid{GUID: sg(0), N: 1}}
+	if fileGUID != (GUID{}) {
+		w.root.GUID = fileGUID // the header's guidFile is the root space's GUID
+	}
 	objGUID := GUID{0x0B, 0x1E, 0xC7}
 	n := uint32(0)
 	newObj := func(sp *wspace, jcid uint32, props ...wprop) *wobject {
 		n++
-		o := &wobject{id: ExtendedGUID{GUID: objGUID, N: n % 200}, jcid: jcid, props: props}
+		o := &wobject{id: xguid{GUID: objGUID, N: n % 200}, jcid: jcid, props: props}
 		// N is 8 bits in a CompactID: vary the GUID too.
 		o.id.GUID[4] = byte(n / 200)
 		o.id.GUID[5] = byte(n / 200 >> 8)
 		sp.objects = append(sp.objects, o)
 		return o
 	}
-	root := &wspace{id: w.root, roots: map[uint32]ExtendedGUID{}}
+	root := &wspace{id: w.root, roots: map[uint32]xguid{}}
 	w.spaces = append(w.spaces, root)
-	var pageSpaces []ExtendedGUID
+	var pageSpaces []xguid
 	for i, p := range pages {
-		sp := &wspace{id: ExtendedGUID{GUID: sg(i + 1), N: 1}, roots: map[uint32]ExtendedGUID{}}
+		sp := &wspace{id: xguid{GUID: sg(i + 1), N: 1}, roots: map[uint32]xguid{}}
 		pageSpaces = append(pageSpaces, sp.id)
 		author := newObj(sp, jcidAuthorContainer, wprop{id: propAuthor, data: str16("Test Author")})
-		var els []ExtendedGUID
-		for _, para := range p.paras {
-			styleProps := []wprop{{id: propBold, b: para.bold}}
-			text := para.text
-			if para.link != "" {
+		var els []xguid
+		for _, para := range p.Paras {
+			styleProps := []wprop{{id: propBold, b: para.Bold}}
+			text := para.Text
+			if para.Link != "" {
 				styleProps = append(styleProps, wprop{id: propHyperlink, b: true})
-				text = "\uFDDFHYPERLINK \"" + para.link + "\"" + para.text
+				text = "\uFDDFHYPERLINK \"" + para.Link + "\"" + para.Text
 			}
 			style := newObj(sp, jcidParagraphStyleObject, styleProps...)
 			pstyle := newObj(sp, jcidParagraphStyleObject, wprop{id: propParagraphStyleID, data: str16("p")})
 			rt := newObj(sp, jcidRichTextOENode,
 				wprop{id: propRichEditTextUnicode, data: le(utf16.Encode([]rune(text)))},
-				wprop{id: propTextRunFormatting, refs: []ExtendedGUID{style.id}},
-				wprop{id: propParagraphStyle, refs: []ExtendedGUID{pstyle.id}})
+				wprop{id: propTextRunFormatting, refs: []xguid{style.id}},
+				wprop{id: propParagraphStyle, refs: []xguid{pstyle.id}})
 			props := []wprop{
-				{id: propContentChildNodes, refs: []ExtendedGUID{rt.id}},
-				{id: propAuthorOriginal, refs: []ExtendedGUID{author.id}},
+				{id: propContentChildNodes, refs: []xguid{rt.id}},
+				{id: propAuthorOriginal, refs: []xguid{author.id}},
 			}
-			if para.todo != nil {
+			if para.Todo != nil {
 				def := newObj(sp, jcidNoteTagSharedDefinion, wprop{id: propNoteTagLabel, data: str16("To Do")}, wprop{id: propNoteTagShape, data: le(uint16(3))})
-				state := []wprop{{id: propNoteTagDefinitionOid, refs: []ExtendedGUID{def.id}}}
+				state := []wprop{{id: propNoteTagDefinitionOid, refs: []xguid{def.id}}}
 				status := uint16(0)
-				if *para.todo {
+				if *para.Todo {
 					status = 1
 					state = append(state, wprop{id: propNoteTagCompleted, data: le(uint32(1))})
 				}
 				state = append(state, wprop{id: propActionItemStatus, data: le(status)})
 				props = append(props, wprop{id: propNoteTagStates, sets: [][]wprop{state}})
 			}
-			if para.number {
+			if para.Number {
 				list := newObj(sp, jcidNumberListNode, wprop{id: propNumberListFormat, data: str16("\x03\x00.")})
-				props = append(props, wprop{id: propListNodes, refs: []ExtendedGUID{list.id}})
+				props = append(props, wprop{id: propListNodes, refs: []xguid{list.id}})
 			}
-			if para.child != "" {
-				crt := newObj(sp, jcidRichTextOENode, wprop{id: propTextExtendedASCII, data: []byte(para.child)})
-				child := newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{crt.id}})
-				props = append(props, wprop{id: propElementChildNodes, refs: []ExtendedGUID{child.id}})
+			if para.Child != "" {
+				crt := newObj(sp, jcidRichTextOENode, wprop{id: propTextExtendedASCII, data: []byte(para.Child)})
+				child := newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{crt.id}})
+				props = append(props, wprop{id: propElementChildNodes, refs: []xguid{child.id}})
 			}
 			els = append(els, newObj(sp, jcidOutlineElementNode, props...).id)
 		}
-		if p.image != nil {
+		if p.Image != nil {
 			data := newObj(sp, 0x00080039)
-			data.fileData, data.ext = p.image, ".png"
-			img := newObj(sp, jcidImageNode, wprop{id: propPictureContainer, refs: []ExtendedGUID{data.id}}, wprop{id: propImageAltText, data: str16(p.imageAlt)})
-			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{img.id}}).id)
+			data.fileData, data.ext = p.Image, ".png"
+			img := newObj(sp, jcidImageNode, wprop{id: propPictureContainer, refs: []xguid{data.id}}, wprop{id: propImageAltText, data: str16(p.ImageAlt)})
+			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{img.id}}).id)
 		}
-		if p.file != nil {
+		if p.Equation {
+			eq := newObj(sp, jcidMathInlineObject)
+			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{eq.id}}).id)
+		}
+		if p.File != nil {
 			data := newObj(sp, 0x00080036) // jcidEmbeddedFileContainer
-			data.fileData, data.ext = p.file, ".pdf"
-			f := newObj(sp, jcidEmbeddedFileNode, wprop{id: propEmbeddedFileContainer, refs: []ExtendedGUID{data.id}}, wprop{id: propEmbeddedFileName, data: str16(p.fileName)})
-			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{f.id}}).id)
+			data.fileData, data.ext = p.File, ".pdf"
+			f := newObj(sp, jcidEmbeddedFileNode, wprop{id: propEmbeddedFileContainer, refs: []xguid{data.id}}, wprop{id: propEmbeddedFileName, data: str16(p.FileName)})
+			els = append(els, newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{f.id}}).id)
 		}
 		outline := newObj(sp, jcidOutlineNode, wprop{id: propElementChildNodes, refs: els},
 			wprop{id: propOffsetFromParentHoriz, data: le(float32(1))}, wprop{id: propOffsetFromParentVert, data: le(float32(2))})
-		titleRT := newObj(sp, jcidRichTextOENode, wprop{id: propRichEditTextUnicode, data: le(utf16.Encode([]rune(p.title)))})
-		titleOE := newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{titleRT.id}})
-		titleOutline := newObj(sp, jcidOutlineNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{titleOE.id}})
-		title := newObj(sp, jcidTitleNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{titleOutline.id}})
-		pageChildren := []ExtendedGUID{outline.id}
-		if p.ink != nil {
+		titleRT := newObj(sp, jcidRichTextOENode, wprop{id: propRichEditTextUnicode, data: le(utf16.Encode([]rune(p.Title)))})
+		titleOE := newObj(sp, jcidOutlineElementNode, wprop{id: propContentChildNodes, refs: []xguid{titleRT.id}})
+		titleOutline := newObj(sp, jcidOutlineNode, wprop{id: propElementChildNodes, refs: []xguid{titleOE.id}})
+		title := newObj(sp, jcidTitleNode, wprop{id: propElementChildNodes, refs: []xguid{titleOutline.id}})
+		pageChildren := []xguid{outline.id}
+		if p.Ink != nil {
 			dims := append(mustGUID(inkDimensionX).bytes32(), mustGUID(inkDimensionY).bytes32()...)
 			props := newObj(sp, 0x00120048, wprop{id: propInkWidth, data: le(float32(53))}, wprop{id: propInkHeight, data: le(float32(53))},
 				wprop{id: propInkColor, data: le(uint32(0x002F5597))}, wprop{id: propInkDimensions, data: dims})
-			stroke := newObj(sp, jcidInkStrokeNode, wprop{id: propInkPath, data: inkPath(p.ink)}, wprop{id: propInkStrokeProperties, refs: []ExtendedGUID{props.id}})
-			data := newObj(sp, jcidInkDataNode, wprop{id: propInkStrokes, refs: []ExtendedGUID{stroke.id}})
-			pageChildren = append(pageChildren, newObj(sp, jcidInkContainer, wprop{id: propInkData, refs: []ExtendedGUID{data.id}}).id)
+			stroke := newObj(sp, jcidInkStrokeNode, wprop{id: propInkPath, data: inkPath(p.Ink)}, wprop{id: propInkStrokeProperties, refs: []xguid{props.id}})
+			data := newObj(sp, jcidInkDataNode, wprop{id: propInkStrokes, refs: []xguid{stroke.id}})
+			pageChildren = append(pageChildren, newObj(sp, jcidInkContainer, wprop{id: propInkData, refs: []xguid{data.id}}).id)
 		}
 		page := newObj(sp, jcidPageNode,
 			wprop{id: propElementChildNodes, refs: pageChildren},
-			wprop{id: propStructureElementChildNodes, refs: []ExtendedGUID{title.id}})
-		manifest := newObj(sp, jcidPageManifestNode, wprop{id: propContentChildNodes, refs: []ExtendedGUID{page.id}})
+			wprop{id: propStructureElementChildNodes, refs: []xguid{title.id}})
+		manifest := newObj(sp, jcidPageManifestNode, wprop{id: propContentChildNodes, refs: []xguid{page.id}})
 		meta := newObj(sp, jcidPageMetaData,
-			wprop{id: propCachedTitleString, data: str16(p.title)},
-			wprop{id: propNotebookManagementEntityGUID, data: p.guid[:]},
-			wprop{id: propPageLevel, data: le(uint32(p.level + 1))},
-			wprop{id: propTopologyCreationTimeStamp, data: ftime(p.created)})
+			wprop{id: propCachedTitleString, data: str16(p.Title)},
+			wprop{id: propNotebookManagementEntityGUID, data: p.GUID[:]},
+			wprop{id: propPageLevel, data: le(uint32(p.Level + 1))},
+			wprop{id: propTopologyCreationTimeStamp, data: ftime(p.Created)},
+			wprop{id: propIsConflictPage, b: p.Conflict})
 		sp.roots[roleContent] = manifest.id
 		sp.roots[roleMetadata] = meta.id
 		w.spaces = append(w.spaces, sp)
 	}
 	series := newObj(root, jcidPageSeriesNode, wprop{id: propChildGraphSpaceElementNodes, refs: pageSpaces})
-	section := newObj(root, jcidSectionNode, wprop{id: propElementChildNodes, refs: []ExtendedGUID{series.id}})
+	section := newObj(root, jcidSectionNode, wprop{id: propElementChildNodes, refs: []xguid{series.id}})
 	root.roots[roleContent] = section.id
 	return w
 }
 
-// buildTOC writes a table of contents listing names in the order given,
-// with ordering IDs that reverse the order in which they are stored.
-func buildTOC(names []string) []byte { return buildTOCAs(names, false) }
-
-func buildTOCAs(names []string, packaged bool) []byte { return tocFile(names).layout(packaged) }
-
-// tocFile builds the object space of a table of contents.
-func tocFile(names []string) *wfile {
-	w := &wfile{fileType: guidFileTypeTOC, root: ExtendedGUID{GUID: GUID{0x70, 0xC0}, N: 1}}
-	sp := &wspace{id: w.root, roots: map[uint32]ExtendedGUID{}}
+// tocFile builds the object space of a table of contents; its file GUID
+// is fileGUID, or a fixed one when zero.
+func tocFile(names []string, fileGUID GUID) *wfile {
+	w := &wfile{fileType: guidFileTypeTOC, root: xguid{GUID: GUID{0x70, 0xC0}, N: 1}}
+	if fileGUID != (GUID{}) {
+		w.root.GUID = fileGUID
+	}
+	sp := &wspace{id: w.root, roots: map[uint32]xguid{}}
 	w.spaces = []*wspace{sp}
-	var children []ExtendedGUID
+	var children []xguid
 	for i := len(names) - 1; i >= 0; i-- {
-		o := &wobject{id: ExtendedGUID{GUID: GUID{0x70, 0xC1}, N: uint32(i + 2)}, jcid: 0x00020001, props: []wprop{
+		o := &wobject{id: xguid{GUID: GUID{0x70, 0xC1}, N: uint32(i + 2)}, jcid: 0x00020001, props: []wprop{
 			{id: propFolderChildFilename, data: str16(names[i])},
 			{id: propNotebookElementOrderingID, data: le(uint32(i))},
 		}}
 		sp.objects = append(sp.objects, o)
 		children = append(children, o.id)
 	}
-	rootObj := &wobject{id: ExtendedGUID{GUID: GUID{0x70, 0xC1}, N: 1}, jcid: 0x00020001, props: []wprop{{id: propTocChildren, refs: children}}}
+	rootObj := &wobject{id: xguid{GUID: GUID{0x70, 0xC1}, N: 1}, jcid: 0x00020001, props: []wprop{{id: propTocChildren, refs: children}}}
 	sp.objects = append(sp.objects, rootObj)
 	sp.roots[roleContent] = rootObj.id
 	return w
@@ -520,7 +483,7 @@ func (g GUID) bytes32() []byte {
 
 // tocRevision is a revision manifest in the .onetoc2 form. Its objects
 // must be property sets whose JCID index fits in 10 bits.
-func (w *wfile) tocRevision(sp *wspace, rid ExtendedGUID) []wnode {
+func (w *wfile) tocRevision(sp *wspace, rid xguid) []wnode {
 	g := &gtable{idx: map[GUID]uint32{}}
 	var decls []wnode
 	for _, o := range sp.objects {
@@ -538,7 +501,7 @@ func (w *wfile) tocRevision(sp *wspace, rid ExtendedGUID) []wnode {
 	}
 	revs := []wnode{
 		{id: fndRevisionManifestListStart, data: append(exg(sp.id), le(uint32(0))...)},
-		{id: fndRevisionManifestStart4, data: append(append(exg(rid), exg(ExtendedGUID{})...), le(uint64(0), uint32(1), uint16(0))...)},
+		{id: fndRevisionManifestStart4, data: append(append(exg(rid), exg(xguid{})...), le(uint64(0), uint32(1), uint16(0))...)},
 		{id: fndGlobalIDTableStart, data: []byte{0}},
 	}
 	for i, gu := range g.order {

@@ -1,4 +1,4 @@
-package onestore
+package onestorefixture
 
 import (
 	"bytes"
@@ -49,9 +49,9 @@ func (w *pw) compact(v uint64) {
 	}
 }
 
-// exg writes a compact ExtendedGUID in its 5-bit form when N fits, else
+// exg writes a compact xguid in its 5-bit form when N fits, else
 // its 32-bit form.
-func (w *pw) exg(e ExtendedGUID) {
+func (w *pw) exg(e xguid) {
 	switch {
 	case e.IsZero():
 		w.WriteByte(0)
@@ -65,7 +65,7 @@ func (w *pw) exg(e ExtendedGUID) {
 	}
 }
 
-func (w *pw) exgs(es []ExtendedGUID) {
+func (w *pw) exgs(es []xguid) {
 	w.compact(uint64(len(es)))
 	for _, e := range es {
 		w.exg(e)
@@ -86,7 +86,7 @@ func (w *pw) binary(p []byte) {
 }
 
 // element writes one DataElement of type typ around body.
-func (w *pw) element(id ExtendedGUID, typ uint64, body func()) {
+func (w *pw) element(id xguid, typ uint64, body func()) {
 	w.start16(soDataElement, true)
 	w.exg(id)
 	w.WriteByte(0) // SerialNumber: none
@@ -96,9 +96,9 @@ func (w *pw) element(id ExtendedGUID, typ uint64, body func()) {
 }
 
 func (wf *wfile) packagedBytes() []byte {
-	ctx := ExtendedGUID{GUID: dataRootCellRoot.GUID, N: 1}
-	elem := func(kind byte, i int) ExtendedGUID {
-		return ExtendedGUID{GUID: GUID{0xDE, kind, byte(i), byte(i >> 8)}, N: 1}
+	ctx := xguid{GUID: dataRootCellRoot.GUID, N: 1}
+	elem := func(kind byte, i int) xguid {
+		return xguid{GUID: GUID{0xDE, kind, byte(i), byte(i >> 8)}, N: 1}
 	}
 	w := &pw{}
 	w.Write(wf.fileType[:])
@@ -141,16 +141,16 @@ func (wf *wfile) packagedBytes() []byte {
 		w.element(elem('v', i), 4, func() {
 			w.start16(soRevisionManifest, true)
 			w.exg(elem('r', i))
-			w.exg(ExtendedGUID{})
+			w.exg(xguid{})
 			if wf.encrypted && i == 0 {
 				w.start16(soRevisionManifestRoot, false)
-				w.exg(ExtendedGUID{GUID: rootRoleGUID, N: roleEncryptionKey})
+				w.exg(xguid{GUID: rootRoleGUID, N: roleEncryptionKey})
 				w.exg(sp.objects[0].id)
 			}
 			for _, role := range []uint32{1, 2, 4} {
 				if id, ok := sp.roots[role]; ok {
 					w.start16(soRevisionManifestRoot, false)
-					w.exg(ExtendedGUID{GUID: rootRoleGUID, N: role})
+					w.exg(xguid{GUID: rootRoleGUID, N: role})
 					w.exg(id)
 				}
 			}

@@ -15,9 +15,15 @@ type tokenState struct {
 	notBefore time.Time
 	log       []RequestRecord
 	caps      Capabilities
+	// typ is the token's connection kind (block limit exemption).
+	typ TokenType
+	// window is the token's 2026 per-connection window (Config.Plan).
+	window window
 }
 
-func newTokenState(c Capabilities) *tokenState { return &tokenState{caps: c} }
+func (s *Server) newTokenState(c Capabilities) *tokenState {
+	return &tokenState{caps: c, typ: s.cfg.TokenType}
+}
 
 // Reasons a request was rate limited, as Notion names them in
 // additional_data.rate_limit_reason.
@@ -77,6 +83,10 @@ func (s *Server) admit(token string, now time.Time, method, path string) (int, i
 		wait := int(math.Ceil(st.notBefore.Sub(now).Seconds()))
 		return idx, max(wait, 1), reasonToken
 	}
+	if s.cfg.Plan != "" {
+		retry, reason := s.admitWindows(st, now)
+		return idx, retry, reason
+	}
 	retry, reason := 0, ""
 	if s.rate >= 0 {
 		st.bucket.refill(now, s.rate, s.burst)
@@ -103,6 +113,23 @@ func (s *Server) admit(token string, now time.Time, method, path string) (int, i
 		s.wsBucket.tokens--
 	}
 	return idx, 0, ""
+}
+
+// admitWindows applies the 2026 limits (reference row 14): the
+// connection's budget per 60-second window, then the workspace's budget
+// shared by every connection. A refusal's Retry-After is the time until
+// the window that refused resets, so the workspace's can exceed a minute.
+func (s *Server) admitWindows(st *tokenState, now time.Time) (int, string) {
+	if retry := st.window.take(now, s.cfg.ConnectionBudget, ConnectionWindow); retry > 0 {
+		st.extendRetryAfter(now, retry)
+		return retry, reasonToken
+	}
+	if retry := s.wsWindow.take(now, s.cfg.WorkspaceBudget, s.cfg.WorkspaceWindow); retry > 0 {
+		st.window.refund()
+		st.extendRetryAfter(now, retry)
+		return retry, reasonWorkspace
+	}
+	return 0, ""
 }
 
 func (st *tokenState) extendRetryAfter(now time.Time, seconds int) {

@@ -130,7 +130,7 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: cfg.GraphURL, GraphHTTP: onenote.NewHTTPClient(cfg.GraphTimeout),
 		Tokens: storeTokens{store: store, timeout: auth.DefaultRefreshTimeout}, Notion: nc,
-		StagingDir: cfg.StagingDir, Signals: c,
+		StagingDir: cfg.StagingDir, Signals: c, NotionFacts: cfg.NotionFacts,
 	})
 	if err != nil {
 		return err

@@ -190,3 +190,24 @@ func TestThreeWorkersStayWithinThe2026Windows(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceFacts counts the members over pages of GET /v1/users and
+// reads the upload cap of the plan.
+func TestWorkspaceFacts(t *testing.T) {
+	tests := []struct {
+		cfg  emu.Config
+		want notion.WorkspaceFacts
+	}{
+		{emu.Config{Plan: emu.PlanFree, Members: 3}, notion.WorkspaceFacts{Members: 3, MaxUploadBytes: emu.FreeMaxFileUploadBytes}},
+		{emu.Config{Plan: emu.PlanEnterprise, Members: 230}, notion.WorkspaceFacts{Members: 230, MaxUploadBytes: emu.DefaultMaxFileUploadBytes}},
+		{emu.Config{}, notion.WorkspaceFacts{Members: 1, MaxUploadBytes: emu.DefaultMaxFileUploadBytes}},
+	}
+	for _, tt := range tests {
+		tt.cfg.ConnectionBudget, tt.cfg.WorkspaceBudget = 1000, 1000
+		e := newEnv(t, tt.cfg)
+		got, err := e.pacedClient(t, notion.NewPacers(notion.PacerConfig{Rate: 1000, Burst: 10}, e.clock), 2).WorkspaceFacts(context.Background())
+		if err != nil || got != tt.want {
+			t.Errorf("%s, %d members: %+v, %v; want %+v", tt.cfg.Plan, tt.cfg.Members, got, err, tt.want)
+		}
+	}
+}

@@ -317,7 +317,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 	}
 	var layout notion.Layout
 	if !nb.in.DryRun {
-		if err := nb.checkReadiness(ctx, len(refs)); err != nil {
+		if err := nb.checkReadiness(ctx, lim, refs); err != nil {
 			return NotebookReport{}, err
 		}
 		nb.phase = "creating Notion containers"

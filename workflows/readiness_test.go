@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 )
 
 // readinessEnv is newEnv with CheckReadiness answered by check.
-func readinessEnv(t *testing.T, check func(activities.CheckReadinessInput) (activities.CheckReadinessResult, error)) *testsuite.TestWorkflowEnvironment {
+func readinessEnv(t *testing.T, check func(context.Context, activities.CheckReadinessInput) (activities.CheckReadinessResult, error)) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
@@ -27,49 +28,87 @@ func readinessEnv(t *testing.T, check func(activities.CheckReadinessInput) (acti
 	w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller { return directCaller{calls} }}
 	w.Register(env)
 	(&activities.Activities{}).Register(env)
-	env.OnActivity(activities.CheckReadinessName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.CheckReadinessInput) (activities.CheckReadinessResult, error) {
-			return check(in)
-		})
+	env.OnActivity(activities.CheckReadinessName, mock.Anything, mock.Anything).Return(check)
 	return env
+}
+
+// checkWith answers CheckReadiness as the activity does, for facts, and
+// records what it was asked.
+func checkWith(facts readiness.Facts, asked *[]activities.CheckReadinessInput) func(context.Context, activities.CheckReadinessInput) (activities.CheckReadinessResult, error) {
+	return func(_ context.Context, in activities.CheckReadinessInput) (activities.CheckReadinessResult, error) {
+		*asked = append(*asked, in)
+		est := readiness.EstimateBlocks(in.Sections, in.Pages)
+		v := readiness.Check(facts, est)
+		res := activities.CheckReadinessResult{Facts: facts, Estimate: est, Verdict: v, Text: v.Text()}
+		if err := v.Err(); err != nil && !in.ReportOnly {
+			return res, temporal.NewNonRetryableApplicationError(err.Error(), failure.NotionNotReady, nil)
+		}
+		return res, nil
+	}
 }
 
 // TestReadinessStopsBeforeTheFirstWrite: a workspace that cannot hold
 // the notebook fails the migration with NotionNotReady before the layout
-// (the first write) is made, with the check's message.
+// (the first write) is made, with the check's message. The containers
+// alone fit, so the pages are counted (only because the connection is
+// held to the block limit) and the second check refuses.
 func TestReadinessStopsBeforeTheFirstWrite(t *testing.T) {
-	facts := readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 998}
-	var asked activities.CheckReadinessInput
-	env := readinessEnv(t, func(in activities.CheckReadinessInput) (activities.CheckReadinessResult, error) {
-		asked = in
-		v := readiness.Check(facts, readiness.EstimateBlocks(in.Sections, in.Pages))
-		return activities.CheckReadinessResult{Verdict: v}, temporal.NewNonRetryableApplicationError(v.Err().Error(), failure.NotionNotReady, nil)
-	})
-	env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
-	env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, nil).Never()
-	env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
-		ContentOptions: activities.ContentOptions{SkipAttachments: true}})
-	err := env.GetWorkflowError()
-	app, decision := failure.Of(err)
-	if app == nil || app.Type() != failure.NotionNotReady || decision != failure.Fail {
-		t.Fatalf("error %v, want %s", err, failure.NotionNotReady)
+	tests := []struct {
+		name   string
+		facts  readiness.Facts
+		counts bool // the pages are counted
+		refuse bool
+	}{
+		{"free, internal token", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 950}, true, true},
+		{"free, personal access token", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenPersonal, BlocksUsed: 950}, false, false},
+		{"paid", readiness.Facts{Plan: readiness.PlanPlus, Members: 3, BlocksUsed: 950}, false, false},
+		{"free, within the limit", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 100}, true, false},
 	}
-	for _, want := range []string{"nothing was written", "998 are used and 2 left", "personal access token"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("the error does not say %q: %v", want, err)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked []activities.CheckReadinessInput
+			env := readinessEnv(t, checkWith(tt.facts, &asked))
+			env.OnActivity(activities.ListNotebooksName, mock.Anything, mock.Anything).Return(activities.ListNotebooksResult{Match: tree()}, nil)
+			env.OnActivity(activities.ListPagesName, mock.Anything, mock.Anything).Return(activities.ListPagesResult{
+				Pages: []activities.PageMeta{{ID: "p1"}, {ID: "p2", Order: 1}}, Done: true}, nil).Maybe()
+			layout := env.OnActivity(activities.EnsureLayoutName, mock.Anything, mock.Anything).Return(notion.Layout{}, errors.New("stop here"))
+			if tt.refuse {
+				layout.Never()
+			}
+			env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
+				ContentOptions: activities.ContentOptions{SkipAttachments: true}})
+			err := env.GetWorkflowError()
+			app, decision := failure.Of(err)
+			if refused := app != nil && app.Type() == failure.NotionNotReady; refused != tt.refuse {
+				t.Fatalf("error %v; refused %v, want %v", err, refused, tt.refuse)
+			}
+			if tt.refuse {
+				if decision != failure.Fail {
+					t.Errorf("decision %s", decision)
+				}
+				for _, want := range []string{"nothing was written", "950 are used and 50 left", "6 pages", "personal access token"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("the error does not say %q: %v", want, err)
+					}
+				}
+			}
+			want := []activities.CheckReadinessInput{{Sections: 3, SkipAttachments: true}}
+			if tt.counts {
+				want = append(want, activities.CheckReadinessInput{Sections: 3, Pages: 6, SkipAttachments: true})
+			}
+			if len(asked) != len(want) || asked[0] != want[0] || (len(want) > 1 && asked[1] != want[1]) {
+				t.Errorf("CheckReadiness asked %+v, want %+v", asked, want)
+			}
+			env.AssertExpectations(t)
+		})
 	}
-	if asked.Sections != 3 || asked.Pages != 0 || !asked.SkipAttachments || asked.ReportOnly {
-		t.Errorf("CheckReadiness asked with %+v", asked)
-	}
-	env.AssertExpectations(t)
 }
 
 // TestDryRunReportsReadiness: a dry run writes nothing, and its report
 // carries the verdict for the pages it listed, made in report-only mode.
 func TestDryRunReportsReadiness(t *testing.T) {
 	var asked activities.CheckReadinessInput
-	env := readinessEnv(t, func(in activities.CheckReadinessInput) (activities.CheckReadinessResult, error) {
+	env := readinessEnv(t, func(_ context.Context, in activities.CheckReadinessInput) (activities.CheckReadinessResult, error) {
 		asked = in
 		return activities.CheckReadinessResult{Text: "Notion readiness: NOT ready; nothing was written."}, nil
 	})

@@ -34,7 +34,7 @@ func TestCheckReadinessAgainstTheEmulator(t *testing.T) {
 			readiness.Facts{Plan: "free", TokenType: "internal", BlocksUsed: 900},
 			activities.CheckReadinessInput{Sections: 3, Pages: 20}, true,
 			readiness.Facts{Plan: "free", TokenType: "internal", BlocksUsed: 900, Members: 3, MaxUploadBytes: 5 << 20},
-			[]string{"3 members", "900 are used and 100 left", "about 245 blocks"}},
+			[]string{"3 members", "900 are used and 100 left", "about 645 blocks"}},
 		{"personal access token exempt", notionemu.Config{Plan: notionemu.PlanFree, Members: 3},
 			readiness.Facts{Plan: "free", TokenType: "personal", BlocksUsed: 900},
 			activities.CheckReadinessInput{Sections: 3, Pages: 20}, false,

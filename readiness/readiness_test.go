@@ -18,8 +18,8 @@ func TestCheck(t *testing.T) {
 		want []string
 	}{
 		{"free multi-member over the block limit", free3, EstimateBlocks(4, 100), false, []Limit{LimitBlocks},
-			[]string{"3 members", "400 are used and 600 left", "about 1206 blocks (100 pages", "upgrade", "personal access token"}},
-		{"free multi-member within the limit", free3, EstimateBlocks(2, 40), true, nil, []string{"about 484 of the 600 blocks left"}},
+			[]string{"3 members", "400 are used and 600 left", "about 3206 blocks (100 pages", "upgrade", "personal access token"}},
+		{"free multi-member within the limit", free3, EstimateBlocks(2, 10), true, nil, []string{"about 324 of the 600 blocks left"}},
 		{"personal access token is exempt", withType(free3, TokenPersonal), EstimateBlocks(4, 100), true, nil, []string{"does not apply to this connection (personal)"}},
 		{"public OAuth is exempt", withType(free3, TokenOAuthPublic), EstimateBlocks(4, 100), true, nil, []string{"(oauth_public)"}},
 		{"OAuth restricted to selected workspaces is not", withType(free3, TokenOAuthSelected), EstimateBlocks(4, 100), false, []Limit{LimitBlocks}, []string{"(oauth_selected) is held"}},

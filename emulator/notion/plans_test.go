@@ -121,6 +121,12 @@ func TestSetTokenTypeExemptsOneToken(t *testing.T) {
 	if err := e.srv.SetTokenType(pat, TokenPersonal); err != nil {
 		t.Fatal(err)
 	}
+	if got := e.srv.TokenTypeOf(pat); got != TokenPersonal {
+		t.Fatalf("TokenTypeOf = %q", got)
+	}
+	if got := e.srv.TokenTypeOf(e.token); got != TokenInternal {
+		t.Fatalf("the other token's type = %q, want internal (the default)", got)
+	}
 	e.token = pat
 	e.createPage(e.srv.RootPageID(), "written with a personal access token")
 	if got := e.srv.Stats().Blocks; got != FreeBlockLimit+2 {

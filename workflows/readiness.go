@@ -32,7 +32,7 @@ func readinessOptions(summary string) workflow.ActivityOptions {
 // is held to the Free block limit are the sections' pages counted (one
 // listing request per 100 pages, in the background lane, as a scan counts
 // them) and the check made again with them, so a workspace without the
-// limit costs no Graph request.
+// limit costs no Graph request. A sync is checked without its pages.
 func (nb *notebook) checkReadiness(ctx workflow.Context, lim caller, refs []SectionRef) error {
 	if workflow.GetVersion(ctx, readinessChange, workflow.DefaultVersion, readinessMax) == workflow.DefaultVersion {
 		return nil
@@ -43,7 +43,9 @@ func (nb *notebook) checkReadiness(ctx workflow.Context, lim caller, refs []Sect
 	if err := workflow.ExecuteActivity(actx, activities.CheckReadinessName, in).Get(ctx, &res); err != nil {
 		return err
 	}
-	if !res.Facts.BlockLimited() {
+	if !res.Facts.BlockLimited() || nb.in.Sync != nil {
+		// A sync writes only what changed, which is not known before it
+		// plans: every page's estimate would refuse syncs that fit.
 		return nil
 	}
 	nb.phase = "counting pages for the Notion block limit"

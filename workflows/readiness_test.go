@@ -58,11 +58,14 @@ func TestReadinessStopsBeforeTheFirstWrite(t *testing.T) {
 		facts  readiness.Facts
 		counts bool // the pages are counted
 		refuse bool
+		sync   bool
 	}{
-		{"free, internal token", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 950}, true, true},
-		{"free, personal access token", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenPersonal, BlocksUsed: 950}, false, false},
-		{"paid", readiness.Facts{Plan: readiness.PlanPlus, Members: 3, BlocksUsed: 950}, false, false},
-		{"free, within the limit", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 100}, true, false},
+		{"free, internal token", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 950}, true, true, false},
+		{"free, personal access token", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenPersonal, BlocksUsed: 950}, false, false, false},
+		{"paid", readiness.Facts{Plan: readiness.PlanPlus, Members: 3, BlocksUsed: 950}, false, false, false},
+		{"free, within the limit", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 100}, true, false, false},
+		// A sync writes what changed: it is not refused on every page.
+		{"free, internal token, sync", readiness.Facts{Plan: readiness.PlanFree, Members: 3, TokenType: readiness.TokenInternal, BlocksUsed: 950}, false, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,8 +78,12 @@ func TestReadinessStopsBeforeTheFirstWrite(t *testing.T) {
 			if tt.refuse {
 				layout.Never()
 			}
-			env.ExecuteWorkflow(MigrateNotebookName, MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
-				ContentOptions: activities.ContentOptions{SkipAttachments: true}})
+			in := MigrateInput{User: "alice", Notebook: "Work notes", NotionParent: "p",
+				ContentOptions: activities.ContentOptions{SkipAttachments: true}}
+			if tt.sync {
+				in.Sync = &SyncOptions{}
+			}
+			env.ExecuteWorkflow(MigrateNotebookName, in)
 			err := env.GetWorkflowError()
 			app, decision := failure.Of(err)
 			if refused := app != nil && app.Type() == failure.NotionNotReady; refused != tt.refuse {

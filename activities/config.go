@@ -11,6 +11,7 @@ import (
 
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/readiness"
 )
 
 // Tokens gives the Graph token source of a user. The auth package's store
@@ -41,6 +42,10 @@ type Config struct {
 	// included: the worker gives it the pace shared by every worker
 	// process of the token (entity.Pacing).
 	Notion *notion.Client
+	// NotionFacts are what the worker knows of the Notion workspace that
+	// the API does not tell (plan, connection kind, blocks used; members
+	// when the connection may not list users), for CheckReadiness.
+	NotionFacts readiness.Facts
 	// StagingDir is where page content and resources are staged between
 	// steps, each worker process in a directory of its own. Required; it
 	// is made private to the worker's user (0700). See SweepStaging.

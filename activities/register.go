@@ -16,6 +16,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		FetchResourcesName:     a.FetchResources,
 		CleanPageName:          a.CleanPage,
 		EnsureLayoutName:       a.EnsureLayout,
+		CheckReadinessName:     a.CheckReadiness,
 		WritePageName:          a.WritePage,
 		RewriteLinksName:       a.RewriteLinks,
 		ExistingRowsName:       a.ExistingRows,

@@ -97,6 +97,11 @@ const (
 	NotionAuth = "NotionUnauthorized"
 	// NotionBlockLimit: the workspace reached its block limit (Free plan).
 	NotionBlockLimit = "NotionBlockLimit"
+	// NotionNotReady: the readiness check found, before anything was
+	// written, that the migration cannot finish in the Notion workspace
+	// (the Free block limit); the message names the limit, the numbers
+	// and the options.
+	NotionNotReady = "NotionNotReady"
 	// NotionInvalid: Notion refused what was sent (a validation error).
 	NotionInvalid = "NotionValidation"
 	// NotionRetryable: a Notion failure the client retried until it gave
@@ -145,7 +150,7 @@ func Decide(typ string) Decision {
 		return SkipSection
 	case NotSignedIn, GraphLibraryLimit, NotionNotShared, NotionAuth, NotionBlockLimit:
 		return Stop
-	case Config, InvalidInput, Refused:
+	case Config, InvalidInput, Refused, NotionNotReady:
 		return Fail
 	}
 	return FailPage
@@ -184,7 +189,7 @@ func Find(err error, types ...string) *temporal.ApplicationError {
 // Types lists every type this package names.
 func Types() []string {
 	return []string{NotSignedIn, GraphThrottled, GraphTransient, GraphAuth, GraphPermission, GraphLibraryLimit, GraphConfig,
-		GraphNotFound, GraphProtected, GraphOther, NotionNotShared, NotionAuth, NotionBlockLimit, NotionInvalid, NotionRetryable,
+		GraphNotFound, GraphProtected, GraphOther, NotionNotShared, NotionAuth, NotionBlockLimit, NotionNotReady, NotionInvalid, NotionRetryable,
 		Staging, Convert, SectionProtected, FileProtected, FileUnreadable, Config, InvalidInput, Refused}
 }
 

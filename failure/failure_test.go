@@ -35,6 +35,7 @@ func TestDecide(t *testing.T) {
 		{Config, Fail},
 		{InvalidInput, Fail},
 		{Refused, Fail},
+		{NotionNotReady, Fail},
 		{"wrapError", FailPage},
 	} {
 		if got := Decide(tc.typ); got != tc.want {

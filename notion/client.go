@@ -183,7 +183,7 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			r := Retry{Method: cl.method, Path: cl.path, Status: status, Err: err, Attempt: attempt, At: c.clock.Now()}
 			var ae *APIError
 			if errors.As(err, &ae) {
-				r.Code = ae.Code
+				r.Code, r.Reason = ae.Code, ae.RateLimitReason
 			}
 			observeRetry(ctx, r)
 		}
@@ -202,10 +202,18 @@ func (c *Client) do(ctx context.Context, cl call) error {
 			if !ok {
 				wait = c.retry.backoff(attempt)
 			}
-			// The pause holds every request of this token, this one too.
+			// The pause holds every request of this token, this one too,
+			// in every worker sharing the Pacing: a workspace limit's
+			// Retry-After can be minutes, and requests sent meanwhile
+			// would only be refused again.
 			pacer.Pause(c.clock.Now().Add(wait))
+			reason := ""
+			var ae *APIError
+			if errors.As(err, &ae) {
+				reason = ae.RateLimitReason
+			}
 			c.log.LogAttrs(ctx, slog.LevelWarn, "notion rate limited", slog.String("path", cl.path),
-				slog.Int("status", status), slog.Duration("retry_after", wait))
+				slog.Int("status", status), slog.Duration("retry_after", wait), slog.String("reason", reason))
 		case backOffAndRetry:
 			c.log.LogAttrs(ctx, slog.LevelWarn, "notion transient failure", slog.String("method", cl.method),
 				slog.String("path", cl.path), slog.Int("status", status), slog.Int("attempt", attempt), slog.Any("error", err))
@@ -288,12 +296,16 @@ func (c *Client) send(ctx context.Context, tok string, cl call) (int, http.Heade
 func (c *Client) apiError(cl call, status int, hdr http.Header, body []byte) *APIError {
 	e := &APIError{Method: cl.method, Path: cl.path, Status: status}
 	var j struct {
-		Code      string `json:"code"`
-		Message   string `json:"message"`
-		RequestID string `json:"request_id"`
+		Code           string `json:"code"`
+		Message        string `json:"message"`
+		RequestID      string `json:"request_id"`
+		AdditionalData struct {
+			RateLimitReason string `json:"rate_limit_reason"`
+		} `json:"additional_data"`
 	}
 	if json.Unmarshal(body, &j) == nil {
 		e.Code, e.Message, e.RequestID = j.Code, j.Message, j.RequestID
+		e.RateLimitReason = j.AdditionalData.RateLimitReason
 	} else {
 		e.Message = http.StatusText(status)
 	}

@@ -39,6 +39,13 @@ func (c *virtualClock) Now() time.Time {
 	return c.now
 }
 
+// Set moves the clock to t (backwards too: a test replays a moment).
+func (c *virtualClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
 func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -57,13 +57,30 @@ type APIError struct {
 	RequestID string
 	// RetryAfter is the wait Notion asked for (429, 529), if any.
 	RetryAfter time.Duration
+	// RateLimitReason is additional_data.rate_limit_reason of a 429: which
+	// limit answered (RateLimitConnection, RateLimitWorkspace, or another
+	// value Notion may add), empty if none was given.
+	RateLimitReason string
 }
+
+// Values of APIError.RateLimitReason that Notion documents (2026).
+const (
+	// RateLimitConnection: the connection's budget for the current
+	// 60-second window is spent; Retry-After is at most 60 s.
+	RateLimitConnection = "public_api_request_rate_limit"
+	// RateLimitWorkspace: the workspace's limit, shared by every
+	// connection, was reached; Retry-After may exceed a minute.
+	RateLimitWorkspace = "public_api_space_request_rate_limit"
+)
 
 // Error describes the failed request and Notion's answer.
 func (e *APIError) Error() string {
 	s := fmt.Sprintf("notion: %s %s: %d", e.Method, e.Path, e.Status)
 	if e.Code != "" {
 		s += " " + e.Code
+	}
+	if e.RateLimitReason != "" {
+		s += " (" + e.RateLimitReason + ")"
 	}
 	if e.Message != "" {
 		s += ": " + e.Message

@@ -2,6 +2,7 @@ package notion
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 )
@@ -39,6 +40,40 @@ type PacerConfig struct {
 // DefaultPacerConfig returns Notion's documented average of 3 requests a
 // second, with a small burst.
 func DefaultPacerConfig() PacerConfig { return PacerConfig{Rate: 3, Burst: 3} }
+
+// Budget is an upstream limit: at most Limit requests in any interval of
+// length Per.
+type Budget struct {
+	Limit int
+	Per   time.Duration
+}
+
+// PacerConfigWithin returns the fastest PacerConfig with the given burst
+// whose requests never number more than a budget's Limit in any interval
+// of its Per, for every budget. A pacer that keeps a budget over every
+// interval keeps it over fixed windows that reset too, as Notion's 2026
+// per-connection (60 s) and per-workspace windows do. burst is lowered to
+// the smallest Limit. A pacer (rate r, burst b) sends at most
+// b - 1 + r*Per requests in an interval of length Per, so the rate is the
+// least (Limit - b + 1) / Per. With no budget it returns
+// DefaultPacerConfig.
+func PacerConfigWithin(burst int, budgets ...Budget) PacerConfig {
+	if len(budgets) == 0 {
+		return DefaultPacerConfig()
+	}
+	for _, b := range budgets {
+		burst = min(burst, b.Limit)
+	}
+	burst = max(burst, 1)
+	rate := 0.0
+	for i, b := range budgets {
+		r := float64(max(b.Limit-burst+1, 1)) / max(b.Per, time.Millisecond).Seconds()
+		if i == 0 || r < rate {
+			rate = r
+		}
+	}
+	return PacerConfig{Rate: rate, Burst: burst}
+}
 
 // Pacers is a registry of pacers, one per integration token. Every Client
 // of the process that is given the same Pacers shares one pace per token,
@@ -104,7 +139,9 @@ type Pacer struct {
 }
 
 func newPacer(cfg PacerConfig, clock Clock) *Pacer {
-	interval := time.Duration(float64(time.Second) / cfg.Rate)
+	// Rounded up: a rate such as 2/3 a second must not become an interval
+	// a nanosecond short, which fits one request too many in a window.
+	interval := time.Duration(math.Ceil(float64(time.Second) / cfg.Rate))
 	return &Pacer{clock: clock, interval: interval, tau: time.Duration(cfg.Burst-1) * interval}
 }
 

@@ -15,6 +15,8 @@ type Retry struct {
 	Status int
 	// Code is Notion's error code ("service_unavailable"), if it sent one.
 	Code string
+	// Reason is a 429's rate_limit_reason (APIError.RateLimitReason).
+	Reason string
 	// Err is the attempt's error; Attempt counts from 1.
 	Err     error
 	Attempt int

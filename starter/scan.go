@@ -165,6 +165,9 @@ func printScan(c *cli, res *workflows.ScanResult) {
 		fmt.Fprintf(w, "  total: %d sections, %d pages\n", len(nb.Sections), nb.Pages)
 		fmt.Fprintf(w, "  estimate: %s\n", estimateText(nb))
 		printSavings(c, res, nb)
+		if nb.Readiness != "" {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(nb.Readiness, "\n", "\n    "))
+		}
 	}
 	nb := res.Notebooks[0]
 	fmt.Fprintf(w, "\nMigrate one with:\n  starter migrate --user %s --notebook %s --notion-parent <Notion page ID shared with the integration>\n",
@@ -224,6 +227,7 @@ type notebookScanJSON struct {
 	ETAText    string                  `json:"etaText"`
 	Savings    []savingJSON            `json:"savings"`
 	Sections   []workflows.SectionScan `json:"sections"`
+	Readiness  string                  `json:"readiness,omitempty"`
 }
 
 // savingJSON is a content option's saving, the time in seconds.
@@ -244,7 +248,8 @@ func scanJSONOf(res *workflows.ScanResult) scanJSON {
 				ETASeconds: s.ETA.Seconds(), Text: s.Text})
 		}
 		out.Notebooks = append(out.Notebooks, notebookScanJSON{ID: nb.ID, Name: nb.Name, Pages: nb.Pages, Requests: nb.Requests,
-			ETASeconds: nb.ETA.Seconds(), ETAText: estimateText(nb), Savings: savings, Sections: nb.Sections})
+			ETASeconds: nb.ETA.Seconds(), ETAText: estimateText(nb), Savings: savings, Sections: nb.Sections,
+			Readiness: nb.Readiness})
 	}
 	return out
 }

@@ -301,7 +301,9 @@ func TestCommandsEndToEnd(t *testing.T) {
 			"total: 2 sections, 6 pages", "estimate: about", "starter migrate --user alice",
 			// 6 pages, one resource each assumed: 5 images (0.8 a page,
 			// rounded up) and 1 attachment.
-			"--skip-images       saves 5 Graph requests", "--skip-attachments  saves 1 Graph request,", "--skip-ink          saves no Graph request"} {
+			"--skip-images       saves 5 Graph requests", "--skip-attachments  saves 1 Graph request,", "--skip-ink          saves no Graph request",
+			// The worker was given no plan: the readiness check says so.
+			"Notion readiness: ready.", "Give the worker -notion-plan"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("scan output lacks %q:\n%v", want, r)
 			}
@@ -401,7 +403,8 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 		var scan scanJSON
 		decodeJSON(t, h.cmd(t, "scan", "--user", "alice", "--last", "--json"), &scan)
-		if len(scan.Notebooks) != 1 || scan.Notebooks[0].ID != h.notebook.ID || scan.Notebooks[0].ETASeconds < 0 || len(scan.Notebooks[0].Sections) != 2 {
+		if len(scan.Notebooks) != 1 || scan.Notebooks[0].ID != h.notebook.ID || scan.Notebooks[0].ETASeconds < 0 || len(scan.Notebooks[0].Sections) != 2 ||
+			!strings.HasPrefix(scan.Notebooks[0].Readiness, "Notion readiness: ready.") {
 			t.Errorf("scan --json: %+v", scan)
 		}
 		// Durations are seconds, in keys that say so: no nanoseconds.

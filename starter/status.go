@@ -213,6 +213,10 @@ func (s *statusCmd) printOutcome(snap *progress.Snapshot) error {
 		return outcomeErr(rep)
 	}
 	fmt.Fprintf(s.stdout, "%s completed: %s\n", snap.ID, summaryOf(rep))
+	if rep.Readiness != "" {
+		// A dry run says whether the Notion workspace can hold the pages.
+		fmt.Fprintln(s.stdout, rep.Readiness)
+	}
 	if rep.LinkPages > 0 {
 		fmt.Fprintf(s.stdout, "Internal links rewritten on %d pages (%d blocks).\n", rep.LinkPages, rep.LinkBlocks)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/readiness"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -71,6 +72,10 @@ type harnessOptions struct {
 	spec graph.GenSpec
 	// tls serves the Graph emulator over HTTPS, as real Graph is.
 	tls bool
+	// notion, when set, configures the Notion emulator (Seed 1 and no
+	// per-second limit otherwise); facts are the worker's Notion facts.
+	notion *notionemu.Config
+	facts  readiness.Facts
 }
 
 func newHarness(t *testing.T) *harness {
@@ -85,6 +90,9 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 			ScopeHeader: graph.ScopeHeaderSimple, PercentageHeader: true}),
 		stack.Notebooks(e2eUser, opts.spec),
 		stack.Notion(notionemu.Config{Seed: 1, Rate: -1}),
+	}
+	if opts.notion != nil {
+		stackOpts[2] = stack.Notion(*opts.notion)
 	}
 	if opts.tls {
 		stackOpts = append(stackOpts, stack.GraphTLS())
@@ -110,6 +118,7 @@ func newHarnessWith(t *testing.T, opts harnessOptions) *harness {
 		GraphBaseURL: h.graphURL, GraphHTTP: graphHTTP,
 		Tokens: staticTokens{e2eUser: h.graphTok}, Notion: nc,
 		StagingDir: t.TempDir(), Hooks: activities.Hooks{ListPagesSection: h.listing.ListPagesSection}, Signals: h.c,
+		NotionFacts: opts.facts,
 	})
 	if err != nil {
 		t.Fatal(err)

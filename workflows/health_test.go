@@ -134,6 +134,7 @@ func TestProgressNamesOutagesAndStalls(t *testing.T) {
 			}}
 			w.Register(env)
 			(&activities.Activities{}).Register(env)
+			mockReadiness(env)
 			o := &outageSection{env: env, n: 6, notion: tc.notion, end: env.Now().Add(20 * time.Minute)}
 			o.mock()
 			queried := false

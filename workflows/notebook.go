@@ -120,6 +120,9 @@ type NotebookReport struct {
 	// by maxPageRuns-1).
 	Reruns     int `json:"reruns,omitempty"`
 	MostReruns int `json:"mostReruns,omitempty"`
+	// Readiness is a dry run's Notion readiness verdict for the pages it
+	// listed (package readiness).
+	Readiness string `json:"readiness,omitempty"`
 	// Sync is what a sync run found and did (nil for a migration).
 	Sync    *SyncReport `json:"sync,omitempty"`
 	Message string      `json:"message"`
@@ -314,6 +317,9 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 	}
 	var layout notion.Layout
 	if !nb.in.DryRun {
+		if err := nb.checkReadiness(ctx, lim, refs); err != nil {
+			return NotebookReport{}, err
+		}
 		nb.phase = "creating Notion containers"
 		nb.details(ctx)
 		actx := workflow.WithActivityOptions(ctx, notionLayoutOptions("Create the notebook's pages and databases in Notion"))
@@ -448,6 +454,9 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		}
 	}
 	rep := nb.report()
+	if nb.in.DryRun {
+		rep.Readiness = readinessReport(ctx, len(rep.Sections), rep.Pages, nb.in.SkipAttachments)
+	}
 	if !nb.in.DryRun && nb.syncRep != nil {
 		if err := nb.reconcileStructure(ctx); err != nil {
 			return rep, err

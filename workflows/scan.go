@@ -111,6 +111,9 @@ type NotebookScan struct {
 	// scan's per-page assumptions (ScanInput): the scan reads listings
 	// only, never page content.
 	Savings []Saving `json:"savings,omitempty"`
+	// Readiness is the Notion readiness verdict for the notebook's pages
+	// (package readiness): whether the workspace can hold the migration.
+	Readiness string `json:"readiness,omitempty"`
 }
 
 // ScanResult is what ScanNotebooks found.
@@ -222,6 +225,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 			EstimateDuration(spec, nbScan.RequestsLow).Round(time.Second), EstimateDuration(spec, nbScan.RequestsHigh).Round(time.Second),
 			nbScan.RequestsLow, nbScan.RequestsHigh, HighResourcesPerPage, spec.Name)
 		nbScan.Savings = savings(spec, nbScan.Requests, images, attachments, in)
+		nbScan.Readiness = readinessReport(ctx, len(nbScan.Sections), nbScan.Pages, false)
 	}
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Scanned **%s**: %d notebooks", in.User, len(res.Notebooks)))
 	return res, lim.Flush(ctx)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -12,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
+	"github.com/notebridge/notebridge/readiness"
 )
 
 // directCaller runs Graph activities without permits, for unit tests of
@@ -51,7 +53,15 @@ func newEnv(t testing.TB) (*testsuite.TestWorkflowEnvironment, *int) {
 	w := &Workflows{App: "test", NewCaller: func(workflow.Context, limiter.Spec) Caller { return directCaller{calls} }}
 	w.Register(env)
 	(&activities.Activities{}).Register(env)
+	mockReadiness(env)
 	return env, calls
+}
+
+// mockReadiness makes the Notion readiness check pass (readiness_test.go
+// tests it failing).
+func mockReadiness(env *testsuite.TestWorkflowEnvironment) {
+	env.OnActivity(activities.CheckReadinessName, mock.Anything, mock.Anything).Return(
+		activities.CheckReadinessResult{Verdict: readiness.Verdict{Ready: true}, Text: "Notion readiness: ready."}, nil).Maybe()
 }
 
 func mustProfile(t *testing.T, name string) limiter.Spec {

@@ -79,6 +79,29 @@ type Config struct {
 	// Zero means unlimited.
 	WorkspaceBlockLimit int
 
+	// Plan, when set, turns on the 2026 request limits of that plan
+	// (LimitsOf): a fixed budget per connection per 60-second window and
+	// one per workspace shared by every connection, answered 429 with
+	// rate_limit_reason; the per-second bucket (Rate, Burst,
+	// WorkspaceRate) is then off. It also sets the defaults of
+	// MaxFileUploadBytes and WorkspaceBlockLimit, and a Free plan refuses
+	// multi-part uploads. Empty keeps the older per-second model.
+	Plan Plan
+	// Members is the workspace's member count (guests excluded); a Free
+	// workspace with more than one has the 1,000-block limit. Zero means 1.
+	Members int
+	// TokenType is the connection kind of every token (SetTokenType
+	// changes one). Empty means TokenInternal.
+	TokenType TokenType
+	// ConnectionBudget and WorkspaceBudget override the plan's budgets;
+	// WorkspaceWindow overrides the workspace window (5 min).
+	ConnectionBudget int
+	WorkspaceBudget  int
+	WorkspaceWindow  time.Duration
+	// BlocksUsed is how many blocks the workspace has created before the
+	// emulator starts (they count toward WorkspaceBlockLimit).
+	BlocksUsed int
+
 	// WorkspaceName names the workspace in users/me. Empty means
 	// "Note Bridge Emulator".
 	WorkspaceName string
@@ -106,6 +129,30 @@ func (c Config) withDefaults() Config {
 	}
 	if c.WorkspaceBurst <= 0 {
 		c.WorkspaceBurst = 10
+	}
+	if c.Members <= 0 {
+		c.Members = 1
+	}
+	if c.TokenType == "" {
+		c.TokenType = TokenInternal
+	}
+	if c.Plan != "" {
+		l := LimitsOf(c.Plan, c.Members)
+		if c.MaxFileUploadBytes <= 0 {
+			c.MaxFileUploadBytes = l.MaxFileUploadBytes
+		}
+		if c.WorkspaceBlockLimit == 0 {
+			c.WorkspaceBlockLimit = l.BlockLimit
+		}
+		if c.ConnectionBudget <= 0 {
+			c.ConnectionBudget = l.ConnectionBudget
+		}
+		if c.WorkspaceBudget <= 0 {
+			c.WorkspaceBudget = l.WorkspaceBudget
+		}
+		if c.WorkspaceWindow <= 0 {
+			c.WorkspaceWindow = l.WorkspaceWindow
+		}
 	}
 	if c.MaxFileUploadBytes <= 0 {
 		c.MaxFileUploadBytes = DefaultMaxFileUploadBytes

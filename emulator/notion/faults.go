@@ -219,7 +219,7 @@ func (s *Server) writeFault(w http.ResponseWriter, reqID string, f Fault, now ti
 			retry = 1
 		}
 		if st, ok := s.tokens[token]; ok {
-			st.extendRetryAfter(now, retry)
+			st.extendRetryAfter(now, retry, "")
 		}
 		s.mu.Unlock()
 		e := newError(529, codeServiceOverload, "Notion is overloaded. Please try again later.")

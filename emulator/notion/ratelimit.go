@@ -1,6 +1,7 @@
 package notion
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"slices"
@@ -11,13 +12,21 @@ import (
 // integration token.
 type tokenState struct {
 	bucket bucket
-	// notBefore is the end of the latest Retry-After this token was given.
-	notBefore time.Time
-	log       []RequestRecord
-	caps      Capabilities
+	// notBefore is the end of the latest Retry-After this token was given,
+	// notBeforeReason the limit that gave it.
+	notBefore       time.Time
+	notBeforeReason string
+	log             []RequestRecord
+	caps            Capabilities
+	// typ is the token's connection kind (block limit exemption).
+	typ TokenType
+	// window is the token's 2026 per-connection window (Config.Plan).
+	window window
 }
 
-func newTokenState(c Capabilities) *tokenState { return &tokenState{caps: c} }
+func (s *Server) newTokenState(c Capabilities) *tokenState {
+	return &tokenState{caps: c, typ: s.cfg.TokenType}
+}
 
 // Reasons a request was rate limited, as Notion names them in
 // additional_data.rate_limit_reason.
@@ -75,7 +84,11 @@ func (s *Server) admit(token string, now time.Time, method, path string) (int, i
 		// Too soon after a Retry-After: refused again, for the rest of
 		// that wait, without charging the buckets.
 		wait := int(math.Ceil(st.notBefore.Sub(now).Seconds()))
-		return idx, max(wait, 1), reasonToken
+		return idx, max(wait, 1), cmp.Or(st.notBeforeReason, reasonToken)
+	}
+	if s.cfg.Plan != "" {
+		retry, reason := s.admitWindows(st, now)
+		return idx, retry, reason
 	}
 	retry, reason := 0, ""
 	if s.rate >= 0 {
@@ -93,7 +106,7 @@ func (s *Server) admit(token string, now time.Time, method, path string) (int, i
 		}
 	}
 	if retry > 0 {
-		st.extendRetryAfter(now, retry)
+		st.extendRetryAfter(now, retry, reason)
 		return idx, retry, reason
 	}
 	if s.rate >= 0 {
@@ -105,9 +118,26 @@ func (s *Server) admit(token string, now time.Time, method, path string) (int, i
 	return idx, 0, ""
 }
 
-func (st *tokenState) extendRetryAfter(now time.Time, seconds int) {
+// admitWindows applies the 2026 limits (reference row 14): the
+// connection's budget per 60-second window, then the workspace's budget
+// shared by every connection. A refusal's Retry-After is the time until
+// the window that refused resets, so the workspace's can exceed a minute.
+func (s *Server) admitWindows(st *tokenState, now time.Time) (int, string) {
+	if retry := st.window.take(now, s.cfg.ConnectionBudget, ConnectionWindow); retry > 0 {
+		st.extendRetryAfter(now, retry, reasonToken)
+		return retry, reasonToken
+	}
+	if retry := s.wsWindow.take(now, s.cfg.WorkspaceBudget, s.cfg.WorkspaceWindow); retry > 0 {
+		st.window.refund()
+		st.extendRetryAfter(now, retry, reasonWorkspace)
+		return retry, reasonWorkspace
+	}
+	return 0, ""
+}
+
+func (st *tokenState) extendRetryAfter(now time.Time, seconds int, reason string) {
 	if end := now.Add(time.Duration(seconds) * time.Second); end.After(st.notBefore) {
-		st.notBefore = end
+		st.notBefore, st.notBeforeReason = end, reason
 	}
 }
 

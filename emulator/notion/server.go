@@ -46,8 +46,14 @@ type Server struct {
 	wsRate        float64 // workspace-wide requests per second (0: off)
 	wsBurst       int
 	wsBucket      bucket
-	faults        Faults
-	forced        []Fault
+	// wsWindow is the workspace's 2026 request window (Config.Plan).
+	wsWindow window
+	// caller is the token of the request a locked handler is serving
+	// (handlers run one at a time under mu), for per-request lookups
+	// such as the token's connection kind.
+	caller string
+	faults Faults
+	forced []Fault
 	// partialWrites are the writes FaultPartialWrite cut, in order.
 	partialWrites []PartialWrite
 	// expireNext counts the next uploads to expire as soon as they are
@@ -62,27 +68,28 @@ type Server struct {
 func NewServer(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{
-		cfg:        cfg,
-		now:        cfg.Now,
-		log:        cfg.Logger,
-		rng:        rand.New(rand.NewPCG(cfg.Seed, 0x6e6f74696f6e)),
-		faultRng:   rand.New(rand.NewPCG(cfg.Seed, 0x6661756c7473)),
-		reqRng:     rand.New(rand.NewPCG(cfg.Seed, 0x72657169)),
-		tokens:     map[string]*tokenState{},
-		nodes:      map[string]*node{},
-		uploads:    map[string]*upload{},
-		blockLimit: cfg.WorkspaceBlockLimit,
-		rate:       cfg.Rate,
-		burst:      cfg.Burst,
-		wsRate:     cfg.WorkspaceRate,
-		wsBurst:    cfg.WorkspaceBurst,
-		faults:     cfg.Faults,
-		byStatus:   map[int]int64{},
-		view:       newViewTemplate(),
+		cfg:           cfg,
+		now:           cfg.Now,
+		log:           cfg.Logger,
+		rng:           rand.New(rand.NewPCG(cfg.Seed, 0x6e6f74696f6e)),
+		faultRng:      rand.New(rand.NewPCG(cfg.Seed, 0x6661756c7473)),
+		reqRng:        rand.New(rand.NewPCG(cfg.Seed, 0x72657169)),
+		tokens:        map[string]*tokenState{},
+		nodes:         map[string]*node{},
+		uploads:       map[string]*upload{},
+		blockLimit:    cfg.WorkspaceBlockLimit,
+		blocksCreated: cfg.BlocksUsed,
+		rate:          cfg.Rate,
+		burst:         cfg.Burst,
+		wsRate:        cfg.WorkspaceRate,
+		wsBurst:       cfg.WorkspaceBurst,
+		faults:        cfg.Faults,
+		byStatus:      map[int]int64{},
+		view:          newViewTemplate(),
 	}
 	s.botID = newUUID(s.rng)
 	for _, t := range cfg.Tokens {
-		s.tokens[t] = newTokenState(AllCapabilities())
+		s.tokens[t] = s.newTokenState(AllCapabilities())
 	}
 	root := s.newPage(parentRef{typ: parentWorkspace}, titleProperties(cfg.RootPageTitle))
 	s.rootID = root.id
@@ -118,6 +125,7 @@ func (s *Server) routes() {
 	s.api.HandleFunc("POST /v1/file_uploads/{id}/send", s.unlocked(capInsert, s.sendUpload))
 	s.api.HandleFunc("POST /v1/file_uploads/{id}/complete", s.locked(capInsert, s.completeUpload))
 	s.api.HandleFunc("GET /v1/users/me", s.locked(capNone, s.usersMe))
+	s.api.HandleFunc("GET /v1/users", s.locked(capNone, s.listUsers))
 	s.api.HandleFunc("POST /v1/search", s.locked(capRead, s.search))
 	s.api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, requestID(r.Context()), errInvalidURL)
@@ -327,6 +335,8 @@ func (s *Server) invoke(h apiFunc, c *call, lock bool) (v any, err error) {
 	if lock {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		s.caller = c.token
+		defer func() { s.caller = "" }()
 	}
 	defer func() {
 		if p := recover(); p != nil {

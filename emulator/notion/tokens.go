@@ -22,7 +22,7 @@ func (s *Server) IssueToken() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tok := "ntn_" + strings.ReplaceAll(newUUID(s.rng), "-", "")
-	s.tokens[tok] = newTokenState(AllCapabilities())
+	s.tokens[tok] = s.newTokenState(AllCapabilities())
 	return tok
 }
 
@@ -32,7 +32,7 @@ func (s *Server) AddToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.tokens[token]; !ok {
-		s.tokens[token] = newTokenState(AllCapabilities())
+		s.tokens[token] = s.newTokenState(AllCapabilities())
 	}
 }
 
@@ -68,4 +68,28 @@ func (s *Server) CapabilitiesOf(token string) Capabilities {
 		return st.caps
 	}
 	return Capabilities{}
+}
+
+// SetTokenType changes the connection kind of a known token (personal
+// access tokens and public OAuth connections are exempt from the
+// workspace block limit).
+func (s *Server) SetTokenType(token string, t TokenType) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.tokens[token]
+	if !ok {
+		return fmt.Errorf("notion emulator: set token type: unknown token %s", TokenFingerprint(token))
+	}
+	st.typ = t
+	return nil
+}
+
+// TokenTypeOf reports a token's connection kind ("" for an unknown token).
+func (s *Server) TokenTypeOf(token string) TokenType {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.tokens[token]; ok {
+		return st.typ
+	}
+	return ""
 }

@@ -80,7 +80,12 @@ func (s *Server) createUpload(c *call) (any, error) {
 		mode, _ = asString(raw)
 	}
 	switch mode {
-	case "single_part", "multi_part":
+	case "single_part":
+	case "multi_part":
+		if s.cfg.Plan != "" && !s.cfg.Plan.Paid() {
+			// Multi-part uploads are for paid workspaces (reference row 16).
+			return nil, validationError("Multi-part file uploads are available only in paid workspaces; this workspace is on the Free plan. Upgrade the workspace, or send files of at most %d bytes with mode `single_part`.", s.cfg.MaxFileUploadBytes)
+		}
 	case "external_url":
 		return nil, validationError("The Notion emulator does not support mode `external_url`; use `single_part` or `multi_part`.")
 	default:

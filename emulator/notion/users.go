@@ -1,13 +1,19 @@
 package notion
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // GET /v1/users/me and POST /v1/search. Handlers run with s.mu held.
 
-func (s *Server) usersMe(c *call) (any, error) {
+func (s *Server) usersMe(c *call) (any, error) { return s.botUser(), nil }
+
+// botUser is the integration's bot user. Its workspace_limits carry the
+// workspace's per-file upload cap (reference row 16).
+func (s *Server) botUser() map[string]any {
 	return map[string]any{
 		"object":     "user",
 		"id":         s.botID,
@@ -21,8 +27,45 @@ func (s *Server) usersMe(c *call) (any, error) {
 				"max_file_upload_size_in_bytes": s.cfg.MaxFileUploadBytes,
 			},
 		},
-	}, nil
+	}
 }
+
+// listUsers answers GET /v1/users: the workspace's members (guests are not
+// members and are not listed) and the bot, paginated. The members are
+// generated from Config.Members, so a client can count them.
+func (s *Server) listUsers(c *call) (any, error) {
+	q := c.r.URL.Query()
+	size := maxPageSize
+	if raw := q.Get("page_size"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > maxPageSize {
+			return nil, bodyError("query.page_size", "should be a number between 1 and %d, instead was `%s`", maxPageSize, raw)
+		}
+		size = n
+	}
+	ids := make([]string, 0, s.cfg.Members+1)
+	for i := range s.cfg.Members {
+		ids = append(ids, memberID(i))
+	}
+	ids = append(ids, s.botID)
+	page, next, err := paginate(ids, q.Get("start_cursor"), size, "query")
+	if err != nil {
+		return nil, err
+	}
+	results := make([]any, len(page))
+	for i, id := range page {
+		if id == s.botID {
+			results[i] = s.botUser()
+			continue
+		}
+		results[i] = map[string]any{"object": "user", "id": id, "type": "person",
+			"name": "Member " + id[len(id)-4:], "avatar_url": nil, "person": map[string]any{}}
+	}
+	return list(results, next, "user"), nil
+}
+
+// memberID is the stable ID of the workspace's i-th member.
+func memberID(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i+1) }
 
 // search matches titles of visible, live pages and databases containing
 // body.query (case-insensitive), sorted by last_edited_time (body.sort,

@@ -202,8 +202,15 @@ func (v *blockValidator) structure(path string, nb *newBlock) error {
 // checkBlockLimit enforces the Free-plan workspace block limit. Notion's
 // exact answer is not documented in the reference; the emulator answers
 // 400 validation_error (not retryable) with an explicit message.
+//
+// Personal access tokens and public OAuth connections are exempt
+// (reference row 15): the limit is looked up for the token of the request
+// being served. Their blocks still count toward the workspace's total.
 func (s *Server) checkBlockLimit(n int) error {
 	if s.blockLimit <= 0 || s.blocksCreated+n <= s.blockLimit {
+		return nil
+	}
+	if st, ok := s.tokens[s.caller]; ok && st.typ.BlockLimitExempt() {
 		return nil
 	}
 	return &apiError{status: http.StatusBadRequest, code: codeValidation,

@@ -15,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/readiness"
 )
 
 // config is the worker's configuration, from flags with environment
@@ -64,6 +65,11 @@ type config struct {
 	NotionRate    float64
 	NotionWindows string
 	NotionPacing  string
+	// NotionFacts are the facts of the Notion workspace the API does not
+	// tell, for the readiness check before a migration's first write:
+	// -notion-plan, -notion-token-type, -notion-blocks-used and
+	// -notion-members (used when the connection may not list users).
+	NotionFacts readiness.Facts
 	// NotionSpec is the pace spec the three settings above make.
 	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
@@ -147,6 +153,14 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 		"Notion rate windows per token, e.g. 3/1s,180/1m (no more than 3 in any second, 180 in any minute); replaces the windows -notion-rate implies (env NOTEBRIDGE_NOTION_WINDOWS)")
 	fs.StringVar(&c.NotionPacing, "notion-pacing", env("NOTEBRIDGE_NOTION_PACING", pacingShared),
 		"who holds the Notion rate: shared (every worker together, through the pace entity in Temporal) or process (each worker process alone: for a single worker or benchmarks) (env NOTEBRIDGE_NOTION_PACING)")
+	fs.StringVar(&c.NotionFacts.Plan, "notion-plan", env("NOTEBRIDGE_NOTION_PLAN", ""),
+		"the Notion workspace's plan: free, plus, business or enterprise (the API does not tell it; empty: unknown, the Free block limit is not checked) (env NOTEBRIDGE_NOTION_PLAN)")
+	fs.StringVar(&c.NotionFacts.TokenType, "notion-token-type", env("NOTEBRIDGE_NOTION_TOKEN_TYPE", ""),
+		"what NOTION_TOKEN is: internal, oauth_selected (public OAuth restricted to selected workspaces), oauth_public (installable in any workspace) or personal (a personal access token); the last two are exempt from the Free block limit (env NOTEBRIDGE_NOTION_TOKEN_TYPE)")
+	fs.IntVar(&c.NotionFacts.BlocksUsed, "notion-blocks-used", envInt("NOTEBRIDGE_NOTION_BLOCKS_USED", 0),
+		"blocks the Notion workspace has created in its life (Settings > Plans shows the usage; the API does not tell it) (env NOTEBRIDGE_NOTION_BLOCKS_USED)")
+	fs.IntVar(&c.NotionFacts.Members, "notion-members", envInt("NOTEBRIDGE_NOTION_MEMBERS", 0),
+		"the Notion workspace's members, guests excluded, if the integration may not read users (otherwise counted through the API) (env NOTEBRIDGE_NOTION_MEMBERS)")
 	fs.IntVar(&c.LimiterShards, "limiter-shards", envInt("NOTEBRIDGE_LIMITER_SHARDS", 1),
 		"Graph limiter shards: 1 is one limiter entity per app (enough for hundreds of users); above 1 users are spread over that many shards, which share the app limits through a coordinator's leases (for thousands of users; give every worker the same number; runs already going keep the count they started with) (env NOTEBRIDGE_LIMITER_SHARDS)")
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
@@ -168,6 +182,15 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 		return c, err
 	}
 	c.NotionToken = tok.Reveal()
+	if err := readiness.ValidPlan(c.NotionFacts.Plan); err != nil {
+		return c, fmt.Errorf("-notion-plan: %w", err)
+	}
+	if err := readiness.ValidTokenType(c.NotionFacts.TokenType); err != nil {
+		return c, fmt.Errorf("-notion-token-type: %w", err)
+	}
+	if c.NotionFacts.BlocksUsed < 0 || c.NotionFacts.Members < 0 {
+		return c, fmt.Errorf("-notion-blocks-used %d, -notion-members %d: want counts of at least 0", c.NotionFacts.BlocksUsed, c.NotionFacts.Members)
+	}
 	if c.LimiterShards < 1 {
 		return c, fmt.Errorf("-limiter-shards %d: want at least 1", c.LimiterShards)
 	}

@@ -130,7 +130,7 @@ func runWith(ctx context.Context, cfg config, log *slog.Logger, configure func(*
 	acts, err := activities.New(activities.Config{
 		GraphBaseURL: cfg.GraphURL, GraphHTTP: onenote.NewHTTPClient(cfg.GraphTimeout),
 		Tokens: storeTokens{store: store, timeout: auth.DefaultRefreshTimeout}, Notion: nc,
-		StagingDir: cfg.StagingDir, Signals: c, ImportDir: cfg.ImportDir,
+		StagingDir: cfg.StagingDir, Signals: c, ImportDir: cfg.ImportDir, NotionFacts: cfg.NotionFacts,
 	})
 	if err != nil {
 		return err
@@ -173,7 +173,7 @@ const stagingSweepEvery = 5 * time.Minute
 // notionPacing is how the Notion client paces each token: through the
 // pace entity, so every worker process together keeps the token's rate
 // (the default), or per process (-notion-pacing process: the in-process
-// pacer keeps the first window's rate, with that window's limit as burst).
+// pacer keeps every window over every interval, notion.PacerConfigWithin).
 func notionPacing(c client.Client, cfg config, log *slog.Logger) (notion.Pacing, error) {
 	spec := cfg.NotionSpec
 	if len(spec.Windows) == 0 {
@@ -183,8 +183,14 @@ func notionPacing(c client.Client, cfg config, log *slog.Logger) (notion.Pacing,
 		}
 	}
 	if cfg.NotionPacing == pacingProcess {
-		rate := float64(spec.Windows[0].Limit) / spec.Windows[0].Per.D().Seconds()
-		return notion.NewPacers(notion.PacerConfig{Rate: rate, Burst: max(1, spec.Windows[0].Limit)}, nil), nil
+		// Every window is kept, over every interval (so Notion's 2026
+		// windows that reset are kept too): the longest ones, such as a
+		// plan's budget per minute, bound the rate as well as the first.
+		budgets := make([]notion.Budget, len(spec.Windows))
+		for i, w := range spec.Windows {
+			budgets[i] = notion.Budget{Limit: w.Limit, Per: w.Per.D()}
+		}
+		return notion.NewPacers(notion.PacerConfigWithin(1, budgets...), nil), nil
 	}
 	return entity.NewPacing(c, entity.PacingOptions{TaskQueue: cfg.TaskQueue, Spec: spec, Logger: log})
 }

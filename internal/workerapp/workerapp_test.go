@@ -29,6 +29,7 @@ import (
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/readiness"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -174,6 +175,37 @@ func TestParseConfigNotionPacing(t *testing.T) {
 			t.Errorf("%v: %v", tc.args, err)
 		case c.NotionPacing != tc.pacing || c.NotionSpec.String() != tc.windows:
 			t.Errorf("%v: pacing %q, windows %s; want %q, %s", tc.args, c.NotionPacing, c.NotionSpec, tc.pacing, tc.windows)
+		}
+	}
+}
+
+func TestParseConfigNotionFacts(t *testing.T) {
+	t.Setenv("NOTION_TOKEN", "secret_x")
+	for _, name := range []string{"NOTEBRIDGE_NOTION_PLAN", "NOTEBRIDGE_NOTION_TOKEN_TYPE", "NOTEBRIDGE_NOTION_BLOCKS_USED", "NOTEBRIDGE_NOTION_MEMBERS"} {
+		t.Setenv(name, "")
+	}
+	for _, tc := range []struct {
+		args    []string
+		want    readiness.Facts
+		wantErr string
+	}{
+		{nil, readiness.Facts{}, ""},
+		{[]string{"-notion-plan", "free", "-notion-token-type", "personal", "-notion-blocks-used", "640", "-notion-members", "4"},
+			readiness.Facts{Plan: "free", TokenType: "personal", BlocksUsed: 640, Members: 4}, ""},
+		{[]string{"-notion-plan", "team"}, readiness.Facts{}, "-notion-plan: plan \"team\": want free"},
+		{[]string{"-notion-token-type", "bot"}, readiness.Facts{}, "-notion-token-type"},
+		{[]string{"-notion-blocks-used", "-1"}, readiness.Facts{}, "want counts of at least 0"},
+	} {
+		c, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: error %v, want %q", tc.args, err, tc.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case c.NotionFacts != tc.want:
+			t.Errorf("%v: facts %+v, want %+v", tc.args, c.NotionFacts, tc.want)
 		}
 	}
 }

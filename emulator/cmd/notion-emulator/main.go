@@ -7,6 +7,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -43,6 +44,11 @@ type options struct {
 	maxFile                                      int64
 	uploadExpiry                                 time.Duration
 	faults                                       notion.Faults
+	// The 2026 limits (notion.Config.Plan and what goes with it).
+	plan                                  notion.Plan
+	tokenType                             notion.TokenType
+	members, connBudget, wsBudget, blocks int
+	wsWindow                              time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -58,7 +64,22 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.wsRate, "workspace-rate", 0, "requests per second shared by all tokens (0: no workspace limit)")
 	fs.IntVar(&o.wsBurst, "workspace-burst", 10, "workspace bucket size")
 	fs.IntVar(&o.blockLimit, "block-limit", 0, "lifetime workspace block limit (0: unlimited; Free plan with several members: 1000)")
-	fs.Int64Var(&o.maxFile, "max-file-bytes", notion.DefaultMaxFileUploadBytes, "per-file upload cap reported in users/me")
+	fs.Int64Var(&o.maxFile, "max-file-bytes", 0, "per-file upload cap reported on the bot user (0: the plan's, or 5 GiB without -plan)")
+	fs.Func("plan", "workspace plan turning on the 2026 limits: free, plus, business or enterprise (empty: the older per-second limit of -rate)", func(v string) error {
+		p, err := notion.ParsePlan(v)
+		o.plan = p
+		return err
+	})
+	fs.IntVar(&o.members, "members", 1, "workspace members, guests excluded (a Free workspace with more than one has the 1,000-block limit)")
+	fs.Func("token-type", "connection kind of every token: internal (default), oauth_selected, oauth_public or personal (the last two are exempt from the block limit)", func(v string) error {
+		t, err := notion.ParseTokenType(v)
+		o.tokenType = t
+		return err
+	})
+	fs.IntVar(&o.connBudget, "connection-budget", 0, "with -plan: requests per connection per 60 s (0: the plan's)")
+	fs.IntVar(&o.wsBudget, "workspace-budget", 0, "with -plan: requests per workspace window, all connections together (0: the plan's)")
+	fs.DurationVar(&o.wsWindow, "workspace-window", 0, "with -plan: the workspace window (0: 5m)")
+	fs.IntVar(&o.blocks, "blocks-used", 0, "blocks the workspace created before the emulator started (count toward the block limit)")
 	fs.DurationVar(&o.uploadExpiry, "upload-expiry", time.Hour, "lifetime of unattached file uploads")
 	fs.StringVar(&o.rootTitle, "root-title", "Migrated notebooks", "title of the root page shared with the integration")
 	fs.StringVar(&o.logLevel, "log", "info", "log level: debug, info, warn, error")
@@ -140,6 +161,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		WorkspaceRate: o.wsRate, WorkspaceBurst: o.wsBurst,
 		MaxFileUploadBytes: o.maxFile, UploadExpiry: o.uploadExpiry, WorkspaceBlockLimit: o.blockLimit,
 		RootPageTitle: o.rootTitle, Logger: logger,
+		Plan: o.plan, Members: o.members, TokenType: o.tokenType,
+		ConnectionBudget: o.connBudget, WorkspaceBudget: o.wsBudget, WorkspaceWindow: o.wsWindow, BlocksUsed: o.blocks,
 	})
 	if err := applyTokenCaps(srv, o.tokenCaps, tokens); err != nil {
 		return err
@@ -162,6 +185,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, t := range tokens {
 		fmt.Fprintf(stdout, "token %s: %s\n", notion.TokenFingerprint(t), strings.Join(srv.CapabilitiesOf(t).Names(), ","))
+	}
+	if o.plan != "" {
+		fmt.Fprintf(stdout, "plan: %s, %d member(s), token type %s\n", o.plan, max(o.members, 1), cmp.Or(o.tokenType, notion.TokenInternal))
 	}
 	fmt.Fprintf(stdout, "root page: %s\nview: %s/_emulator/view\nexport: %s/_emulator/export\n", srv.RootPageID(), base, base)
 

@@ -14,12 +14,6 @@ import (
 
 // The readiness check (package readiness, activity CheckReadiness) runs
 // before a migration's first write, and reports in a dry run and a scan.
-// Each call is behind a version marker, so histories recorded before it
-// replay unchanged.
-const (
-	readinessChange = "notion-readiness"
-	readinessMax    = 1
-)
 
 func readinessOptions(summary string) workflow.ActivityOptions {
 	return notionLayoutOptions(summary)
@@ -34,9 +28,6 @@ func readinessOptions(summary string) workflow.ActivityOptions {
 // them) and the check made again with them, so a workspace without the
 // limit costs no Graph request. A sync is checked without its pages.
 func (nb *notebook) checkReadiness(ctx workflow.Context, lim caller, refs []SectionRef) error {
-	if workflow.GetVersion(ctx, readinessChange, workflow.DefaultVersion, readinessMax) == workflow.DefaultVersion {
-		return nil
-	}
 	actx := workflow.WithActivityOptions(ctx, readinessOptions("Check that the migration can finish in the Notion workspace"))
 	in := activities.CheckReadinessInput{Sections: len(refs), SkipAttachments: nb.in.SkipAttachments}
 	var res activities.CheckReadinessResult
@@ -66,6 +57,9 @@ func (nb *notebook) checkReadiness(ctx workflow.Context, lim caller, refs []Sect
 // countPages counts a section's pages from its listing; a
 // password-protected section counts none (it is skipped anyway).
 func (nb *notebook) countPages(ctx workflow.Context, lim caller, r SectionRef) (int, error) {
+	if nb.in.File != "" {
+		return nb.countFilePages(ctx, r)
+	}
 	cur := onenote.PageCursor{SectionID: r.ID}
 	n := 0
 	for {
@@ -94,9 +88,6 @@ func (nb *notebook) countPages(ctx workflow.Context, lim caller, r SectionRef) (
 // writes nothing (a dry run, a scan): its text, or why it could not be
 // made. It never fails the run.
 func readinessReport(ctx workflow.Context, sections, pages int, skipAttachments bool) string {
-	if workflow.GetVersion(ctx, readinessChange, workflow.DefaultVersion, readinessMax) == workflow.DefaultVersion {
-		return ""
-	}
 	actx := workflow.WithActivityOptions(ctx, readinessOptions("Check whether the migration would fit the Notion workspace"))
 	var res activities.CheckReadinessResult
 	if err := workflow.ExecuteActivity(actx, activities.CheckReadinessName, activities.CheckReadinessInput{
@@ -104,4 +95,26 @@ func readinessReport(ctx workflow.Context, sections, pages int, skipAttachments 
 		return fmt.Sprintf("Notion readiness: not checked (%v).", err)
 	}
 	return res.Text
+}
+
+// countFilePages counts a section's pages from the file's listing (no
+// Graph request, no permit).
+func (nb *notebook) countFilePages(ctx workflow.Context, r SectionRef) (int, error) {
+	actx := workflow.WithActivityOptions(ctx, fileOptions("Count the pages of "+r.Path+" in the file for the Notion block limit"))
+	n := 0
+	for {
+		var page activities.ListFilePagesResult
+		err := workflow.ExecuteActivity(actx, activities.ListFilePagesName,
+			activities.ListFilePagesInput{File: nb.in.File, SectionID: r.ID, Skip: n, Top: fileBatch}).Get(ctx, &page)
+		if failure.Find(err, failure.FileProtected) != nil {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, nb.explain(fmt.Errorf("counting the pages of %q in the file for the Notion block limit: %w", r.Path, err))
+		}
+		n += len(page.Pages)
+		if page.Done || len(page.Pages) == 0 {
+			return n, nil
+		}
+	}
 }

@@ -60,7 +60,7 @@ const (
 // self-relation PropParent is added once the database has an ID.
 func sectionSchema() map[string]any {
 	empty := map[string]any{}
-	return map[string]any{
+	s := map[string]any{
 		PropName:           map[string]any{"title": empty},
 		PropOneNoteID:      map[string]any{"rich_text": empty},
 		PropSectionPath:    map[string]any{"rich_text": empty},
@@ -79,6 +79,10 @@ func sectionSchema() map[string]any {
 			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"},
 			{"name": StatusDeletedKept, "color": "gray"}}}},
 	}
+	for k, v := range verificationSchema() {
+		s[k] = v
+	}
+	return s
 }
 
 // parentRelation is the PropParent property: a relation of the database

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/notion/readback"
 	"github.com/notebridge/notebridge/report"
 )
 
@@ -71,6 +72,9 @@ type Result struct {
 	// Entries are every loss of the page (the conversion's and the
 	// writer's), merged, lost first, as stored on its row.
 	Entries []report.Entry
+	// Planned summarises the content written (after uploads, text rules
+	// and the loss callout), for read-back verification.
+	Planned readback.Summary
 }
 
 // WritePage writes a OneNote page into the section database db, exactly
@@ -154,6 +158,7 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	if err != nil {
 		return res, err
 	}
+	res.Planned = readback.Summarize(bs, w.media.inkOf)
 
 	switch {
 	case r == nil:

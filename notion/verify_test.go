@@ -1,0 +1,190 @@
+package notion_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	emu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/notion"
+	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/notion/readback"
+	"github.com/notebridge/notebridge/report"
+)
+
+// verifyPage is a page of a few kinds of content, drawn from r: text,
+// nested lists, an image, a table and, for some, more than one request's
+// worth of top-level blocks.
+func verifyPage(r *rand.Rand, n int, res resources) []blocks.Block {
+	var bs []blocks.Block
+	for i := range 2 + r.IntN(6) {
+		bs = append(bs, blocks.Block{Type: blocks.Paragraph, RichText: rt(fmt.Sprintf("page %d paragraph %d with a few words", n, i))})
+	}
+	if r.IntN(2) == 0 {
+		bs = append(bs, nestedList(2+r.IntN(2), 2, blocks.BulletedListItem, fmt.Sprintf("item %d", n)))
+	}
+	if r.IntN(2) == 0 {
+		bs = append(bs, image(n, res))
+	}
+	if r.IntN(3) == 0 {
+		bs = append(bs, table(3, 2, fmt.Sprintf("t%d", n)))
+	}
+	if r.IntN(4) == 0 {
+		for i := range 105 {
+			bs = append(bs, blocks.Block{Type: blocks.Paragraph, RichText: rt(fmt.Sprintf("more %d", i))})
+		}
+	}
+	bs = append(bs, blocks.Block{Type: blocks.Paragraph, RichText: rt(fmt.Sprintf("last words of page %d", n))})
+	return bs
+}
+
+// writeVerified writes a page as the WritePage activity does: an error is
+// retried (Temporal retries the activity), up to a few times.
+func writeVerified(t *testing.T, c *notion.Client, db string, in notion.PageInput) notion.VerifiedResult {
+	t.Helper()
+	var err error
+	for range 4 {
+		var res notion.VerifiedResult
+		if res, err = c.WriteVerifiedPage(context.Background(), db, in); err == nil {
+			return res
+		}
+	}
+	t.Fatalf("page %s: %v", in.OneNotePageID, err)
+	return notion.VerifiedResult{}
+}
+
+// TestPartialWritesAreCaughtOrNamed is the property of read-back
+// verification under the emulator's partial-write fault, over several
+// seeds: no page whose content differs from what was meant is reported
+// verified; a page the fault cut is either rewritten whole (verified) or
+// named with a verification loss on its row.
+func TestPartialWritesAreCaughtOrNamed(t *testing.T) {
+	seeds := 6
+	if testing.Short() {
+		seeds = 2
+	}
+	cut, verified, rewritten, named := 0, 0, 0, 0
+	for seed := range seeds {
+		for _, how := range []string{emu.CutChildren, emu.CutText, ""} {
+			e := newEnv(t, emu.Config{Seed: uint64(seed + 1)})
+			c := e.client(t, nil)
+			db := e.section(t, c)
+			e.srv.SetFaults(emu.Faults{PartialWrite: 0.25, PartialWriteCut: how})
+			r := rand.New(rand.NewPCG(uint64(seed), 7))
+			type page struct {
+				id  string
+				bs  []blocks.Block
+				res resources
+				out notion.VerifiedResult
+			}
+			var pages []page
+			for n := range 8 {
+				res := resources{}
+				p := page{id: fmt.Sprintf("s%d-%s-p%d", seed, how, n), bs: verifyPage(r, n+1, res), res: res}
+				p.out = writeVerified(t, c, db, pageInput(p.id, p.bs, res))
+				pages = append(pages, p)
+			}
+			e.srv.SetFaults(emu.Faults{})
+			ws := e.srv.Export()
+			hit := map[string]bool{}
+			for _, w := range e.srv.PartialWrites() {
+				hit[strings.ReplaceAll(w.PageID, "-", "")] = true
+			}
+			cut += len(e.srv.PartialWrites())
+			for _, p := range pages {
+				rows := rowsOf(t, ws, db, p.id)
+				if len(rows) != 1 {
+					t.Fatalf("%s: %d rows", p.id, len(rows))
+				}
+				row := rows[0]
+				intact := diffBlocks(exportedBlocks(t, ws, row), expectedBlocks(t, p.bs, p.res), "") == ""
+				state := prop(row, notion.PropVerification)
+				if state != string(p.out.Verdict.State) {
+					t.Errorf("%s: row says %q, result %q", p.id, state, p.out.Verdict.State)
+				}
+				switch {
+				case state == string(readback.Verified) && !intact:
+					t.Errorf("%s: reported verified but its content differs from what was written", p.id)
+				case state == string(readback.Verified):
+					verified++
+					if p.out.Rewritten {
+						rewritten++
+					}
+				case state == string(readback.Differs):
+					named++
+					es, err := report.Decode(prop(row, notion.PropLossRecord))
+					if err != nil || !hasVerificationLoss(es) {
+						t.Errorf("%s: differs but its loss record names no verification loss: %v %v", p.id, es, err)
+					}
+				default:
+					t.Errorf("%s: verdict %q", p.id, state)
+				}
+				if hit[strings.ReplaceAll(row.ID, "-", "")] && state == string(readback.Verified) && !p.out.Rewritten && !intact {
+					t.Errorf("%s: cut, not rewritten, and verified", p.id)
+				}
+			}
+		}
+	}
+	t.Logf("%d writes cut; %d pages verified (%d of them rewritten), %d named", cut, verified, rewritten, named)
+	if cut == 0 || rewritten == 0 {
+		t.Errorf("the fault never cut a page that was then rewritten (cut %d, rewritten %d): the property was not exercised", cut, rewritten)
+	}
+}
+
+func hasVerificationLoss(es []report.Entry) bool {
+	for _, e := range es {
+		if e.Kind == notion.LossVerification && e.Severity == report.Lost && strings.HasSuffix(e.What, "after two writes") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEveryWriteCutIsNamed: with every write cut, no page can be
+// written whole; each is written twice and named.
+func TestEveryWriteCutIsNamed(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	db := e.section(t, c)
+	e.srv.SetFaults(emu.Faults{PartialWrite: 1, PartialWriteCut: emu.CutText})
+	bs := []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Trip notes for May")}, {Type: blocks.Paragraph, RichText: rt("Bring a hat")}}
+	res := writeVerified(t, c, db, pageInput("cut", bs, nil))
+	if !res.Rewritten || res.Verdict.State != readback.Differs {
+		t.Fatalf("result %+v, want rewritten and differs", res)
+	}
+	want := "verification: 2 words and 4 characters missing after two writes"
+	var got []string
+	for _, en := range res.Entries {
+		got = append(got, en.Kind+": "+en.What)
+	}
+	if !strings.Contains(strings.Join(got, "|"), want) {
+		t.Errorf("entries %q, want one %q", got, want)
+	}
+	if res.Reads < 2 {
+		t.Errorf("%d reads for two read-backs", res.Reads)
+	}
+}
+
+// TestCleanWriteIsVerifiedWithOneReadPerLevel: without faults a page is
+// verified at once, for one read per block with children and one for
+// the page.
+func TestCleanWriteIsVerifiedWithOneReadPerLevel(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	db := e.section(t, c)
+	res := resources{}
+	bs := []blocks.Block{{Type: blocks.Paragraph, RichText: rt("one")}, nestedList(2, 2, blocks.BulletedListItem, "l"), image(1, res)}
+	out := writeVerified(t, c, db, pageInput("clean", bs, res))
+	if out.Verdict.State != readback.Verified || out.Rewritten {
+		t.Fatalf("result %+v", out)
+	}
+	if out.Reads != 2 {
+		t.Errorf("%d reads, want 2 (the page, the list item with children)", out.Reads)
+	}
+	again := writeVerified(t, c, db, pageInput("clean", bs, res))
+	if !again.Unchanged || again.Reads != 0 {
+		t.Errorf("unchanged page: %+v, want no read", again)
+	}
+}

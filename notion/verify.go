@@ -217,3 +217,17 @@ func (m *media) inkOf(md blocks.Media) bool {
 	r, ok := m.res[md.FileUploadID]
 	return ok && strings.HasPrefix(r.ID, "ink:")
 }
+
+// verificationLine is the report page's sentence on read-back
+// verification: "160 of 160 pages verified: each was read back from
+// Notion and holds what was written."
+func verificationLine(v report.Verification) string {
+	s := v.String() + ": each page written is read back from Notion and compared with what was written"
+	if v.Differs > 0 {
+		s += "; a page that still differs after a second write is listed under " + quoteName(LossVerification) + " below"
+	}
+	if v.Edited > 0 {
+		s += "; a page edited in Notion since is not compared"
+	}
+	return s + "."
+}

@@ -44,6 +44,11 @@ func TestEndToEnd(t *testing.T) {
 				rep.Written, rep.FailedPages, rep.FailedSections, len(rep.Sections), rep.Message)
 		}
 		h.checkPermits(t)
+		// Every page was read back from Notion and holds what was written.
+		if v := rep.Verification; v == nil || v.Verified != 300 || rep.Verified != 300 || rep.VerifyReads < 300 ||
+			!strings.Contains(rep.Message, "300 of 300 pages verified") {
+			t.Errorf("verification: %+v, %d verified by this run, %d reads; message %q", v, rep.Verified, rep.VerifyReads, rep.Message)
+		}
 		rows, dup := exportedRows(t, h.notion.Export(), nb.DisplayName)
 		if len(dup) > 0 {
 			t.Errorf("pages written more than once: %v", dup)

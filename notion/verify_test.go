@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -186,5 +187,98 @@ func TestCleanWriteIsVerifiedWithOneReadPerLevel(t *testing.T) {
 	again := writeVerified(t, c, db, pageInput("clean", bs, res))
 	if !again.Unchanged || again.Reads != 0 {
 		t.Errorf("unchanged page: %+v, want no read", again)
+	}
+}
+
+// TestRecheckAfterAPersonEdits: a later check of a finished migration
+// finds the section database under the notebook page, reports the page a
+// person edited in Notion as edited (not as differing), a page that lost
+// a block since as differing, and the others as verified.
+func TestRecheckAfterAPersonEdits(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	l, err := c.EnsureLayout(context.Background(), e.srv.RootPageID(), notion.NotebookSpec{ID: "nb", Name: "Notebook",
+		Sections:      []notion.SectionSpec{{ID: "s1", Name: "Section"}},
+		SectionGroups: []notion.SectionGroupSpec{{ID: "g1", Name: "Group", Sections: []notion.SectionSpec{{ID: "s2", Name: "Inner"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := l.SectionDatabaseIDs["s1"]
+	ids := map[string]string{}
+	for _, id := range []string{"a", "b", "c", "d"} {
+		bs := []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Notes of page " + id)}, nestedList(2, 2, blocks.BulletedListItem, "todo " + id)}
+		ids[id] = writeVerified(t, c, db, pageInput(id, bs, nil)).PageID
+	}
+	if _, err := c.EnsurePage(context.Background(), l.NotebookPageID, notion.ReportTitle); err != nil {
+		t.Fatal(err)
+	}
+	secs, err := c.SectionDatabases(context.Background(), l.NotebookPageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Section": db, "Group / Inner": l.SectionDatabaseIDs["s2"]}
+	if len(secs) != len(want) {
+		t.Fatalf("sections %+v, want %v", secs, want)
+	}
+	for _, s := range secs {
+		if want[s.Name] != s.DatabaseID {
+			t.Errorf("section %q = %s, want %s", s.Name, s.DatabaseID, want[s.Name])
+		}
+	}
+
+	// A person edits page b; page c loses its list (by the integration,
+	// as a bug would); page d is edited and then its row is updated by
+	// the integration, which does not hide the person's edit.
+	first := func(page string) string {
+		ws := e.srv.Export()
+		for _, row := range rowsOf(t, ws, db, page) {
+			return row.Blocks[0].ID
+		}
+		t.Fatalf("no row %s", page)
+		return ""
+	}
+	if err := e.srv.PersonEditText(first("b"), "Notes, rewritten by hand"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.PersonEditText(first("d"), "Also edited"); err != nil {
+		t.Fatal(err)
+	}
+	ws := e.srv.Export()
+	list := rowsOf(t, ws, db, "c")[0].Blocks[1].ID
+	del, _ := http.NewRequest(http.MethodDelete, e.baseURL()+"/v1/blocks/"+list, nil)
+	del.Header.Set("Authorization", "Bearer "+e.token)
+	del.Header.Set("Notion-Version", "2022-06-28")
+	if resp, err := e.transport().RoundTrip(del); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("deleting a block: %v %v", resp, err)
+	}
+	if err := c.MarkLinksRewritten(context.Background(), notion.Row{PageID: ids["d"]}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	got := map[string]readback.Verdict{}
+	reads := 0
+	err = c.Rows(context.Background(), db, notion.RowFilter{Done: true}, func(r notion.Row) error {
+		chk, err := c.RecheckRow(context.Background(), r)
+		got[r.OneNotePageID], reads = chk.Verdict, reads+chk.Reads
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, state := range map[string]readback.State{"a": readback.Verified, "b": readback.Edited, "c": readback.Differs, "d": readback.Edited} {
+		if got[id].State != state {
+			t.Errorf("page %s: %+v, want %s", id, got[id], state)
+		}
+	}
+	if s := got["c"].Summary; s != "6 words, 19 characters and 3 bulleted list item blocks missing" {
+		t.Errorf("page c: %q", s)
+	}
+	if reads == 0 {
+		t.Error("the recheck counted no reads")
+	}
+	// A row with nothing recorded is not checked and costs nothing.
+	chk, err := c.RecheckRow(context.Background(), notion.Row{PageID: ids["a"]})
+	if err != nil || chk.Verdict.State != readback.Unverified || chk.Reads != 0 {
+		t.Errorf("row without a record: %+v, %v", chk, err)
 	}
 }

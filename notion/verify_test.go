@@ -206,7 +206,7 @@ func TestRecheckAfterAPersonEdits(t *testing.T) {
 	db := l.SectionDatabaseIDs["s1"]
 	ids := map[string]string{}
 	for _, id := range []string{"a", "b", "c", "d"} {
-		bs := []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Notes of page " + id)}, nestedList(2, 2, blocks.BulletedListItem, "todo " + id)}
+		bs := []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Notes of page " + id)}, nestedList(2, 2, blocks.BulletedListItem, "todo "+id)}
 		ids[id] = writeVerified(t, c, db, pageInput(id, bs, nil)).PageID
 	}
 	if _, err := c.EnsurePage(context.Background(), l.NotebookPageID, notion.ReportTitle); err != nil {

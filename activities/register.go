@@ -26,6 +26,8 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		ApplySyncName:          a.ApplySync,
 		AppendSyncReportName:   a.AppendSyncReport,
 		ReconcileStructureName: a.ReconcileStructure,
+		FindSectionsName:       a.FindSections,
+		VerifySectionName:      a.VerifySection,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -35,9 +37,11 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("generated %d pages to migrate, want 300", len(want))
 	}
 
+	var first workflows.NotebookReport
 	t.Run("first run migrates every page once", func(t *testing.T) {
 		start := time.Now()
 		rep := wait(t, h.start(t, h.input()), 5*time.Minute)
+		first = rep
 		t.Logf("first run: %s in %s", rep.Message, time.Since(start).Round(time.Second))
 		if rep.Written != 300 || rep.FailedPages != 0 || rep.FailedSections != 0 || len(rep.Sections) != 5 {
 			t.Fatalf("report: %d written, %d failed pages, %d failed sections, %d sections; want 300, 0, 0, 5: %s",
@@ -212,6 +216,43 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("scan ETA is %s", res.Notebooks[0].ETAText)
 		}
 		t.Logf("scan: %s", res.Notebooks[0].ETAText)
+	})
+
+	t.Run("verify reports the one page a person edited as edited", func(t *testing.T) {
+		rows, _ := exportedRows(t, h.notion.Export(), nb.DisplayName)
+		edited := rows[migrated[3].Pages[7].ID].ID
+		row := findPage(h.notion.Export().Pages, func(p notionemu.Page) bool { return p.ID == edited })
+		block := ""
+		for _, b := range row.Blocks {
+			if _, ok := b.Content["rich_text"]; ok && block == "" {
+				block = b.ID
+			}
+		}
+		if block == "" {
+			t.Fatalf("page %s has no block with text", edited)
+		}
+		if err := h.notion.PersonEditText(block, "Rewritten by hand in Notion"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		// The temporal CLI form: only the notebook page, as typed.
+		run, err := h.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "verify/" + first.NotebookPageID, TaskQueue: e2eQueue},
+			workflows.VerifyNotebookName, json.RawMessage(`{"notebookPageID":"`+first.NotebookPageID+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res workflows.VerifyReport
+		if err := run.Get(ctx, &res); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("verify: %s", res.Message)
+		if res.Sections != 5 || res.Pages != 300 || res.Verified != 299 || res.Edited != 1 || res.Differs != 0 || res.Reads < 300 {
+			t.Errorf("verify: %+v", res)
+		}
+		if len(res.NotVerified) != 1 || res.NotVerified[0].NotionPageID != edited || res.NotVerified[0].Verdict != "edited" {
+			t.Errorf("pages named: %+v, want only %s as edited", res.NotVerified, edited)
+		}
 	})
 
 	t.Run("no token in any history", func(t *testing.T) {

@@ -109,12 +109,14 @@ func (c *cli) verify(ctx context.Context, tf *temporalFlags, target *targetFlags
 func printVerify(c *cli, rep workflows.VerifyReport) {
 	fmt.Fprintf(c.stdout, "%s, in %d sections.\n", rep.Message, rep.Sections)
 	for _, p := range rep.NotVerified {
-		what := p.Verdict
-		if what == "" {
-			what = "not checked"
-		}
-		if p.Summary != "" {
-			what += ": " + p.Summary
+		var what string
+		switch p.Verdict {
+		case "edited":
+			what = "edited in Notion since it was written"
+		case "differs":
+			what = "differs: " + p.Summary
+		default:
+			what = "not checked: " + p.Summary
 		}
 		fmt.Fprintf(c.stdout, "  %s / %s (%s): %s\n", p.Section, p.Title, p.NotionPageID, what)
 	}

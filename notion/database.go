@@ -124,6 +124,8 @@ type row struct {
 	LastModified string // as stored, an ISO 8601 date
 	Created      time.Time
 	LinkID       string
+	// Verification and Written are PropVerification and PropWritten.
+	Verification, Written string
 }
 
 // findRows returns the rows of database db whose PropOneNoteID is id.
@@ -156,6 +158,10 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 				r.LastModified = d.Start
 			}
 			r.LinkID = plain(p.Properties[PropLinkID].RichText)
+			if v := p.Properties[PropVerification].Select; v != nil {
+				r.Verification = v.Name
+			}
+			r.Written = plain(p.Properties[PropWritten].RichText)
 			rows = append(rows, r)
 		}
 		if !res.HasMore || res.NextCursor == nil {

@@ -145,20 +145,33 @@ type VerifiedResult struct {
 // once: its "Last modified in OneNote" is cleared, so WritePage replaces
 // its content. If it still differs, a loss of kind LossVerification names
 // what is missing ("verification: 12 words and 1 image missing after two
-// writes"). The verdict and what was written go on the row
-// (PropVerification, PropWritten). An unchanged page is not read.
+// writes"). The verdict goes on the row (PropVerification), beside what
+// was written (PropWritten, which WritePage stores). An unchanged page
+// whose row has a verdict is not read; one without (a read-back that
+// failed after the write, or a write with verification off) is checked
+// against its record, a person's edits since reported as edited.
 func (c *Client) WriteVerifiedPage(ctx context.Context, db string, in PageInput) (VerifiedResult, error) {
 	res, err := c.WritePage(ctx, db, in)
 	out := VerifiedResult{Result: res}
-	if err != nil || res.Unchanged {
+	if err != nil {
 		return out, err
 	}
-	chk, err := c.VerifyPage(ctx, res.PageID, res.Planned, false)
+	want := res.Planned
+	if res.Unchanged {
+		if res.Verification != "" || res.Written == "" {
+			return out, nil
+		}
+		if want, err = readback.Decode(res.Written); err != nil {
+			// A person edited the record: nothing to compare with.
+			return out, nil
+		}
+	}
+	chk, err := c.VerifyPage(ctx, res.PageID, want, res.Unchanged)
 	out.Reads += chk.Reads
 	if err != nil {
 		return out, err
 	}
-	if chk.Verdict.State != readback.Verified {
+	if chk.Verdict.State == readback.Differs {
 		c.log.LogAttrs(ctx, slog.LevelWarn, "notion page read back differs from what was written; writing it again",
 			slog.String("page", res.PageID), slog.String("differs", chk.Verdict.Summary))
 		if err := c.updateRow(ctx, res.PageID, map[string]any{
@@ -166,7 +179,7 @@ func (c *Client) WriteVerifiedPage(ctx context.Context, db string, in PageInput)
 			return out, err
 		}
 		again, err := c.WritePage(ctx, db, in)
-		out.Rewritten = true
+		out.Rewritten, out.Unchanged = true, false
 		out.Requests += again.Requests
 		out.BlocksWritten += again.BlocksWritten
 		out.Losses, out.Entries, out.InternalLinks = again.Losses, again.Entries, again.InternalLinks
@@ -183,9 +196,8 @@ func (c *Client) WriteVerifiedPage(ctx context.Context, db string, in PageInput)
 	out.Verdict = chk.Verdict
 	props := map[string]any{
 		PropVerification: map[string]any{"select": map[string]any{"name": string(chk.Verdict.State)}},
-		PropWritten:      map[string]any{"rich_text": text(out.Planned.Encode())},
 	}
-	if chk.Verdict.State != readback.Verified {
+	if chk.Verdict.State == readback.Differs {
 		out.Entries = report.Merge(append(slices.Clone(out.Entries), VerificationLoss(chk.Verdict, true)))
 		for k, v := range lossProperties(out.Entries) {
 			props[k] = v

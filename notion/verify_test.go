@@ -282,3 +282,42 @@ func TestRecheckAfterAPersonEdits(t *testing.T) {
 		t.Errorf("row without a record: %+v, %v", chk, err)
 	}
 }
+
+// TestUnverifiedPageIsCheckedWhenFoundUnchanged: a page written without
+// verification (or whose read-back failed after the write) records what
+// was written; the next verified write of the unchanged page checks it
+// against that record, once, without writing it again.
+func TestUnverifiedPageIsCheckedWhenFoundUnchanged(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	db := e.section(t, c)
+	bs := []blocks.Block{{Type: blocks.Paragraph, RichText: rt("Packing list")}, nestedList(2, 2, blocks.BulletedListItem, "hat")}
+	for _, id := range []string{"quiet", "touched"} {
+		if _, err := c.WritePage(context.Background(), db, pageInput(id, bs, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := e.srv.Export()
+	for _, id := range []string{"quiet", "touched"} {
+		row := rowsOf(t, ws, db, id)[0]
+		if prop(row, notion.PropVerification) != "" || prop(row, notion.PropWritten) == "" {
+			t.Fatalf("%s written without verification: verdict %q, record %q", id, prop(row, notion.PropVerification), prop(row, notion.PropWritten))
+		}
+	}
+	if err := e.srv.PersonEditText(rowsOf(t, ws, db, "touched")[0].Blocks[0].ID, "Packing list, by hand"); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]readback.State{"quiet": readback.Verified, "touched": readback.Edited} {
+		out := writeVerified(t, c, db, pageInput(id, bs, nil))
+		if !out.Unchanged || out.Rewritten || out.Verdict.State != want || out.Reads == 0 || out.BlocksWritten != 0 {
+			t.Errorf("%s: %+v, want unchanged, %s, some reads, nothing written", id, out, want)
+		}
+		if got := prop(rowsOf(t, e.srv.Export(), db, id)[0], notion.PropVerification); got != string(want) {
+			t.Errorf("%s: row verdict %q, want %s", id, got, want)
+		}
+		again := writeVerified(t, c, db, pageInput(id, bs, nil))
+		if !again.Unchanged || again.Reads != 0 {
+			t.Errorf("%s checked twice: %+v", id, again)
+		}
+	}
+}

@@ -73,8 +73,11 @@ type Result struct {
 	// writer's), merged, lost first, as stored on its row.
 	Entries []report.Entry
 	// Planned summarises the content written (after uploads, text rules
-	// and the loss callout), for read-back verification.
-	Planned readback.Summary
+	// and the loss callout), for read-back verification; it is stored on
+	// the row (PropWritten). For an unchanged page, Verification and
+	// Written are what its row holds (PropVerification, PropWritten).
+	Planned               readback.Summary
+	Verification, Written string
 }
 
 // WritePage writes a OneNote page into the section database db, exactly
@@ -118,6 +121,7 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	}
 	if r != nil && r.Status == StatusDone && sameTime(r.LastModified, in.LastModified) {
 		res.PageID, res.Unchanged = r.ID, true
+		res.Verification, res.Written = r.Verification, r.Written
 		if r.LinkID == "" && in.LinkID != "" {
 			// Written before rows held their link ID: add it, so links
 			// to the page can be rewritten.
@@ -159,6 +163,7 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 		return res, err
 	}
 	res.Planned = readback.Summarize(bs, w.media.inkOf)
+	done[PropWritten] = map[string]any{"rich_text": text(res.Planned.Encode())}
 
 	switch {
 	case r == nil:

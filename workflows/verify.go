@@ -115,7 +115,7 @@ func (r VerifyReport) summary() string {
 		s += fmt.Sprintf(", %d edited in Notion since", r.Edited)
 	}
 	if r.Unverified > 0 {
-		s += fmt.Sprintf(", %d not checked (nothing recorded: written with skipVerify or before verification)", r.Unverified)
+		s += fmt.Sprintf(", %d not checked (nothing recorded: written before verification existed)", r.Unverified)
 	}
 	return s + fmt.Sprintf(" (%d Notion reads)", r.Reads)
 }

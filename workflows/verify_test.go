@@ -29,7 +29,7 @@ func TestVerifyReportAddsSections(t *testing.T) {
 		{"many differ", []activities.VerifySectionResult{
 			{Pages: 30, Differs: 15, Unverified: 15, Reads: 50, NotVerified: named(20, "differs")},
 			{Pages: 10, Differs: 10, Reads: 40, NotVerified: named(10, "differs")}},
-			"0 of 40 pages verified, 25 differ from what was written, 15 not checked (nothing recorded: written with skipVerify or before verification) (90 Notion reads)", 20},
+			"0 of 40 pages verified, 25 differ from what was written, 15 not checked (nothing recorded: written before verification existed) (90 Notion reads)", 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

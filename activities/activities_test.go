@@ -154,6 +154,12 @@ func TestPagePipelineAgainstEmulators(t *testing.T) {
 	if w.NotionPageID == "" || w.Unchanged || w.BlocksWritten == 0 {
 		t.Fatalf("write: %+v", w)
 	}
+	// Read back by default: a converted page with images reads back as
+	// written, at a cost counted in its requests.
+	if w.Verification != "verified" || w.VerifyReads == 0 || w.Rewritten || w.Requests <= w.VerifyReads {
+		t.Errorf("verification of the write: %q (%s), %d reads of %d requests, rewritten %v",
+			w.Verification, w.VerifyNote, w.VerifyReads, w.Requests, w.Rewritten)
+	}
 	// More pages than one Notion filter names: two queries.
 	ask := map[string]string{p.ID: p.LastModified, pages.Pages[1].ID: pages.Pages[1].LastModified}
 	for i := range 148 {

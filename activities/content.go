@@ -46,6 +46,11 @@ type ContentOptions struct {
 	// ImageAlt is "drop" (the default, "" too) or "caption": see
 	// convert.ImageAlt.
 	ImageAlt string `json:"imageAlt,omitempty"`
+	// SkipVerify turns off read-back verification: by default each page
+	// written is read back from Notion and compared with what was
+	// written (notion.Client.WriteVerifiedPage), which costs a read
+	// request per block with children, plus one per page.
+	SkipVerify bool `json:"skipVerify,omitempty"`
 }
 
 // Convert is the converter's options for a page with the given InkML.

@@ -68,6 +68,8 @@ type WriteReportResult struct {
 	Approximated int    `json:"approximated"`
 	// Kinds counts the entries by kind and severity, lost first.
 	Kinds []report.KindCount `json:"kinds,omitempty"`
+	// Verification counts the pages' read-back verdicts.
+	Verification *report.Verification `json:"verification,omitempty"`
 }
 
 // WriteReport reads the loss records of every migrated page of the
@@ -92,5 +94,5 @@ func (a *Activities) WriteReport(ctx context.Context, in WriteReportInput) (Writ
 		return WriteReportResult{}, notionError(err)
 	}
 	return WriteReportResult{ReportPageID: rep.ReportPageID, Pages: rep.Pages, Lost: rep.Lost,
-		Approximated: rep.Approximated, Kinds: rep.Kinds}, nil
+		Approximated: rep.Approximated, Kinds: rep.Kinds, Verification: &rep.Verification}, nil
 }

@@ -103,6 +103,15 @@ type WritePageResult struct {
 	Losses         int      `json:"losses,omitempty"`
 	Approximations int      `json:"approximations,omitempty"`
 	LossSamples    []string `json:"lossSamples,omitempty"`
+	// Verification is the page's read-back verdict (readback.State: ""
+	// when unchanged or not verified) and VerifyNote what differs;
+	// VerifyReads counts the Notion reads it cost (included in
+	// Requests), and Rewritten says the page was written a second time
+	// because the first read back differently.
+	Verification string `json:"verification,omitempty"`
+	VerifyNote   string `json:"verifyNote,omitempty"`
+	VerifyReads  int    `json:"verifyReads,omitempty"`
+	Rewritten    bool   `json:"rewritten,omitempty"`
 }
 
 // maxLossSamples is how many losses a page's result names.
@@ -143,13 +152,19 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 
 	ctx, watch := a.watchNotion(ctx)
 	stop := a.heartbeat(ctx, watch)
-	res, err := a.cfg.Notion.WritePage(ctx, in.DatabaseID, pin)
+	var res notion.VerifiedResult
+	if in.Options.SkipVerify {
+		res.Result, err = a.cfg.Notion.WritePage(ctx, in.DatabaseID, pin)
+	} else {
+		res, err = a.cfg.Notion.WriteVerifiedPage(ctx, in.DatabaseID, pin)
+	}
 	stop()
 	if err != nil {
 		return WritePageResult{}, notionError(err)
 	}
 	out := WritePageResult{NotionPageID: res.PageID, Unchanged: res.Unchanged, BlocksWritten: res.BlocksWritten,
-		Requests: res.Requests, Links: res.InternalLinks}
+		Requests: res.Requests + res.Reads, Links: res.InternalLinks, Verification: string(res.Verdict.State),
+		VerifyNote: res.Verdict.Summary, VerifyReads: res.Reads, Rewritten: res.Rewritten}
 	if res.Unchanged {
 		out.Links = len(conv.Links)
 	}

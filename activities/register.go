@@ -30,6 +30,8 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		ReadFileTreeName:       a.ReadFileTree,
 		ListFilePagesName:      a.ListFilePages,
 		FetchFileContentName:   a.FetchFileContent,
+		FindSectionsName:       a.FindSections,
+		VerifySectionName:      a.VerifySection,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

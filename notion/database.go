@@ -60,7 +60,7 @@ const (
 // self-relation PropParent is added once the database has an ID.
 func sectionSchema() map[string]any {
 	empty := map[string]any{}
-	return map[string]any{
+	s := map[string]any{
 		PropName:           map[string]any{"title": empty},
 		PropOneNoteID:      map[string]any{"rich_text": empty},
 		PropSectionPath:    map[string]any{"rich_text": empty},
@@ -79,6 +79,10 @@ func sectionSchema() map[string]any {
 			{"name": StatusWriting, "color": "yellow"}, {"name": StatusDone, "color": "green"},
 			{"name": StatusDeletedKept, "color": "gray"}}}},
 	}
+	for k, v := range verificationSchema() {
+		s[k] = v
+	}
+	return s
 }
 
 // parentRelation is the PropParent property: a relation of the database
@@ -120,6 +124,8 @@ type row struct {
 	LastModified string // as stored, an ISO 8601 date
 	Created      time.Time
 	LinkID       string
+	// Verification and Written are PropVerification and PropWritten.
+	Verification, Written string
 }
 
 // findRows returns the rows of database db whose PropOneNoteID is id.
@@ -152,6 +158,10 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 				r.LastModified = d.Start
 			}
 			r.LinkID = plain(p.Properties[PropLinkID].RichText)
+			if v := p.Properties[PropVerification].Select; v != nil {
+				r.Verification = v.Name
+			}
+			r.Written = plain(p.Properties[PropWritten].RichText)
 			rows = append(rows, r)
 		}
 		if !res.HasMore || res.NextCursor == nil {

@@ -41,7 +41,7 @@ func (c *Client) CollectReport(ctx context.Context, notebook, notebookPageID str
 					What: "the row's " + quoteName(PropLossRecord) + " could not be read; its losses are not listed"}}
 			}
 			pages = append(pages, report.Page{Title: r.Title, Section: s.Name, Order: r.Order,
-				OneNotePageID: r.OneNotePageID, NotionPageID: r.PageID, Entries: es})
+				OneNotePageID: r.OneNotePageID, NotionPageID: r.PageID, Entries: es, Verification: r.Verification})
 			return nil
 		})
 		if err != nil {
@@ -102,7 +102,7 @@ func reportBlocks(rep report.Report) []blocks.Block {
 		intro += fmt.Sprintf(" %d %s left out by the migration's options (skipImages, skipAttachments, skipInk).",
 			rep.Skipped, plural(rep.Skipped, "item was", "items were"))
 	}
-	out := []blocks.Block{paragraph(text(intro))}
+	out := []blocks.Block{paragraph(text(intro)), paragraph(text(verificationLine(rep.Verification)))}
 	out = append(out, heading(blocks.Heading2, "Lost"))
 	if rep.Lost == 0 {
 		out = append(out, paragraph(text("Nothing was lost.")))

@@ -45,7 +45,15 @@ func TestMigrationReport(t *testing.T) {
 	for _, p := range pages {
 		in := pageInput(p.id, p.blocks, res)
 		in.Order, in.Losses = p.order, p.losses
-		w, err := c.WritePage(ctx, db, in)
+		write := c.WritePage
+		if p.id == "whole" {
+			// One page read back: the report counts its verdict.
+			write = func(ctx context.Context, db string, in notion.PageInput) (notion.Result, error) {
+				r, err := c.WriteVerifiedPage(ctx, db, in)
+				return r.Result, err
+			}
+		}
+		w, err := write(ctx, db, in)
 		if err != nil {
 			t.Fatalf("page %s: %v", p.id, err)
 		}
@@ -106,6 +114,12 @@ func TestMigrationReport(t *testing.T) {
 	}
 	// Every entry is a bullet that mentions its page, under its kind.
 	body := exportedBlocks(t, ws, reports[0])
+	if rep.Verification != (report.Verification{Verified: 1, Unverified: 2}) {
+		t.Errorf("verification %+v, want 1 verified and 2 not checked", rep.Verification)
+	}
+	if got := blocks.PlainText(body[1].RichText); !strings.HasPrefix(got, "1 of 3 pages verified, 2 not checked: each page written is read back") {
+		t.Errorf("the report's verification line: %q", got)
+	}
 	mentions := map[string][]string{}
 	var walk func(bs []blocks.Block, under string)
 	walk = func(bs []blocks.Block, under string) {

@@ -39,6 +39,10 @@ type Row struct {
 	ParentRow string
 	// SectionPath is PropSectionPath.
 	SectionPath string
+	// Verification is PropVerification (readback.State as text, "" when
+	// not verified) and Written is PropWritten (readback.Summary.Encode).
+	Verification string
+	Written      string
 	// linkRecord is PropInternalLinks as stored: where the page's
 	// internal links are (see InternalLink).
 	linkRecord string
@@ -64,6 +68,10 @@ func rowOf(p pageObject) Row {
 	r.LossRecord = plain(p.Properties[PropLossRecord].RichText)
 	r.ContentHash = plain(p.Properties[PropContentHash].RichText)
 	r.SectionPath = plain(p.Properties[PropSectionPath].RichText)
+	if v := p.Properties[PropVerification].Select; v != nil {
+		r.Verification = v.Name
+	}
+	r.Written = plain(p.Properties[PropWritten].RichText)
 	if rel := p.Properties[PropParent].Relation; len(rel) > 0 {
 		r.ParentRow = rel[0].ID
 	}

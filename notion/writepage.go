@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/notion/blocks"
+	"github.com/notebridge/notebridge/notion/readback"
 	"github.com/notebridge/notebridge/report"
 )
 
@@ -71,6 +72,12 @@ type Result struct {
 	// Entries are every loss of the page (the conversion's and the
 	// writer's), merged, lost first, as stored on its row.
 	Entries []report.Entry
+	// Planned summarises the content written (after uploads, text rules
+	// and the loss callout), for read-back verification; it is stored on
+	// the row (PropWritten). For an unchanged page, Verification and
+	// Written are what its row holds (PropVerification, PropWritten).
+	Planned               readback.Summary
+	Verification, Written string
 }
 
 // WritePage writes a OneNote page into the section database db, exactly
@@ -114,6 +121,7 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	}
 	if r != nil && r.Status == StatusDone && sameTime(r.LastModified, in.LastModified) {
 		res.PageID, res.Unchanged = r.ID, true
+		res.Verification, res.Written = r.Verification, r.Written
 		if r.LinkID == "" && in.LinkID != "" {
 			// Written before rows held their link ID: add it, so links
 			// to the page can be rewritten.
@@ -154,6 +162,8 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	if err != nil {
 		return res, err
 	}
+	res.Planned = readback.Summarize(bs, w.media.inkOf)
+	done[PropWritten] = map[string]any{"rich_text": text(res.Planned.Encode())}
 
 	switch {
 	case r == nil:

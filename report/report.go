@@ -180,6 +180,59 @@ type Page struct {
 	NotionPageID  string `json:"notionPageID"`
 	// Entries are its losses, lost first.
 	Entries []Entry `json:"entries"`
+	// Verification is the page's read-back verdict (readback.State:
+	// "verified", "differs", "edited"; "" when not verified).
+	Verification string `json:"verification,omitempty"`
+}
+
+// Verification counts the read-back verdicts of a report's pages.
+type Verification struct {
+	// Verified counts pages read back as written; Differs those that
+	// still differ after two writes (each has a verification loss);
+	// Edited those a person changed in Notion since (not compared);
+	// Unverified those not checked (verification off, or written before
+	// it existed).
+	Verified   int `json:"verified"`
+	Differs    int `json:"differs"`
+	Edited     int `json:"edited"`
+	Unverified int `json:"unverified"`
+}
+
+// String reads "158 of 160 pages verified, 1 differs, 1 edited since".
+func (v Verification) String() string {
+	total := v.Verified + v.Differs + v.Edited + v.Unverified
+	s := fmt.Sprintf("%d of %d pages verified", v.Verified, total)
+	if v.Differs > 0 {
+		s += fmt.Sprintf(", %d %s", v.Differs, plural(v.Differs, "differs", "differ"))
+	}
+	if v.Edited > 0 {
+		s += fmt.Sprintf(", %d edited in Notion since", v.Edited)
+	}
+	if v.Unverified > 0 {
+		s += fmt.Sprintf(", %d not checked", v.Unverified)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// count adds a page's verdict.
+func (v *Verification) count(state string) {
+	switch state {
+	case "verified":
+		v.Verified++
+	case "differs":
+		v.Differs++
+	case "edited":
+		v.Edited++
+	default:
+		v.Unverified++
+	}
 }
 
 // Section is a section of the report: its pages and how many lost
@@ -230,6 +283,8 @@ type Report struct {
 	// LossPages are the pages with at least one entry, in section and
 	// page order.
 	LossPages []Page `json:"lossPages"`
+	// Verification counts the pages' read-back verdicts.
+	Verification Verification `json:"verification"`
 }
 
 // Add counts a section's migrated pages (all of them, with or without
@@ -238,6 +293,7 @@ func (r *Report) Add(s Section, pages []Page) {
 	slices.SortStableFunc(pages, func(a, b Page) int { return cmp.Compare(a.Order, b.Order) })
 	s.Pages = len(pages)
 	for _, p := range pages {
+		r.Verification.count(p.Verification)
 		if len(p.Entries) == 0 {
 			continue
 		}

@@ -261,5 +261,6 @@ func contentFlags(fs *pflag.FlagSet, o *activities.ContentOptions) {
 	fs.BoolVar(&o.SkipImages, "skip-images", false, "leave every image out, never fetched, reported as skipped (\"skipImages\")")
 	fs.BoolVar(&o.SkipAttachments, "skip-attachments", false, "leave every attachment (file, PDF) out, never fetched, reported as skipped (\"skipAttachments\")")
 	fs.BoolVar(&o.SkipInk, "skip-ink", false, "leave ink (handwriting, drawings) out, reported as skipped; by default each drawing is an SVG image where it was drawn (\"skipInk\")")
+	fs.BoolVar(&o.SkipVerify, "skip-verify", false, "do not read each written page back from Notion to check it holds what was written (\"skipVerify\"); verification costs about one read per page and one per block with children")
 	fs.StringVar(&o.ImageAlt, "image-alt", "", "what an image's alt text becomes: drop (default; OneNote puts OCR text there) or caption (\"imageAlt\")")
 }

@@ -10,6 +10,7 @@
 //	starter finish  --user alice                      # end a waiting migration, print the report
 //	starter list    --user alice                      # migrations by search attribute
 //	starter report  --user alice --out report.json    # an ended migration's loss report (docs/report.schema.json)
+//	starter verify  --user alice                      # read every migrated page back from Notion and compare
 //
 // Every command is also a temporal CLI command; each --help shows it. The
 // Temporal address, namespace and task queue flags and variables are the

@@ -195,6 +195,7 @@ func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, 
 		"page-parallelism": func() { in.PageParallelism = flags.PageParallelism }, "pages-per-run": func() { in.PagesPerRun = flags.PagesPerRun },
 		"skip-images": func() { in.SkipImages = flags.SkipImages }, "skip-attachments": func() { in.SkipAttachments = flags.SkipAttachments },
 		"skip-ink": func() { in.SkipInk = flags.SkipInk }, "image-alt": func() { in.ImageAlt = flags.ImageAlt },
+		"skip-verify": func() { in.SkipVerify = flags.SkipVerify },
 	} {
 		if given[name] {
 			apply()

@@ -10,6 +10,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/report"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -61,6 +63,30 @@ func TestReportWritesTheJSONReport(t *testing.T) {
 			rep.Pages, len(rep.Sections), rep.ReportPageID, links, excluded.DisplayName)
 	}
 	t.Logf("report: %d pages, %d lost, %d approximated, kinds %v", rep.Pages, rep.Lost, rep.Approximated, rep.Kinds)
+	if rep.Verification != (report.Verification{Verified: 6}) {
+		t.Errorf("verification: %+v, want 6 verified", rep.Verification)
+	}
+
+	// starter verify after a person edited one page in Notion: that page
+	// is edited, the others verified; by migration and by notebook page.
+	var edited, block string
+	stack.EachRow(h.notion.Export().Pages, func(row notionemu.Page) {
+		for _, b := range row.Blocks {
+			if _, ok := b.Content["rich_text"]; ok && edited == "" {
+				edited, block = row.ID, b.ID
+			}
+		}
+	})
+	if err := h.notion.PersonEditText(block, "Rewritten by hand"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"verify", "-w", id}, {"verify", "--notebook-page", rep.NotebookPageID}} {
+		r := h.cmd(t, args[0], args[1:]...)
+		if r.code != 0 || !strings.Contains(r.stdout, "5 of 6 pages verified, 1 edited in Notion since (") ||
+			!strings.Contains(r.stdout, edited+"): edited") {
+			t.Errorf("%s:\n%v", strings.Join(args, " "), r)
+		}
+	}
 }
 
 // validateAgainstSchema checks a JSON report against docs/report.schema.json.

@@ -51,6 +51,7 @@ func commands() []command {
 		{"list", "list migrations, by user and status (search attributes)", newListCmd},
 		{"sync", "keep Notion in step with OneNote: a notebook's sync schedule (create, pause, resume, delete, list)", newSyncCmd},
 		{"report", "write an ended migration's loss report as JSON (--out FILE)", newReportCmd},
+		{"verify", "check a migrated notebook again: every page read back from Notion (edited since: reported, not failed)", newVerifyCmd},
 	}
 }
 

@@ -145,7 +145,7 @@ func (r result) String() string {
 func (h *harness) cmd(t *testing.T, name string, args ...string) result {
 	t.Helper()
 	full := []string{name, "-temporal-address", h.st.Server.HostPort(), "-namespace", "default"}
-	if name == "scan" || name == "migrate" {
+	if name == "scan" || name == "migrate" || name == "verify" {
 		full = append(full, "-task-queue", testQueue)
 	}
 	full = append(full, args...)

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	graph "github.com/notebridge/notebridge/emulator/graph"
+	notionemu "github.com/notebridge/notebridge/emulator/notion"
+	"github.com/notebridge/notebridge/internal/stack"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -35,15 +38,22 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("generated %d pages to migrate, want 300", len(want))
 	}
 
+	var first workflows.NotebookReport
 	t.Run("first run migrates every page once", func(t *testing.T) {
 		start := time.Now()
 		rep := wait(t, h.start(t, h.input()), 5*time.Minute)
+		first = rep
 		t.Logf("first run: %s in %s", rep.Message, time.Since(start).Round(time.Second))
 		if rep.Written != 300 || rep.FailedPages != 0 || rep.FailedSections != 0 || len(rep.Sections) != 5 {
 			t.Fatalf("report: %d written, %d failed pages, %d failed sections, %d sections; want 300, 0, 0, 5: %s",
 				rep.Written, rep.FailedPages, rep.FailedSections, len(rep.Sections), rep.Message)
 		}
 		h.checkPermits(t)
+		// Every page was read back from Notion and holds what was written.
+		if v := rep.Verification; v == nil || v.Verified != 300 || rep.Verified != 300 || rep.VerifyReads < 300 ||
+			!strings.Contains(rep.Message, "300 of 300 pages verified") {
+			t.Errorf("verification: %+v, %d verified by this run, %d reads; message %q", v, rep.Verified, rep.VerifyReads, rep.Message)
+		}
 		rows, dup := exportedRows(t, h.notion.Export(), nb.DisplayName)
 		if len(dup) > 0 {
 			t.Errorf("pages written more than once: %v", dup)
@@ -207,6 +217,49 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("scan ETA is %s", res.Notebooks[0].ETAText)
 		}
 		t.Logf("scan: %s", res.Notebooks[0].ETAText)
+	})
+
+	t.Run("verify reports the one page a person edited as edited", func(t *testing.T) {
+		rows, _ := exportedRows(t, h.notion.Export(), nb.DisplayName)
+		edited := rows[migrated[3].Pages[7].ID].ID
+		block := ""
+		stack.EachRow(h.notion.Export().Pages, func(row notionemu.Page) {
+			if strings.ReplaceAll(row.ID, "-", "") != strings.ReplaceAll(edited, "-", "") {
+				return
+			}
+			for _, b := range row.Blocks {
+				if _, ok := b.Content["rich_text"]; ok && block == "" {
+					block = b.ID
+				}
+			}
+		})
+		if block == "" {
+			t.Fatalf("page %s has no block with text", edited)
+		}
+		if err := h.notion.PersonEditText(block, "Rewritten by hand in Notion"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		// The temporal CLI form: only the notebook page, as typed.
+		run, err := h.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "verify/" + first.NotebookPageID, TaskQueue: e2eQueue},
+			workflows.VerifyNotebookName, json.RawMessage(`{"notebookPageID":"`+first.NotebookPageID+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res workflows.VerifyReport
+		if err := run.Get(ctx, &res); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("verify: %s", res.Message)
+		// Every database under the notebook page is looked into (the
+		// section left out has an empty one, made by the layout).
+		if res.Sections < 5 || res.Pages != 300 || res.Verified != 299 || res.Edited != 1 || res.Differs != 0 || res.Reads < 300 {
+			t.Errorf("verify: %+v", res)
+		}
+		if len(res.NotVerified) != 1 || res.NotVerified[0].NotionPageID != edited || res.NotVerified[0].Verdict != "edited" {
+			t.Errorf("pages named: %+v, want only %s as edited", res.NotVerified, edited)
+		}
 	})
 
 	t.Run("no token in any history", func(t *testing.T) {

@@ -77,7 +77,8 @@ type MigrateInput struct {
 	// (leave every image, attachment or drawing out: a skipped image or
 	// attachment is never fetched, saving its Graph request, and each is
 	// reported as skipped by option) and imageAlt ("drop", the default, or
-	// "caption": an image's alt text becomes its caption). See
+	// "caption": an image's alt text becomes its caption), and
+	// skipVerify (do not read each written page back). See
 	// docs/options.md.
 	activities.ContentOptions
 	// State is the notebook's progress carried across continue-as-new.
@@ -93,7 +94,7 @@ type MigrateInput struct {
 }
 
 // migrateInputFields lists MigrateInput's JSON fields, for error messages.
-const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, file, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, sync"
+const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, file, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, skipVerify, sync"
 
 // UnmarshalJSON decodes an input strictly (an unknown field is an error,
 // so a misspelt option is not silently ignored). It never fails: what is

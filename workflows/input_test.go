@@ -93,13 +93,13 @@ func TestEstimateDuration(t *testing.T) {
 func TestContentOptionsInput(t *testing.T) {
 	var in MigrateInput
 	if err := json.Unmarshal([]byte(`{"user":"alice","notebook":"NB","notionParent":"p1",
-		"skipImages":true,"skipAttachments":true,"skipInk":true,"imageAlt":"Caption"}`), &in); err != nil {
+		"skipImages":true,"skipAttachments":true,"skipInk":true,"imageAlt":"Caption","skipVerify":true}`), &in); err != nil {
 		t.Fatal(err)
 	}
 	if err := in.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := activities.ContentOptions{SkipImages: true, SkipAttachments: true, SkipInk: true, ImageAlt: "caption"}
+	want := activities.ContentOptions{SkipImages: true, SkipAttachments: true, SkipInk: true, ImageAlt: "caption", SkipVerify: true}
 	if in.ContentOptions != want {
 		t.Errorf("options %+v, want %+v", in.ContentOptions, want)
 	}

@@ -100,6 +100,13 @@ type NotebookReport struct {
 	LossKinds       []report.KindCount `json:"lossKinds,omitempty"`
 	ReportPageID    string             `json:"reportPageID,omitempty"`
 	ReportError     string             `json:"reportError,omitempty"`
+	// Verification counts every migrated page's read-back verdict, as
+	// the rows hold it (from the migration report); Verified counts
+	// those written by this run and read back as written, VerifyReads
+	// the Notion reads that cost.
+	Verification *report.Verification `json:"verification,omitempty"`
+	Verified     int                  `json:"verified,omitempty"`
+	VerifyReads  int                  `json:"verifyReads,omitempty"`
 	// LinkPages and LinkBlocks count the link pass; LinkFailed counts
 	// pages whose links Notion refused to change.
 	LinkPages  int `json:"linkPages"`
@@ -848,7 +855,7 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 		rep.ReportError = errorText(err)
 		return
 	}
-	rep.ReportPageID, rep.LossKinds = res.ReportPageID, res.Kinds
+	rep.ReportPageID, rep.LossKinds, rep.Verification = res.ReportPageID, res.Kinds, res.Verification
 	nb.recovered(ServiceNotion)
 }
 
@@ -873,6 +880,8 @@ func (nb *notebook) report() NotebookReport {
 			rep.Losses += r.Losses
 			rep.Approximations += r.Approximations
 			rep.PagesWithLosses += r.LossPageCount
+			rep.Verified += r.Verified
+			rep.VerifyReads += r.VerifyReads
 			rep.UnsentUnits += r.UnsentUnits
 			rep.Reruns += r.Reruns
 			rep.MostReruns = max(rep.MostReruns, r.MostReruns)
@@ -899,6 +908,9 @@ func (nb *notebook) summary(rep NotebookReport) string {
 		msg += "; " + s + " (every item on the \"" + notion.ReportTitle + "\" page under the notebook's page in Notion)"
 	} else if rep.Losses+rep.Approximations > 0 {
 		msg += fmt.Sprintf("; %d items lost and %d approximated, on %d pages", rep.Losses, rep.Approximations, rep.PagesWithLosses)
+	}
+	if v := rep.Verification; v != nil {
+		msg += fmt.Sprintf("; %s (%d Notion reads)", v, rep.VerifyReads)
 	}
 	if rep.ReportError != "" {
 		msg += "; the migration report was not written: " + rep.ReportError

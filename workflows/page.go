@@ -76,6 +76,7 @@ func (s *section) page(ctx workflow.Context, p activities.PageMeta, parent strin
 		s.recovered(ServiceNotion)
 		e.Status, e.NotionID, e.Written, e.Links = PageDone, res.NotionPageID, !res.Unchanged, res.Links
 		e.Losses, e.Approximations, e.LossNotes = res.Losses, res.Approximations, res.LossSamples
+		e.Verification, e.VerifyReads = res.Verification, res.VerifyReads
 		if len(e.LossNotes) > maxLossNotes {
 			e.LossNotes = e.LossNotes[:maxLossNotes]
 		}

@@ -72,6 +72,10 @@ type LedgerEntry struct {
 	// Reruns counts the times the page ran again because the worker
 	// holding it was lost.
 	Reruns int `json:"reruns,omitempty"`
+	// Verification is the written page's read-back verdict and
+	// VerifyReads the Notion reads it cost.
+	Verification string `json:"verification,omitempty"`
+	VerifyReads  int    `json:"verifyReads,omitempty"`
 }
 
 // SectionState is a section's progress, carried across continue-as-new.
@@ -189,6 +193,10 @@ type Tally struct {
 	// LossPageCount counts the pages written with losses or
 	// approximations.
 	LossPageCount int `json:"lossPageCount,omitempty"`
+	// Verified counts the pages written and read back as written,
+	// VerifyReads the Notion reads that cost.
+	Verified    int `json:"verified,omitempty"`
+	VerifyReads int `json:"verifyReads,omitempty"`
 	// FailedPages and LossPages name the first maxNamed of them.
 	FailedPages []PageFailure `json:"failedPages,omitempty"`
 	LossPages   []PageLoss    `json:"lossPages,omitempty"`
@@ -203,6 +211,10 @@ func (t *Tally) add(p activities.PageMeta, e *LedgerEntry) {
 			return
 		}
 		t.Written++
+		t.VerifyReads += e.VerifyReads
+		if e.Verification == "verified" {
+			t.Verified++
+		}
 		if e.Links > 0 {
 			t.Linked++
 		}
@@ -269,6 +281,10 @@ type SectionResult struct {
 	Approximations int        `json:"approximations,omitempty"`
 	LossPageCount  int        `json:"lossPageCount,omitempty"`
 	LossPages      []PageLoss `json:"lossPages,omitempty"`
+	// Verified counts the pages written now and read back as written;
+	// VerifyReads counts the Notion reads of the read-backs.
+	Verified    int `json:"verified,omitempty"`
+	VerifyReads int `json:"verifyReads,omitempty"`
 	// Stopped says why the section stopped before its last page ("" if
 	// it did not), and StoppedType is the error type that stopped it:
 	// the pages not handled are left for a later run.
@@ -660,6 +676,7 @@ func (s *section) result() SectionResult {
 	return SectionResult{SectionID: s.in.Section.ID, Pages: t.Pages, Done: t.Done, Written: t.Written,
 		Skipped: t.Skipped + t.Gone, Failed: t.Failed, FailedPages: t.FailedPages, Linked: t.Linked,
 		Losses: t.Losses, Approximations: t.Approximations, LossPageCount: t.LossPageCount, LossPages: t.LossPages,
+		Verified: t.Verified, VerifyReads: t.VerifyReads,
 		ListCalls: s.st.ListCalls, Permits: s.st.Permits, Waited: s.st.Waited,
 		Relisted: s.st.Relisted, Reruns: s.st.Reruns, MostReruns: s.st.MostReruns, UnsentUnits: s.st.Unsent, LinksPending: s.st.LinksPending,
 		LastError: s.lastErr}

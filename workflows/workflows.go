@@ -130,4 +130,5 @@ func (w *Workflows) Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(w.MigrateNotebook, workflow.RegisterOptions{Name: MigrateNotebookName})
 	r.RegisterWorkflowWithOptions(w.MigrateSection, workflow.RegisterOptions{Name: MigrateSectionName})
 	r.RegisterWorkflowWithOptions(w.ScanNotebooks, workflow.RegisterOptions{Name: ScanNotebooksName})
+	r.RegisterWorkflowWithOptions(w.VerifyNotebook, workflow.RegisterOptions{Name: VerifyNotebookName})
 }

@@ -43,8 +43,12 @@ type Result struct {
 	FailedSections                  int
 	// Losses is the report's loss counts by kind ("" when nothing was
 	// lost or approximated).
-	Losses   string
-	Duration time.Duration
+	Losses string
+	// Verification is the read-back verdicts and their Notion reads
+	// ("160 of 160 pages verified (640 Notion reads)"; "" when the
+	// report has none).
+	Verification string
+	Duration     time.Duration
 	// GraphRequests, Graph429s and Violations come from the Graph
 	// emulator (zero with -real).
 	GraphRequests, Graph429s int64
@@ -129,6 +133,7 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 	res.Duration = time.Since(start)
 	res.Written, res.Skipped, res.Failed, res.FailedSections = report.Written, report.Skipped, report.FailedPages, report.FailedSections
 	res.Losses = lossLine(report)
+	res.Verification = verificationLine(report)
 	if report.Pages > 0 {
 		res.Pages = report.Pages
 	}
@@ -145,6 +150,9 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 	}
 	if d.notionURL != "" && res.NotionPages != res.Written+res.Skipped {
 		problems = append(problems, fmt.Sprintf("the Notion emulator holds %d pages, the workflow reports %d", res.NotionPages, res.Written+res.Skipped))
+	}
+	if v := report.Verification; v != nil && v.Differs > 0 {
+		problems = append(problems, fmt.Sprintf("%d pages read back differently from what was written", v.Differs))
 	}
 	if len(problems) > 0 {
 		err := fmt.Errorf("the migration was not clean: %s", strings.Join(problems, "; "))
@@ -553,6 +561,9 @@ func (d *demo) printSummary(r *Result) {
 	if r.Losses != "" {
 		fmt.Fprintf(w, "  loss report:         %s\n", r.Losses)
 	}
+	if r.Verification != "" {
+		fmt.Fprintf(w, "  verification:        %s\n", r.Verification)
+	}
 	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
 	if d.graphURL != "" {
 		fmt.Fprintf(w, "  Graph requests:      %d (429s: %d)\n", r.GraphRequests, r.Graph429s)
@@ -595,6 +606,15 @@ func lossLine(rep workflows.NotebookReport) string {
 		return ""
 	}
 	return s + " (each listed on the \"" + notion.ReportTitle + "\" page in Notion)"
+}
+
+// verificationLine is the read-back verdicts of every migrated page, as
+// the rows hold them, and the Notion reads this run's read-backs cost.
+func verificationLine(rep workflows.NotebookReport) string {
+	if rep.Verification == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s (%d Notion reads)", rep.Verification, rep.VerifyReads)
 }
 
 func getBytes(ctx context.Context, u string) ([]byte, error) {

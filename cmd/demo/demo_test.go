@@ -71,6 +71,11 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 	if violations[0] != 0 {
 		t.Errorf("summary: %d Graph violations, want 0", violations[0])
 	}
+	// Every page was read back from Notion and holds what was written.
+	verified := summaryInts(t, summary, `verification: +(\d+) of (\d+) pages verified \((\d+) Notion reads\)`)
+	if verified[0] != migrated[1] || verified[1] != migrated[1] || verified[2] < migrated[1] {
+		t.Errorf("summary: %d of %d pages verified (%d reads), want all %d, at least a read each", verified[0], verified[1], verified[2], migrated[1])
+	}
 
 	raw, err := os.ReadFile(filepath.Join(dir, "notion-export.json"))
 	if err != nil {

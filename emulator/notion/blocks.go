@@ -123,7 +123,7 @@ func (s *Server) deleteBlock(c *call) (any, error) {
 		return nil, archivedError()
 	}
 	n.archived = true
-	n.edited = s.stamp()
+	n.edited, n.editedBy = s.stamp(), ""
 	return s.renderBlock(c.base, n), nil
 }
 
@@ -191,7 +191,7 @@ func (s *Server) updateBlock(c *call) (any, error) {
 	if hasArchived {
 		n.archived = archived
 	}
-	n.edited = s.stamp()
+	n.edited, n.editedBy = s.stamp(), ""
 	return s.renderBlock(c.base, n), nil
 }
 

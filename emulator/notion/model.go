@@ -34,6 +34,9 @@ type node struct {
 	seq     int64 // creation order
 	created time.Time
 	edited  time.Time
+	// editedBy is the person who last edited the node in Notion's app
+	// (PersonEditText); "" when the integration did.
+	editedBy string
 
 	archived bool
 	// unshared hides the node and its descendants from the integration.

@@ -168,7 +168,7 @@ func (s *Server) updatePage(c *call) (any, error) {
 	if hasArchived {
 		n.archived = archived
 	}
-	n.edited = s.stamp()
+	n.edited, n.editedBy = s.stamp(), ""
 	return s.renderPage(c.base, n), nil
 }
 

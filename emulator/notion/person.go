@@ -57,3 +57,28 @@ func (s *Server) PersonRename(id, title string) error {
 	n.edited = s.stamp()
 	return nil
 }
+
+// PersonID is the user a person's edits (PersonEditText) are made by.
+const PersonID = "5e7a0b1c-0000-4000-8000-00000000fe11"
+
+// PersonEditText replaces the text of block id (a block with rich text)
+// by text, as typing in Notion's app does: the block and the page it is
+// on are then last edited by PersonID, now.
+func (s *Server) PersonEditText(id, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.nodes[id]
+	if n == nil || n.kind != kindBlock || n.archived {
+		return fmt.Errorf("notion emulator: no live block %q to edit", id)
+	}
+	if _, ok := n.content["rich_text"]; !ok {
+		return fmt.Errorf("notion emulator: block %q (%s) has no text to edit", id, n.typ)
+	}
+	n.content["rich_text"] = []any{textItem(text)}
+	now := s.stamp()
+	n.edited, n.editedBy = now, PersonID
+	if p := s.pageOf(n); p != nil {
+		p.edited, p.editedBy = now, PersonID
+	}
+	return nil
+}

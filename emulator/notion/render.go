@@ -24,6 +24,15 @@ func (s *Server) userRef() map[string]any {
 	return map[string]any{"object": "user", "id": s.botID}
 }
 
+// editorRef is who last edited n: the person of PersonEditText, or the
+// integration.
+func (s *Server) editorRef(n *node) map[string]any {
+	if n.editedBy != "" {
+		return map[string]any{"object": "user", "id": n.editedBy}
+	}
+	return s.userRef()
+}
+
 func parentJSON(p parentRef) map[string]any {
 	if p.typ == parentWorkspace {
 		return map[string]any{"type": "workspace", "workspace": true}
@@ -90,7 +99,7 @@ func (s *Server) renderBlock(base string, n *node) map[string]any {
 		"created_time":     timestamp(n.created),
 		"last_edited_time": timestamp(n.edited),
 		"created_by":       s.userRef(),
-		"last_edited_by":   s.userRef(),
+		"last_edited_by":   s.editorRef(n),
 		"has_children":     len(s.liveChildren(n)) > 0,
 		"archived":         n.archived,
 		"in_trash":         n.archived,
@@ -114,7 +123,7 @@ func (s *Server) renderPage(base string, n *node) map[string]any {
 		"created_time":     timestamp(n.created),
 		"last_edited_time": timestamp(n.edited),
 		"created_by":       s.userRef(),
-		"last_edited_by":   s.userRef(),
+		"last_edited_by":   s.editorRef(n),
 		"cover":            s.renderIcon(base, n.cover),
 		"icon":             s.renderIcon(base, n.icon),
 		"parent":           parentJSON(n.parent),
@@ -133,7 +142,7 @@ func (s *Server) renderDatabase(base string, n *node) map[string]any {
 		"created_time":     timestamp(n.created),
 		"last_edited_time": timestamp(n.edited),
 		"created_by":       s.userRef(),
-		"last_edited_by":   s.userRef(),
+		"last_edited_by":   s.editorRef(n),
 		"title":            clone(n.title),
 		"description":      descriptionOf(n),
 		"icon":             s.renderIcon(base, n.icon),

@@ -76,7 +76,7 @@ func (s *Server) insertBlocks(parent *node, blocks []*newBlock, after string) []
 		}
 	}
 	parent.children = slices.Insert(parent.children, pos, ids...)
-	parent.edited = s.stamp()
+	parent.edited, parent.editedBy = s.stamp(), ""
 	return created
 }
 

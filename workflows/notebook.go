@@ -12,6 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
+	"github.com/notebridge/notebridge/internal/seconds"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
@@ -53,6 +54,9 @@ type SectionSummary struct {
 	Relisted bool `json:"relisted,omitempty"`
 	// Live is a running section's last report (progress query only).
 	Live *SectionPulse `json:"live,omitempty"`
+	// Counted is what the section's runs so far add to the notebook's
+	// counts, carried across runs and retries.
+	Counted SectionCount `json:"counted,omitzero"`
 	// DatabaseID is the section's Notion database (the notebook's report
 	// only): `starter report` reads the loss records of its rows.
 	DatabaseID string `json:"databaseID,omitempty"`
@@ -111,6 +115,11 @@ type NotebookReport struct {
 	// counts them too.
 	LinkLosses    int `json:"linkLosses,omitempty"`
 	LinkLossPages int `json:"linkLossPages,omitempty"`
+	// Permits counts the Graph permits the sections took (one a request
+	// attempt, over every run and retry) and PermitsWaited their wait:
+	// the figures of the last progress query.
+	Permits       int              `json:"permits"`
+	PermitsWaited seconds.Duration `json:"permitsWaitedSeconds"`
 	// UnsentUnits counts Graph permit units granted but not used
 	// (resource downloads that stopped early), which the limiter gives
 	// back.
@@ -627,6 +636,7 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult
 		err := workflow.ExecuteChildWorkflow(cctx, MigrateSectionName, in).Get(ctx, &res)
+		s.Counted.ended(res, nb.live[s.ID])
 		delete(nb.live, s.ID)
 		if res.Done+res.Failed > 0 {
 			nb.heard(workflow.Now(ctx), res.LastError)
@@ -842,6 +852,8 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 
 func (nb *notebook) report() NotebookReport {
 	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, NotebookPageID: nb.page, DryRun: nb.in.DryRun}
+	permits, waited := nb.spent()
+	rep.Permits, rep.PermitsWaited = permits, seconds.Of(waited)
 	for _, s := range nb.sections {
 		line := *s
 		line.DatabaseID = nb.dbs[s.ID]
@@ -935,14 +947,12 @@ func (nb *notebook) progress() NotebookProgress {
 			p.Skipped++
 		}
 		// A running section counts what it last reported, an ended one
-		// its result.
-		switch l, r := nb.live[s.ID], s.result; {
-		case s.Status == SectionRunning && l != nil:
+		// its result, each with what its earlier runs counted.
+		l := nb.live[s.ID]
+		if s.Status == SectionRunning && l != nil {
 			p.Sections[len(p.Sections)-1].Live = l
-			p.add(*l)
-		case r != nil:
-			p.add(SectionPulse{Pages: r.Pages, Done: r.Done, Failed: r.Failed, Skipped: r.Skipped, Permits: r.Permits, Waited: r.Waited})
 		}
+		p.add(s.counts(l))
 	}
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)

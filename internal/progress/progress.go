@@ -98,31 +98,44 @@ type Totals struct {
 	Age      time.Duration
 }
 
-// TotalsOf adds up a Snapshot; scan maps section IDs to the page counts
-// of the user's last scan (nil if none).
+// TotalsOf is a Snapshot's counts: the notebook's own sums from its
+// progress query (the one place they are computed, carried across runs
+// and retries so they only move forward), or its report once it ended
+// and no worker answered; sections whose pages are not counted yet add
+// the page counts of the user's last scan (scan maps section IDs to
+// them; nil if none), or count as Unknown.
 func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 	var t Totals
 	if s.Running() && !s.ProgressOK {
 		// No worker answered: nothing is known, which is not zero.
 		return Totals{NoAnswer: true}
 	}
+	secs := s.SectionList()
+	switch {
+	case s.ProgressOK:
+		p := s.Progress
+		t.Pages, t.Done, t.Failed, t.Unchanged = p.PagesListed, p.PagesDone, p.PagesFailed, p.PagesSkipped
+		t.Permits, t.Waited = p.Permits, p.Waited
+	case s.Report != nil:
+		r := s.Report
+		t.Pages, t.Done, t.Failed, t.Unchanged = r.Pages, r.Pages-r.FailedPages, r.FailedPages, r.Skipped
+		t.Permits, t.Waited = r.Permits, r.PermitsWaited.D()
+	}
 	unlisted := func(id string) {
 		if n, ok := scan[id]; ok {
 			t.Pages += n
-			t.Remaining += n
 		} else {
 			t.Unknown++
 		}
 	}
-	var runningETA time.Duration
-	if len(s.SectionList()) == 0 {
+	if len(secs) == 0 {
 		// The notebook has not listed its sections yet: the scan's count.
 		for _, n := range scan {
 			t.Pages += n
-			t.Remaining += n
 		}
 	}
-	for _, sec := range s.SectionList() {
+	var runningETA time.Duration
+	for _, sec := range secs {
 		switch sec.Status {
 		case workflows.SectionDone:
 			t.SecDone++
@@ -130,45 +143,15 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 			t.SecFailed++
 		case workflows.SectionRunning:
 			t.SecRunning++
+			runningETA = max(runningETA, s.Sections[sec.ID].ETA)
 		default:
 			t.SecPending++
 		}
-		if sec.Status == workflows.SectionRunning {
-			sp, ok := s.Sections[sec.ID]
-			if l := sec.Live; !ok && l != nil {
-				// The section did not answer its query: what it last
-				// told the notebook.
-				sp, ok = workflows.SectionProgress{Phase: l.Phase, Pages: l.Pages, Done: l.Done, Failed: l.Failed, Skipped: l.Skipped,
-					Remaining: l.Pages - l.Done - l.Failed, Permits: l.Permits, Waited: l.Waited}, true
-			}
-			if !ok || (sp.Pages == 0 && sp.Phase == "listing") {
-				unlisted(sec.ID)
-				continue
-			}
-			t.Pages += sp.Pages
-			t.Failed += sp.Failed
-			t.Remaining += sp.Remaining
-			t.Done += sp.Pages - sp.Remaining - sp.Failed
-			t.Unchanged += sp.Skipped
-			t.Permits += sp.Permits
-			t.Waited += sp.Waited
-			runningETA = max(runningETA, sp.ETA)
-			continue
-		}
-		if sec.Status == workflows.SectionPending || (sec.Status == workflows.SectionFailed && sec.Pages == 0 && sec.Error != "") {
-			// Not started, or failed before it listed its pages.
+		if !Listed(sec) {
 			unlisted(sec.ID)
-			continue
 		}
-		t.Pages += sec.Pages
-		t.Failed += sec.Failed
-		t.Done += sec.Pages - sec.Failed
-		t.Unchanged += sec.Skipped
 	}
-	if s.ProgressOK {
-		t.Permits += s.Progress.Permits
-		t.Waited += s.Progress.Waited
-	}
+	t.Remaining = max(0, t.Pages-t.Done-t.Failed)
 	worked := t.Done - t.Unchanged + t.Failed
 	elapsed := s.Now.Sub(s.Started)
 	switch {
@@ -181,6 +164,16 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 		t.ETA = runningETA
 	}
 	return t
+}
+
+// Listed reports whether the notebook counts a section's pages: it ended
+// (done, or skipped as unreadable), or a run of it listed pages.
+func Listed(sec workflows.SectionSummary) bool {
+	live := 0
+	if sec.Live != nil {
+		live = sec.Live.Pages
+	}
+	return sec.Status == workflows.SectionDone || sec.Status == workflows.SectionSkipped || max(sec.Pages, sec.Counted.Pages, live) > 0
 }
 
 // PagesText is "52/160 pages" ("52/160+" while some sections are not
@@ -272,7 +265,7 @@ func Line(s *Snapshot, t Totals) string {
 	parts := []string{
 		fmt.Sprintf("%s done%s, %d failed, %d left", t.PagesText(), asOf, t.Failed, t.Remaining),
 		"ETA " + t.ETAText(),
-		fmt.Sprintf("permit waits %s (%d permits)", ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits),
+		fmt.Sprintf("permit waits %s (%d Graph permits)", ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits),
 	}
 	if t.NoAnswer {
 		if t.Age == 0 {

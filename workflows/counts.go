@@ -22,7 +22,7 @@ type SectionCount struct {
 	// (one a request attempt, each covering one or more Graph requests)
 	// and the time they waited for them.
 	Permits int              `json:"permits"`
-	Waited  seconds.Duration `json:"permitsWaitedSeconds"`
+	Waited  seconds.Duration `json:"permitWaitSeconds"`
 }
 
 // saw raises the most pages listed, done and unchanged to a run's.

@@ -119,7 +119,7 @@ type NotebookReport struct {
 	// attempt, over every run and retry) and PermitsWaited their wait:
 	// the figures of the last progress query.
 	Permits       int              `json:"permits"`
-	PermitsWaited seconds.Duration `json:"permitsWaitedSeconds"`
+	PermitsWaited seconds.Duration `json:"permitWaitSeconds"`
 	// UnsentUnits counts Graph permit units granted but not used
 	// (resource downloads that stopped early), which the limiter gives
 	// back.
@@ -163,7 +163,9 @@ type CarriedSection struct {
 	Result *SectionResult `json:"result,omitempty"`
 }
 
-// NotebookProgress answers the progress query of a notebook.
+// NotebookProgress answers the progress query of a notebook. Its JSON
+// (MarshalJSON) is that of starter status --json: pages and
+// sectionCounts apart, durations in seconds, a one-line summary.
 type NotebookProgress struct {
 	Phase    string           `json:"phase"`
 	Sections []SectionSummary `json:"sections"`
@@ -948,11 +950,15 @@ func (nb *notebook) progress() NotebookProgress {
 		}
 		// A running section counts what it last reported, an ended one
 		// its result, each with what its earlier runs counted.
-		l := nb.live[s.ID]
+		l, c := nb.live[s.ID], s.counts(nb.live[s.ID])
+		line := &p.Sections[len(p.Sections)-1]
 		if s.Status == SectionRunning && l != nil {
-			p.Sections[len(p.Sections)-1].Live = l
+			line.Live = l
 		}
-		p.add(s.counts(l))
+		// The line's counts are those the notebook adds up, never 0
+		// pages beside a live count of 40.
+		line.Pages, line.Skipped, line.Failed = c.Pages, c.Skipped, c.Failed
+		p.add(c)
 	}
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)

@@ -87,10 +87,10 @@ type Totals struct {
 	// listed, and not in the last scan).
 	Unknown int
 	// sections by status
-	SecDone, SecRunning, SecPending, SecFailed int
-	Permits                                    int
-	Waited                                     time.Duration
-	ETA                                        time.Duration
+	SecDone, SecRunning, SecPending, SecFailed, SecSkipped int
+	Permits                                                int
+	Waited                                                 time.Duration
+	ETA                                                    time.Duration
 	// NoAnswer is set when the running migration did not answer its
 	// progress query: the counts are unknown (all zero), or, from a
 	// Tracker, the last known ones, Age old.
@@ -144,10 +144,12 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 		case workflows.SectionRunning:
 			t.SecRunning++
 			runningETA = max(runningETA, s.Sections[sec.ID].ETA)
+		case workflows.SectionSkipped:
+			t.SecSkipped++
 		default:
 			t.SecPending++
 		}
-		if !Listed(sec) {
+		if !sec.Listed() {
 			unlisted(sec.ID)
 		}
 	}
@@ -164,16 +166,6 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 		t.ETA = runningETA
 	}
 	return t
-}
-
-// Listed reports whether the notebook counts a section's pages: it ended
-// (done, or skipped as unreadable), or a run of it listed pages.
-func Listed(sec workflows.SectionSummary) bool {
-	live := 0
-	if sec.Live != nil {
-		live = sec.Live.Pages
-	}
-	return sec.Status == workflows.SectionDone || sec.Status == workflows.SectionSkipped || max(sec.Pages, sec.Counted.Pages, live) > 0
 }
 
 // PagesText is "52/160 pages" ("52/160+" while some sections are not
@@ -218,7 +210,7 @@ func BudgetText(st *entity.State, user string) string {
 func ScopeText(su limiter.ScopeUsage) string {
 	var parts []string
 	for _, w := range su.Windows {
-		p := fmt.Sprintf("%d/%d per %s", w.Used, w.Effective, ShortDur(w.Per))
+		p := fmt.Sprintf("%d/%d per %s", w.Used, w.Effective, ShortDur(w.Per.D()))
 		if w.Effective != w.Limit {
 			p += fmt.Sprintf(" (lowered from %d)", w.Limit)
 		}

@@ -85,7 +85,7 @@ func TestTotals(t *testing.T) {
 
 func TestLineAndBudget(t *testing.T) {
 	st := &entity.State{Model: limiter.Snapshot{Users: []limiter.UserUsage{{User: "alice", Queued: [2]int{0, 4}, ScopeUsage: limiter.ScopeUsage{
-		Windows:  []limiter.WindowUsage{{Per: time.Minute, Limit: 120, Effective: 120, Used: 96}, {Per: time.Hour, Limit: 400, Effective: 300, Used: 290}},
+		Windows:  []limiter.WindowUsage{{Per: seconds.Of(time.Minute), Limit: 120, Effective: 120, Used: 96}, {Per: seconds.Of(time.Hour), Limit: 400, Effective: 300, Used: 290}},
 		InFlight: 3, EffectiveConcurrency: 5, Breaker: limiter.BreakerInfo{State: "open", Reason: "429 from Graph"}}}}}}
 	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, User: "alice", Limiter: st, ProgressOK: true,
 		Progress: workflows.NotebookProgress{Phase: "migrating"}}
@@ -202,8 +202,8 @@ func TestHealthRendering(t *testing.T) {
 func TestTotalsAreTheNotebooks(t *testing.T) {
 	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, ProgressOK: true,
 		Sections: map[string]workflows.SectionProgress{"a": {Pages: 10, Done: 1, Remaining: 9}}, Progress: workflows.NotebookProgress{
-		Phase: "migrating", PagesListed: 10, PagesDone: 4, PagesFailed: 1, PagesSkipped: 2, Sections: []workflows.SectionSummary{{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning,
-			Live: &workflows.SectionPulse{Pages: 10, Done: 4, Failed: 1, Skipped: 2, Phase: "migrating"}}}}}
+			Phase: "migrating", PagesListed: 10, PagesDone: 4, PagesFailed: 1, PagesSkipped: 2, Sections: []workflows.SectionSummary{{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning,
+				Live: &workflows.SectionPulse{Pages: 10, Done: 4, Failed: 1, Skipped: 2, Phase: "migrating"}}}}}
 	got := TotalsOf(snap, nil)
 	if want := (Totals{Pages: 10, Done: 4, Failed: 1, Unchanged: 2, Remaining: 5, SecRunning: 1}); got != want {
 		t.Errorf("totals\n got %+v\nwant %+v", got, want)

@@ -7,7 +7,9 @@ package seconds
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -36,4 +38,39 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	*d = Duration(time.Duration(f * float64(time.Second)).Round(time.Millisecond))
 	return nil
+}
+
+// UnreadableKeys returns the paths of the keys of a JSON document that
+// look like durations (an ETA, a wait but not a count of waiting
+// requests, a stall, a window's "per", a
+// TTL) and hold a number under a key not ending in Seconds: nanoseconds,
+// which a person cannot read. Tests of every JSON a person reads use it.
+func UnreadableKeys(doc []byte) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	return unreadable(v, ""), nil
+}
+
+func unreadable(v any, path string) []string {
+	var bad []string
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			lk := strings.ToLower(k)
+			looks := strings.Contains(lk, "eta") || strings.Contains(lk, "waited") || strings.HasSuffix(lk, "wait") || strings.Contains(lk, "stall") ||
+				lk == "per" || lk == "ttl" || strings.Contains(lk, "duration") || strings.Contains(lk, "elapsed")
+			if _, num := e.(float64); num && looks && !strings.HasSuffix(k, "Seconds") {
+				bad = append(bad, path+"."+k)
+			}
+			bad = append(bad, unreadable(e, path+"."+k)...)
+		}
+	case []any:
+		for _, e := range x {
+			bad = append(bad, unreadable(e, path+"[]")...)
+		}
+	}
+	slices.Sort(bad)
+	return bad
 }

@@ -2,6 +2,7 @@ package seconds
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,5 +38,18 @@ func TestDurationJSON(t *testing.T) {
 	var d Duration
 	if err := json.Unmarshal([]byte(`"1m"`), &d); err == nil {
 		t.Error("a duration string was read as seconds; want an error naming the form")
+	}
+}
+
+func TestUnreadableKeys(t *testing.T) {
+	doc := `{"etaSeconds":53,"eta":53000000000,"phase":"migrating","live":{"permitsWaited":5,"permitWaitSeconds":5},` +
+		`"windows":[{"per":60000000000,"perSeconds":60}],"etaText":"1m","waiting":3,"waitingFor":"x"}`
+	got, err := UnreadableKeys([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".eta", ".live.permitsWaited", ".windows[].per"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

@@ -411,6 +411,10 @@ func (nb *notebook) health(p NotebookProgress) Health {
 		return h
 	case p.Running == 0 && nb.phase != "migrating":
 		h.State = nb.phase
+		if stall, next := nb.stepStall(); stall != "" {
+			h.State, h.Stall, h.Next = "stalled", stall, next
+			return h
+		}
 		if nb.lastErr != nil && nb.lastErr.Ongoing && !nb.ended && nb.phase != "failed" && nb.phase != "stopped" {
 			h.State = "failing"
 			h.Next = nb.nextAction(h)

@@ -243,6 +243,8 @@ type notebook struct {
 	// handed to the sections that write (see sweep).
 	syncRep *SyncReport
 	listed  map[string][]activities.PageMeta
+	// step is when the phase last changed (stepStall).
+	step stepWatch
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -275,6 +277,7 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		nb.details(ctx)
 	})
 	nb.watchStalls(ctx)
+	nb.watchSteps(ctx)
 	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
 	}

@@ -47,6 +47,9 @@ type statusJSON struct {
 	// got no answer now.
 	CountsUnknown    bool    `json:"countsUnknown,omitempty"`
 	CountsAgeSeconds float64 `json:"countsAgeSeconds,omitempty"`
+	// Down names the component that is down when the counts are not
+	// known (the workers, the Temporal server or its database).
+	Down string `json:"down,omitempty"`
 }
 
 func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
@@ -56,7 +59,7 @@ func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
 // statusJSONOf is statusJSON with the counts t (a Tracker's, when
 // following).
 func (s *statusCmd) statusJSONOf(snap *progress.Snapshot, t progress.Totals) statusJSON {
-	j := statusJSON{Summary: progress.Line(snap, t), CountsUnknown: t.NoAnswer && t.Age == 0,
+	j := statusJSON{Summary: progress.Line(snap, t), Down: snap.Down, CountsUnknown: t.NoAnswer && t.Age == 0,
 		CountsAgeSeconds: t.Age.Round(time.Second).Seconds(), Type: "status", WorkflowID: snap.ID, User: snap.User, NotebookID: snap.NotebookID,
 		State: progress.StatusName(snap.Status), Waiting: snap.Waiting(), StartTime: snap.Started, CloseTime: snap.Closed,
 		ElapsedSeconds:    snap.Now.Sub(snap.Started).Round(time.Second).Seconds(),

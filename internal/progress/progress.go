@@ -54,6 +54,10 @@ type Snapshot struct {
 	Failure error
 	// Limiter is the Graph limiter's state, if it answered.
 	Limiter *entity.State
+	// Down names the component that is down when the counts are not
+	// known: the workers (none polls the task queue), the Temporal server
+	// or its database ("" when nothing is known to be down).
+	Down string
 }
 
 // Running reports whether the migration runs.
@@ -263,7 +267,11 @@ func Line(s *Snapshot, t Totals) string {
 		if t.Age == 0 {
 			parts = parts[:0]
 		}
-		parts = append(parts, "counts unknown now: the progress query got no answer (is a worker running?)")
+		why := "the progress query got no answer (is a worker running?)"
+		if s.Down != "" {
+			why = s.Down
+		}
+		parts = append(parts, "counts unknown now: "+why)
 	}
 	if b := BudgetText(s.Limiter, s.User); b != "" {
 		parts = append(parts, "budget "+b)
@@ -508,6 +516,8 @@ func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
 	// final counts, permits included. Best effort.
 	if v, err := g.Client.QueryWorkflow(ctx, g.ID, runID, workflows.QueryProgress); err == nil && v.Get(&s.Progress) == nil {
 		s.ProgressOK = true
+	} else if s.Running() {
+		s.Down = g.workersDown(ctx, info.GetTaskQueue())
 	}
 	if !s.Running() {
 		if s.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
@@ -536,6 +546,28 @@ func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
 	}
 	s.Limiter = g.limiterState(ctx)
 	return s, nil
+}
+
+// pollWindow is how recently a worker must have polled to count as up.
+const pollWindow = time.Minute
+
+// workersDown names the workers as down when none polled the task queue
+// within pollWindow ("" when one did, or the server cannot tell).
+func (g *Gatherer) workersDown(ctx context.Context, queue string) string {
+	if queue == "" {
+		return ""
+	}
+	resp, err := g.Client.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return ""
+	}
+	for _, p := range resp.GetPollers() {
+		if time.Since(p.GetLastAccessTime().AsTime()) < pollWindow {
+			return ""
+		}
+	}
+	return fmt.Sprintf("down: the workers (none polled task queue %q in the last %s); start one: go run ./worker, "+
+		"or docker compose up -d worker, or the cluster's worker processes", queue, ShortDur(pollWindow))
 }
 
 // limiterState queries the Graph limiter: the one of -app-id, or the only

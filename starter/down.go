@@ -15,7 +15,8 @@ import (
 )
 
 // topology is how the Temporal server at an address runs, as far as the
-// address tells, and the command that starts it again.
+// address tells, and the command that starts it again (a line that
+// pastes, its note a shell comment), or what to do when there is none.
 type topology struct {
 	name, restart string
 }
@@ -31,10 +32,10 @@ func (t *temporalFlags) topology() topology {
 	switch port {
 	case cmp.Or(t.getenv("NOTEBRIDGE_CLUSTER_PORT"), "17233"):
 		return topology{name: "the cluster of `make cluster`",
-			restart: "make cluster   (scripts/cluster.sh start: starts PostgreSQL, the Temporal server and the Web UI where they are not running)"}
+			restart: "make cluster   # scripts/cluster.sh start: starts PostgreSQL, the Temporal server and the Web UI where they are not running"}
 	case "7233":
 		return topology{name: "the dev server or docker compose",
-			restart: "bin/temporal server start-dev   (with docker compose: docker compose up -d)"}
+			restart: "bin/temporal server start-dev   # with docker compose: docker compose up -d"}
 	}
 	return topology{name: "the Temporal server at " + t.address,
 		restart: "start the Temporal server at " + t.address + " (and its database) with the service manager that runs it"}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/notebridge/notebridge/internal/devserver"
+	"github.com/notebridge/notebridge/internal/shell/shelltest"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -34,8 +35,18 @@ func TestTopologyNamesTheRestartCommand(t *testing.T) {
 			}
 			return ""
 		}}
-		if got := tf.topology().restart; !strings.Contains(got, tc.want) {
+		got := tf.topology().restart
+		if !strings.Contains(got, tc.want) {
 			t.Errorf("%s: restart %q, want %q in it", tc.address, got, tc.want)
+		}
+		if strings.HasPrefix(got, "start the") {
+			continue // advice, not a command
+		}
+		// (shelltest echoes commands found on no PATH; bin/temporal is
+		// a path, so it pastes as temporal would.)
+		words, err := shelltest.Paste(strings.TrimPrefix(got, "bin/"))
+		if err != nil || len(words) != 1 || strings.Join(words[0], " ") != strings.TrimPrefix(strings.TrimSpace(strings.SplitN(got, "#", 2)[0]), "bin/") {
+			t.Errorf("%s: restart %q does not paste as one command: %q, %v", tc.address, got, words, err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/internal/seconds"
+	"github.com/notebridge/notebridge/limiter/entity"
 )
 
 // SectionCount is what a section's runs so far add to its notebook's
@@ -87,10 +88,16 @@ func (s *SectionSummary) counts(live *SectionPulse) SectionPulse {
 	return out
 }
 
-// spent is the Graph permits all the sections took and their wait.
+// took adds a Graph call's permits and wait.
+func (c *SectionCount) took(st entity.CallStats) {
+	c.Permits += st.Attempts
+	c.Waited += seconds.Of(st.Waited)
+}
+
+// spent is the Graph permits the notebook's own calls and all the
+// sections took, and their wait.
 func (nb *notebook) spent() (int, time.Duration) {
-	var n int
-	var w time.Duration
+	n, w := nb.own.Permits, nb.own.Waited.D()
 	for _, s := range nb.sections {
 		c := s.counts(nb.live[s.ID])
 		n += c.Permits

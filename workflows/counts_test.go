@@ -3,6 +3,8 @@ package workflows
 import (
 	"testing"
 	"time"
+
+	"github.com/notebridge/notebridge/limiter/entity"
 )
 
 // TestProgressCountsOnlyMoveForward walks a section through the runs that
@@ -18,6 +20,7 @@ func TestProgressCountsOnlyMoveForward(t *testing.T) {
 	other.setResult(&SectionResult{Pages: 10, Done: 10, Written: 10, Permits: 12, Waited: 3 * time.Second})
 	other.Counted.ended(*other.result, nil)
 	nb := &notebook{sections: []*SectionSummary{s, other}, live: map[string]*SectionPulse{}}
+	nb.own.took(entity.CallStats{Attempts: 3, Waited: time.Second}) // the tree
 	pulse := func(pages, done, failed, unchanged, permits int, waited time.Duration) func() {
 		return func() {
 			nb.live[s.ID] = &SectionPulse{SectionID: s.ID, Pages: pages, Done: done, Failed: failed, Skipped: unchanged,
@@ -43,17 +46,17 @@ func TestProgressCountsOnlyMoveForward(t *testing.T) {
 		// want: the notebook's pages done and permits after the step
 		done, permits int
 	}{
-		{"pending", func() {}, 10, 12},
-		{"first run starts", start, 10, 12},
-		{"first run reports", pulse(40, 20, 0, 0, 25, 5*time.Second), 30, 37},
-		{"first run reports more", pulse(40, 30, 0, 0, 36, 9*time.Second), 40, 48},
-		{"first run fails without a result", end(SectionFailed, nil), 40, 48},
-		{"retry starts", start, 40, 48},
-		{"retry reports less than the first run", pulse(40, 5, 0, 5, 6, time.Second), 40, 54},
-		{"retry fails with 10 pages failed", end(SectionFailed, &SectionResult{Pages: 40, Done: 30, Skipped: 30, Failed: 10, Permits: 20, Waited: 2 * time.Second}), 40, 68},
-		{"second retry starts", start, 40, 68},
-		{"second retry reports", pulse(40, 32, 0, 30, 4, 0), 42, 72},
-		{"second retry completes", end(SectionDone, &SectionResult{Pages: 40, Done: 40, Skipped: 30, Written: 10, Permits: 11, Waited: time.Second}), 50, 79},
+		{"pending", func() {}, 10, 15},
+		{"first run starts", start, 10, 15},
+		{"first run reports", pulse(40, 20, 0, 0, 25, 5*time.Second), 30, 40},
+		{"first run reports more", pulse(40, 30, 0, 0, 36, 9*time.Second), 40, 51},
+		{"first run fails without a result", end(SectionFailed, nil), 40, 51},
+		{"retry starts", start, 40, 51},
+		{"retry reports less than the first run", pulse(40, 5, 0, 5, 6, time.Second), 40, 57},
+		{"retry fails with 10 pages failed", end(SectionFailed, &SectionResult{Pages: 40, Done: 30, Skipped: 30, Failed: 10, Permits: 20, Waited: 2 * time.Second}), 40, 71},
+		{"second retry starts", start, 40, 71},
+		{"second retry reports", pulse(40, 32, 0, 30, 4, 0), 42, 75},
+		{"second retry completes", end(SectionDone, &SectionResult{Pages: 40, Done: 40, Skipped: 30, Written: 10, Permits: 11, Waited: time.Second}), 50, 82},
 	}
 	var last NotebookProgress
 	for i, st := range steps {

@@ -155,6 +155,8 @@ type NotebookState struct {
 	LastError *UpstreamError `json:"lastError,omitempty"`
 	// Sync is a sync run's sweep, done before the sections ran.
 	Sync *SyncReport `json:"sync,omitempty"`
+	// Own is the Graph permits of the notebook's own calls so far.
+	Own SectionCount `json:"own,omitzero"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -243,8 +245,11 @@ type notebook struct {
 	// handed to the sections that write (see sweep).
 	syncRep *SyncReport
 	listed  map[string][]activities.PageMeta
-	// step is when the phase last changed (stepStall).
+	// step is when the phase last changed (stepStall); own counts the
+	// Graph permits of the notebook's own calls (the tree, a sync's
+	// listings and checks).
 	step stepWatch
+	own  SectionCount
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -367,6 +372,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
 	nb.gone = st.Gone
 	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
+	nb.own = st.Own
 	nb.page = st.NotebookPageID
 	nb.syncRep = st.Sync
 	nb.queue = append([]int(nil), st.Queue...)
@@ -385,7 +391,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
 		Finish: nb.finish, Databases: nb.dbs, Gone: nb.gone, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
-		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep}
+		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep, Own: nb.own}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -535,6 +541,7 @@ func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.Note
 	if err == nil && len(trees) == 1 {
 		err = r.complete(ctx, trees[0])
 	}
+	nb.own.took(entity.CallStats{Attempts: r.requests, Waited: r.waited})
 	if err != nil {
 		return nil, nb.explain(err)
 	}
@@ -963,6 +970,10 @@ func (nb *notebook) progress() NotebookProgress {
 		line.Pages, line.Skipped, line.Failed = c.Pages, c.Skipped, c.Failed
 		p.add(c)
 	}
+	// The notebook's own Graph calls (the tree) count too: the
+	// permits are every one this migration took.
+	p.Permits += nb.own.Permits
+	p.Waited += nb.own.Waited.D()
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)
 	return p

@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"github.com/notebridge/notebridge/internal/seconds"
 	"slices"
 	"strings"
 	"time"
@@ -8,12 +9,12 @@ import (
 
 // WindowUsage is the use of one rate window at a time.
 type WindowUsage struct {
-	Per       time.Duration `json:"per"`
-	Limit     int           `json:"limit"`     // from the spec
-	Effective int           `json:"effective"` // after adaptation, foreground
-	Reserve   int           `json:"reserve"`   // held back from background
-	Used      int           `json:"used"`      // units inside the window now
-	FreeAt    time.Time     `json:"freeAt"`    // when one more unit fits
+	Per       seconds.Duration `json:"perSeconds"`
+	Limit     int              `json:"limit"`     // from the spec
+	Effective int              `json:"effective"` // after adaptation, foreground
+	Reserve   int              `json:"reserve"`   // held back from background
+	Used      int              `json:"used"`      // units inside the window now
+	FreeAt    time.Time        `json:"freeAt"`    // when one more unit fits
 }
 
 // BreakerInfo describes a hard breaker.
@@ -91,7 +92,7 @@ func (l *Limiter) usage(v scopeView, now int64) ScopeUsage {
 	for w, win := range v.spec.Windows {
 		eff := v.effLimit(w, Foreground, now)
 		su.Windows = append(su.Windows, WindowUsage{
-			Per:       win.Per.D(),
+			Per:       seconds.Of(win.Per.D()),
 			Limit:     win.Limit,
 			Effective: eff,
 			Reserve:   eff - v.effLimit(w, Background, now),

@@ -96,8 +96,10 @@ func (t *temporalFlags) dial(ctx context.Context) (client.Client, error) {
 	}
 	tc, err := client.DialContext(dctx, opts)
 	if err != nil {
+		top := t.topology()
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %q): %w\n"+
-			"Start it (bin/temporal server start-dev, or docker compose up) or point --temporal-address (TEMPORAL_ADDRESS) at it", t.address, t.namespace, err)
+			"down: the Temporal server (%s); start it: %s\nor point --temporal-address (TEMPORAL_ADDRESS) at the server", t.address, t.namespace, err,
+			top.name, top.restart)
 	}
 	return tc, nil
 }
@@ -150,6 +152,9 @@ func (t *targetFlags) dial(ctx context.Context, tf *temporalFlags) (client.Clien
 	}
 	id, err := t.resolve(ctx, tc)
 	if err != nil {
+		if d := tf.down(ctx, tc, err); d != "" {
+			err = fmt.Errorf("%w\n%s", err, d)
+		}
 		tc.Close()
 		return nil, "", err
 	}

@@ -23,20 +23,11 @@ type statusJSON struct {
 	StartTime      time.Time `json:"startTime"`
 	CloseTime      time.Time `json:"closeTime,omitzero"`
 	ElapsedSeconds float64   `json:"elapsedSeconds"`
-	Pages          struct {
-		Total     int  `json:"total"`
-		MoreKnown bool `json:"totalIsPartial"` // some sections are not counted yet
-		Done      int  `json:"done"`
-		Unchanged int  `json:"unchanged"`
-		Failed    int  `json:"failed"`
-		Left      int  `json:"left"`
-	} `json:"pages"`
-	SectionCounts struct {
-		Done    int `json:"done"`
-		Running int `json:"running"`
-		Pending int `json:"pending"`
-		Failed  int `json:"failed"`
-	} `json:"sectionCounts"`
+	// Pages and SectionCounts are those of the progress query's answer
+	// (one structure), with the scan's pages of the sections not
+	// listed yet.
+	Pages         workflows.PageCounts    `json:"pages"`
+	SectionCounts workflows.SectionCounts `json:"sectionCounts"`
 	// ETASeconds is absent when there is no estimate.
 	ETASeconds        *float64                   `json:"etaSeconds,omitempty"`
 	PermitWaitSeconds float64                    `json:"permitWaitSeconds"`
@@ -56,6 +47,9 @@ type statusJSON struct {
 	// got no answer now.
 	CountsUnknown    bool    `json:"countsUnknown,omitempty"`
 	CountsAgeSeconds float64 `json:"countsAgeSeconds,omitempty"`
+	// Down names the component that is down when the counts are not
+	// known (the workers, the Temporal server or its database).
+	Down string `json:"down,omitempty"`
 }
 
 func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
@@ -65,7 +59,7 @@ func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
 // statusJSONOf is statusJSON with the counts t (a Tracker's, when
 // following).
 func (s *statusCmd) statusJSONOf(snap *progress.Snapshot, t progress.Totals) statusJSON {
-	j := statusJSON{Summary: progress.Line(snap, t), CountsUnknown: t.NoAnswer && t.Age == 0,
+	j := statusJSON{Summary: progress.Line(snap, t), Down: snap.Down, CountsUnknown: t.NoAnswer && t.Age == 0,
 		CountsAgeSeconds: t.Age.Round(time.Second).Seconds(), Type: "status", WorkflowID: snap.ID, User: snap.User, NotebookID: snap.NotebookID,
 		State: progress.StatusName(snap.Status), Waiting: snap.Waiting(), StartTime: snap.Started, CloseTime: snap.Closed,
 		ElapsedSeconds:    snap.Now.Sub(snap.Started).Round(time.Second).Seconds(),
@@ -78,9 +72,8 @@ func (s *statusCmd) statusJSONOf(snap *progress.Snapshot, t progress.Totals) sta
 		j.Phase = snap.Progress.Phase
 		j.ProgressQueryFailed = !snap.ProgressOK
 	}
-	j.Pages.Total, j.Pages.MoreKnown, j.Pages.Done, j.Pages.Unchanged = t.Pages, t.Unknown > 0, t.Done, t.Unchanged
-	j.Pages.Failed, j.Pages.Left = t.Failed, t.Remaining
-	j.SectionCounts.Done, j.SectionCounts.Running, j.SectionCounts.Pending, j.SectionCounts.Failed = t.SecDone, t.SecRunning, t.SecPending, t.SecFailed
+	j.Pages = workflows.PageCounts{Total: t.Pages, TotalIsPartial: t.Unknown > 0, Done: t.Done, Unchanged: t.Unchanged, Failed: t.Failed, Left: t.Remaining}
+	j.SectionCounts = workflows.SectionCounts{Done: t.SecDone, Running: t.SecRunning, Pending: t.SecPending, Failed: t.SecFailed, Skipped: t.SecSkipped}
 	if snap.Running() && t.ETA > 0 {
 		eta := t.ETA.Seconds()
 		j.ETASeconds = &eta

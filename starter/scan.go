@@ -206,7 +206,7 @@ func estimateText(nb workflows.NotebookScan) string {
 	if nb.ETAText != "" {
 		return nb.ETAText
 	}
-	return fmt.Sprintf("about %s for %d Graph requests", nb.ETA.Round(time.Second), nb.Requests)
+	return fmt.Sprintf("about %s for %d Graph requests", nb.ETA.D().Round(time.Second), nb.Requests)
 }
 
 // scanJSON is what scan --json prints: the scan's result with the
@@ -245,10 +245,10 @@ func scanJSONOf(res *workflows.ScanResult) scanJSON {
 		savings := []savingJSON{}
 		for _, s := range nb.Savings {
 			savings = append(savings, savingJSON{Option: s.Option, Flag: optionFlag(s.Option), Requests: s.Requests,
-				ETASeconds: s.ETA.Seconds(), Text: s.Text})
+				ETASeconds: s.ETA.D().Seconds(), Text: s.Text})
 		}
 		out.Notebooks = append(out.Notebooks, notebookScanJSON{ID: nb.ID, Name: nb.Name, Pages: nb.Pages, Requests: nb.Requests,
-			ETASeconds: nb.ETA.Seconds(), ETAText: estimateText(nb), Savings: savings, Sections: nb.Sections,
+			ETASeconds: nb.ETA.D().Seconds(), ETAText: estimateText(nb), Savings: savings, Sections: nb.Sections,
 			Readiness: nb.Readiness})
 	}
 	return out

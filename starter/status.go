@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/notebridge/notebridge/internal/progress"
@@ -107,6 +108,9 @@ func (s *statusCmd) once(ctx context.Context) error {
 	g := &progress.Gatherer{Client: s.tc, ID: s.id, App: s.appID}
 	snap, err := gather(ctx, g)
 	if err != nil {
+		if d := s.tf.down(ctx, s.tc, err); d != "" {
+			return fmt.Errorf("the status of %s is unknown: %w\n%s", s.id, err, d)
+		}
 		return err
 	}
 	if s.json {
@@ -124,6 +128,7 @@ func (s *statusCmd) follow(ctx context.Context) error {
 	var lastKey string
 	var lastPrint time.Time
 	var counts progress.Tracker
+	var started time.Time
 	toldWaiting := false
 	for {
 		snap, err := gather(ctx, g)
@@ -131,8 +136,15 @@ func (s *statusCmd) follow(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return s.stopFollowing(tty)
 			}
-			return err
+			d := s.tf.down(ctx, s.tc, err)
+			if d == "" {
+				return err
+			}
+			// Temporal is down: the last known counts with their age,
+			// and what is down, until it answers again.
+			snap = &progress.Snapshot{ID: s.id, Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Now: time.Now(), Down: d, Started: started}
 		}
+		started = snap.Started
 		t := counts.Next(snap, s.scan)
 		key := progress.Key(snap, t)
 		switch {
@@ -262,6 +274,9 @@ func (s *statusCmd) printStatus(snap *progress.Snapshot) {
 		phase := snap.Progress.Phase
 		if !snap.ProgressOK {
 			phase = "unknown: the progress query got no answer (is a worker running?)"
+			if snap.Down != "" {
+				phase = "unknown: " + snap.Down
+			}
 		}
 		fmt.Fprintf(tw, "  phase:\t%s\n", phase)
 	} else if snap.Report != nil {

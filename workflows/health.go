@@ -12,6 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
+	"github.com/notebridge/notebridge/internal/seconds"
 	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
@@ -97,14 +98,15 @@ type holds interface{ NotifyHolds(func(entity.Hold)) }
 // SectionPulse is what a running section tells its notebook: its page
 // counts so far and the last upstream error it saw.
 type SectionPulse struct {
-	SectionID string        `json:"sectionID"`
-	Phase     string        `json:"phase"`
-	Pages     int           `json:"pages"`
-	Done      int           `json:"done"`
-	Failed    int           `json:"failed"`
-	Skipped   int           `json:"skipped"`
-	Permits   int           `json:"permits"`
-	Waited    time.Duration `json:"permitsWaited"`
+	SectionID string `json:"sectionID"`
+	Phase     string `json:"phase"`
+	Pages     int    `json:"pages"`
+	Done      int    `json:"done"`
+	Failed    int    `json:"failed"`
+	Skipped   int    `json:"skipped"`
+	Permits   int    `json:"permits"`
+	// Waited is in seconds in JSON (MarshalJSON).
+	Waited time.Duration `json:"-"`
 	// LastPage is when a page last finished (the section's start before
 	// the first).
 	LastPage  time.Time      `json:"lastPage"`
@@ -127,8 +129,8 @@ type Health struct {
 	Breaker *BreakerHold `json:"breaker,omitempty"`
 	// StallAfter is how long without a page the Graph budget explains;
 	// Stall names a stall and its likely cause ("" if none).
-	StallAfter time.Duration `json:"stallAfter"`
-	Stall      string        `json:"stall,omitempty"`
+	StallAfter seconds.Duration `json:"stallAfterSeconds"`
+	Stall      string           `json:"stall,omitempty"`
 	// Next is what a person can do now: the exact command.
 	Next string `json:"next,omitempty"`
 }
@@ -394,7 +396,7 @@ func (nb *notebook) recovered(service string) {
 
 // health judges the migration at nb.now from what the sections reported.
 func (nb *notebook) health(p NotebookProgress) Health {
-	h := Health{State: "ok", LastPage: nb.lastPage, LastError: nb.lastErr, StallAfter: nb.budget.StallAfter()}
+	h := Health{State: "ok", LastPage: nb.lastPage, LastError: nb.lastErr, StallAfter: seconds.Of(nb.budget.StallAfter())}
 	if b := nb.breaker; b != nil && b.Until.After(nb.now) && p.Running > 0 {
 		h.Breaker = b
 	}
@@ -409,15 +411,19 @@ func (nb *notebook) health(p NotebookProgress) Health {
 		return h
 	case p.Running == 0 && nb.phase != "migrating":
 		h.State = nb.phase
+		if stall, next := nb.stepStall(); stall != "" {
+			h.State, h.Stall, h.Next = "stalled", stall, next
+			return h
+		}
 		if nb.lastErr != nil && nb.lastErr.Ongoing && !nb.ended && nb.phase != "failed" && nb.phase != "stopped" {
 			h.State = "failing"
 			h.Next = nb.nextAction(h)
 		}
 		return h
-	case p.Running > 0 && !since.IsZero() && nb.now.Sub(since) > h.StallAfter:
+	case p.Running > 0 && !since.IsZero() && nb.now.Sub(since) > h.StallAfter.D():
 		h.State = "stalled"
 		h.Stall = fmt.Sprintf("stalled: no page done for %s (the Graph budget explains %s): %s",
-			nb.now.Sub(since).Round(time.Second), h.StallAfter.Round(time.Second), nb.stallCause(h, since))
+			nb.now.Sub(since).Round(time.Second), h.StallAfter.D().Round(time.Second), nb.stallCause(h, since))
 	case nb.lastErr != nil && nb.lastErr.Ongoing:
 		h.State = "failing"
 	}

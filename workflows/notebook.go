@@ -12,6 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
+	"github.com/notebridge/notebridge/internal/seconds"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/notion"
@@ -53,6 +54,9 @@ type SectionSummary struct {
 	Relisted bool `json:"relisted,omitempty"`
 	// Live is a running section's last report (progress query only).
 	Live *SectionPulse `json:"live,omitempty"`
+	// Counted is what the section's runs so far add to the notebook's
+	// counts, carried across runs and retries.
+	Counted SectionCount `json:"counted,omitzero"`
 	// DatabaseID is the section's Notion database (the notebook's report
 	// only): `starter report` reads the loss records of its rows.
 	DatabaseID string `json:"databaseID,omitempty"`
@@ -118,6 +122,11 @@ type NotebookReport struct {
 	// counts them too.
 	LinkLosses    int `json:"linkLosses,omitempty"`
 	LinkLossPages int `json:"linkLossPages,omitempty"`
+	// Permits counts the Graph permits the sections took (one a request
+	// attempt, over every run and retry) and PermitsWaited their wait:
+	// the figures of the last progress query.
+	Permits       int              `json:"permits"`
+	PermitsWaited seconds.Duration `json:"permitWaitSeconds"`
 	// UnsentUnits counts Graph permit units granted but not used
 	// (resource downloads that stopped early), which the limiter gives
 	// back.
@@ -156,6 +165,8 @@ type NotebookState struct {
 	LastError *UpstreamError `json:"lastError,omitempty"`
 	// Sync is a sync run's sweep, done before the sections ran.
 	Sync *SyncReport `json:"sync,omitempty"`
+	// Own is the Graph permits of the notebook's own calls so far.
+	Own SectionCount `json:"own,omitzero"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -164,7 +175,9 @@ type CarriedSection struct {
 	Result *SectionResult `json:"result,omitempty"`
 }
 
-// NotebookProgress answers the progress query of a notebook.
+// NotebookProgress answers the progress query of a notebook. Its JSON
+// (MarshalJSON) is that of starter status --json: pages and
+// sectionCounts apart, durations in seconds, a one-line summary.
 type NotebookProgress struct {
 	Phase    string           `json:"phase"`
 	Sections []SectionSummary `json:"sections"`
@@ -242,6 +255,11 @@ type notebook struct {
 	// handed to the sections that write (see sweep).
 	syncRep *SyncReport
 	listed  map[string][]activities.PageMeta
+	// step is when the phase last changed (stepStall); own counts the
+	// Graph permits of the notebook's own calls (the tree, a sync's
+	// listings and checks).
+	step stepWatch
+	own  SectionCount
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -274,6 +292,7 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 		nb.details(ctx)
 	})
 	nb.watchStalls(ctx)
+	nb.watchSteps(ctx)
 	if err := nb.handleUpdates(ctx); err != nil {
 		return NotebookReport{}, err
 	}
@@ -366,6 +385,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
 	nb.gone = st.Gone
 	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
+	nb.own = st.Own
 	nb.page = st.NotebookPageID
 	nb.syncRep = st.Sync
 	nb.queue = append([]int(nil), st.Queue...)
@@ -384,7 +404,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
 		Finish: nb.finish, Databases: nb.dbs, Gone: nb.gone, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
-		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep}
+		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep, Own: nb.own}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -540,6 +560,7 @@ func (nb *notebook) readTree(ctx workflow.Context, lim caller) (*activities.Note
 	if err == nil && len(trees) == 1 {
 		err = r.complete(ctx, trees[0])
 	}
+	nb.own.took(entity.CallStats{Attempts: r.requests, Waited: r.waited})
 	if err != nil {
 		return nil, nb.explain(err)
 	}
@@ -646,6 +667,7 @@ func (nb *notebook) start(ctx workflow.Context, i int, db string) {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res SectionResult
 		err := workflow.ExecuteChildWorkflow(cctx, MigrateSectionName, in).Get(ctx, &res)
+		s.Counted.ended(res, nb.live[s.ID])
 		delete(nb.live, s.ID)
 		if res.Done+res.Failed > 0 {
 			nb.heard(workflow.Now(ctx), res.LastError)
@@ -861,6 +883,8 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 
 func (nb *notebook) report() NotebookReport {
 	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, NotebookPageID: nb.page, DryRun: nb.in.DryRun}
+	permits, waited := nb.spent()
+	rep.Permits, rep.PermitsWaited = permits, seconds.Of(waited)
 	for _, s := range nb.sections {
 		line := *s
 		line.DatabaseID = nb.dbs[s.ID]
@@ -959,15 +983,21 @@ func (nb *notebook) progress() NotebookProgress {
 			p.Skipped++
 		}
 		// A running section counts what it last reported, an ended one
-		// its result.
-		switch l, r := nb.live[s.ID], s.result; {
-		case s.Status == SectionRunning && l != nil:
-			p.Sections[len(p.Sections)-1].Live = l
-			p.add(*l)
-		case r != nil:
-			p.add(SectionPulse{Pages: r.Pages, Done: r.Done, Failed: r.Failed, Skipped: r.Skipped, Permits: r.Permits, Waited: r.Waited})
+		// its result, each with what its earlier runs counted.
+		l, c := nb.live[s.ID], s.counts(nb.live[s.ID])
+		line := &p.Sections[len(p.Sections)-1]
+		if s.Status == SectionRunning && l != nil {
+			line.Live = l
 		}
+		// The line's counts are those the notebook adds up, never 0
+		// pages beside a live count of 40.
+		line.Pages, line.Skipped, line.Failed = c.Pages, c.Skipped, c.Failed
+		p.add(c)
 	}
+	// The notebook's own Graph calls (the tree) count too: the
+	// permits are every one this migration took.
+	p.Permits += nb.own.Permits
+	p.Waited += nb.own.Waited.D()
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)
 	return p

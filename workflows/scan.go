@@ -9,6 +9,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
+	"github.com/notebridge/notebridge/internal/seconds"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/onenote"
@@ -68,7 +69,7 @@ type Saving struct {
 	// Requests is the Graph requests the option saves.
 	Requests int `json:"requests"`
 	// ETA is how much shorter the migration's estimate is with it.
-	ETA time.Duration `json:"eta"`
+	ETA seconds.Duration `json:"etaSeconds"`
 	// Text says it for a person.
 	Text string `json:"text"`
 }
@@ -104,8 +105,8 @@ type NotebookScan struct {
 	RequestsHigh int `json:"requestsHigh"`
 	// ETA is how long those requests take under the limits (the binding
 	// window), ignoring everything else.
-	ETA     time.Duration `json:"eta"`
-	ETAText string        `json:"etaText"`
+	ETA     seconds.Duration `json:"etaSeconds"`
+	ETAText string           `json:"etaText"`
 	// Savings are what each content option would save (skipImages,
 	// skipAttachments, skipInk), estimated from the page count and the
 	// scan's per-page assumptions (ScanInput): the scan reads listings
@@ -218,10 +219,10 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 		nbScan.Requests = treeCalls + listCalls + nbScan.Pages + images + attachments
 		nbScan.RequestsLow, nbScan.RequestsHigh = requestRange(treeCalls+listCalls, nbScan.Pages)
 		nbScan.RequestsHigh = max(nbScan.RequestsHigh, nbScan.Requests)
-		nbScan.ETA = EstimateDuration(spec, nbScan.Requests)
+		nbScan.ETA = seconds.Of(EstimateDuration(spec, nbScan.Requests))
 		nbScan.ETAText = fmt.Sprintf("about %s for %d Graph requests, assuming %g images and attachments a page "+
 			"(%s to %s for %d to %d requests, 0 to %d a page) under %q",
-			nbScan.ETA.Round(time.Second), nbScan.Requests, in.ResourcesPerPage,
+			nbScan.ETA.D().Round(time.Second), nbScan.Requests, in.ResourcesPerPage,
 			EstimateDuration(spec, nbScan.RequestsLow).Round(time.Second), EstimateDuration(spec, nbScan.RequestsHigh).Round(time.Second),
 			nbScan.RequestsLow, nbScan.RequestsHigh, HighResourcesPerPage, spec.Name)
 		nbScan.Savings = savings(spec, nbScan.Requests, images, attachments, in)
@@ -268,7 +269,7 @@ func savings(spec limiter.Spec, total, images, attachments int, in ScanInput) []
 		{"skipAttachments", attachments, fmt.Sprintf("%d attachments (%.2g per page assumed)", attachments, in.AttachmentsPerPage)},
 	} {
 		d := eta - EstimateDuration(spec, total-s.saved)
-		out = append(out, Saving{Option: s.option, Requests: s.saved, ETA: d,
+		out = append(out, Saving{Option: s.option, Requests: s.saved, ETA: seconds.Of(d),
 			Text: fmt.Sprintf("saves %s, about %s: %s not fetched", requestsText(s.saved), d.Round(time.Second), s.what)})
 	}
 	out = append(out, Saving{Option: "skipInk", Text: "saves no Graph request (ink comes with each page's content): " +

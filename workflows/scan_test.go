@@ -67,8 +67,8 @@ func TestScanSavings(t *testing.T) {
 			}
 			for _, s := range nb.Savings {
 				w, ok := want[s.Option]
-				if !ok || s.Requests != w.requests || s.ETA.Round(time.Second) != w.eta || s.Text == "" {
-					t.Errorf("%s saves %d requests, %s (%q); want %d, %s", s.Option, s.Requests, s.ETA, s.Text, w.requests, w.eta)
+				if !ok || s.Requests != w.requests || s.ETA.D().Round(time.Second) != w.eta || s.Text == "" {
+					t.Errorf("%s saves %d requests, %s (%q); want %d, %s", s.Option, s.Requests, s.ETA.D(), s.Text, w.requests, w.eta)
 				}
 			}
 		})

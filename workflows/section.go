@@ -307,16 +307,17 @@ type SectionResult struct {
 
 // SectionProgress answers the progress query of a section.
 type SectionProgress struct {
-	Section   string        `json:"section"`
-	Phase     string        `json:"phase"`
-	Pages     int           `json:"pages"`
-	Done      int           `json:"done"`
-	Failed    int           `json:"failed"`
-	Skipped   int           `json:"skipped"`
-	Remaining int           `json:"remaining"`
-	Permits   int           `json:"permits"`
-	Waited    time.Duration `json:"permitsWaited"`
-	ETA       time.Duration `json:"eta"`
+	Section   string `json:"section"`
+	Phase     string `json:"phase"`
+	Pages     int    `json:"pages"`
+	Done      int    `json:"done"`
+	Failed    int    `json:"failed"`
+	Skipped   int    `json:"skipped"`
+	Remaining int    `json:"remaining"`
+	Permits   int    `json:"permits"`
+	// Waited and ETA are in seconds in JSON (MarshalJSON).
+	Waited time.Duration `json:"-"`
+	ETA    time.Duration `json:"-"`
 }
 
 // section is one MigrateSection run.

@@ -157,12 +157,13 @@ func (nb *notebook) sweep(ctx workflow.Context, lim caller) error {
 	hashes := map[string]string{}
 	for _, c := range planned.Plan.Checks {
 		var r activities.ContentHashResult
-		_, err := lim.Call(ctx, entity.Call{
+		st, err := lim.Call(ctx, entity.Call{
 			Ask:      entity.AskOptions{User: nb.in.User, Lane: limiter.Background},
 			Activity: activities.ContentHashName,
 			Args:     []any{activities.ContentHashInput{User: nb.in.User, PageID: c.PageID, Options: nb.in.ContentOptions}},
 			Options:  graphOptions("Compare the content of " + clip(meta[c.PageID].Title)),
 		}, &r)
+		nb.own.took(st)
 		rep.ContentChecks++
 		if err != nil {
 			if _, d := failure.Of(err); d == failure.Stop {
@@ -301,12 +302,13 @@ func (nb *notebook) listAll(ctx workflow.Context, lim caller, ref SectionRef) ([
 	calls := 0
 	for {
 		var r activities.ListPagesResult
-		_, err := lim.Call(ctx, entity.Call{
+		st, err := lim.Call(ctx, entity.Call{
 			Ask:      entity.AskOptions{User: nb.in.User, Lane: limiter.Background},
 			Activity: activities.ListPagesName,
 			Args:     []any{activities.ListPagesInput{User: nb.in.User, Cursor: cur}},
 			Options:  graphOptions(fmt.Sprintf("Sync: list pages of %s from %d", clip(ref.Name), len(pages))),
 		}, &r)
+		nb.own.took(st)
 		if err != nil {
 			return nil, calls, fmt.Errorf("listing the pages of section %q: %w", ref.Path, nb.explain(err))
 		}

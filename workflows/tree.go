@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -102,6 +103,7 @@ type treeReader struct {
 	// the tree calls that succeeded, per notebook ID: what a migration of
 	// it needs beyond the notebooks listing.
 	requests int
+	waited   time.Duration
 	calls    map[string]int
 	// plain is set once the expanded call failed and the plain listings
 	// were used.
@@ -123,6 +125,7 @@ func (r *treeReader) call(ctx workflow.Context, activity string, arg any, summar
 		OnAttempt:   r.onAttempt,
 	}, result)
 	r.requests += st.Attempts
+	r.waited += st.Waited
 	return err
 }
 

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Timeout, "timeout", 60*time.Minute, "how long the migration may take")
 	fs.StringVar(&o.Dir, "dir", "", "work directory, kept afterwards (logs, Temporal database, histories); default a temporary one, removed")
 	fs.StringVar(&out, "out", "", "write the report as Markdown to this file")
-	onCluster := fs.Bool("cluster", false, "run on a fresh PostgreSQL + Temporal cluster (scripts/cluster.sh, frontend on 127.0.0.1:17533) instead of the dev server")
+	onCluster := fs.Bool("cluster", false, "run on a fresh PostgreSQL + Temporal cluster (scripts/cluster.sh, on free ports of its own, beside a running `make cluster`) instead of the dev server")
 	fs.IntVar(&o.DatabaseRestarts, "database-restarts", 0, "how many times PostgreSQL is restarted while the Temporal server runs (needs -cluster)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	o.Log = stdout
 	if *onCluster {
-		o.Server = stack.OnCluster(cluster.Options{Port: 17533, PGPort: 25632, UIPort: 18533, Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN")})
+		o.Server = stack.OnCluster(cluster.Options{Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN")})
 	}
 	res, err := chaos.Run(ctx, o)
 	if err != nil {

@@ -49,6 +49,10 @@ type Result struct {
 	// report has none).
 	Verification string
 	Duration     time.Duration
+	// Permits and PermitsWaited are the Graph permits the workflows
+	// took and their wait, from the report: the progress line's figures.
+	Permits       int
+	PermitsWaited time.Duration
 	// GraphRequests, Graph429s and Violations come from the Graph
 	// emulator (zero with -real).
 	GraphRequests, Graph429s int64
@@ -132,6 +136,7 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 	}
 	res.Duration = time.Since(start)
 	res.Written, res.Skipped, res.Failed, res.FailedSections = report.Written, report.Skipped, report.FailedPages, report.FailedSections
+	res.Permits, res.PermitsWaited = report.Permits, report.PermitsWaited.D()
 	res.Losses = lossLine(report)
 	res.Verification = verificationLine(report)
 	if report.Pages > 0 {
@@ -517,7 +522,7 @@ func (d *demo) graphCounts(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf(" | Graph requests %d, 429s %d", s.Requests, s.ByStatus["429"])
+	return fmt.Sprintf(" | emulator: Graph requests %d, 429s %d", s.Requests, s.ByStatus["429"])
 }
 
 // collect fills the emulators' figures into res and saves the Notion
@@ -565,8 +570,10 @@ func (d *demo) printSummary(r *Result) {
 		fmt.Fprintf(w, "  verification:        %s\n", r.Verification)
 	}
 	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
+	fmt.Fprintf(w, "  Graph permits:       %d, waited %s (the workflows' count, as the progress line)\n", r.Permits,
+		progress.ShortDur(r.PermitsWaited.Round(100*time.Millisecond)))
 	if d.graphURL != "" {
-		fmt.Fprintf(w, "  Graph requests:      %d (429s: %d)\n", r.GraphRequests, r.Graph429s)
+		fmt.Fprintf(w, "  Graph requests:      %d (429s: %d; the Graph emulator's count)\n", r.GraphRequests, r.Graph429s)
 		fmt.Fprintf(w, "  Graph violations:    %d\n", r.Violations)
 		fmt.Fprintf(w, "  pages in Notion:     %d (rows in the emulator's export, saved to %s)\n",
 			r.NotionPages, filepath.Join(d.opts.dir, "notion-export.json"))

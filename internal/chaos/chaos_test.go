@@ -3,6 +3,7 @@ package chaos
 import (
 	"bytes"
 	"context"
+	"github.com/notebridge/notebridge/internal/verify"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -255,6 +256,30 @@ func TestReport(t *testing.T) {
 	r.WriteText(&b)
 	if !strings.Contains(b.String(), "Chaos run: FAIL") || !strings.Contains(b.String(), "PROBLEM: 2 of 3 kills happened") {
 		t.Errorf("text report:\n%s", b.String())
+	}
+}
+
+// TestReportCountsUploadsOnce: the workspace's unattached file uploads,
+// which every user's comparison counts alike, are one line of the
+// report, not one a user, and are not called repaired; each user keeps
+// their own archived rows.
+func TestReportCountsUploadsOnce(t *testing.T) {
+	r := &Result{Options: Options{Seed: 5, TimeScale: 60, NotionRate: 30}.withDefaults(), Pages: 16}
+	for i, u := range []string{"alice", "bob"} {
+		r.Migrations = append(r.Migrations, &Migration{User: u, WorkflowID: "migrate/" + u + "/nb",
+			Verify: &verify.Report{ArchivedRows: i + 1, UnattachedUploads: 7}})
+	}
+	md := r.Markdown()
+	if n := strings.Count(md, "unattached file uploads"); n != 1 {
+		t.Errorf("the uploads are counted on %d lines, want 1:\n%s", n, md)
+	}
+	for _, want := range []string{"7 in the whole workspace", "rows archived (alice) | 1 ", "rows archived (bob) | 2 "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "repaired") {
+		t.Errorf("the report calls leftovers repaired:\n%s", md)
 	}
 }
 

@@ -64,7 +64,7 @@ func TestChaosOnCluster(t *testing.T) {
 	var log bytes.Buffer
 	res, err := Run(context.Background(), Options{Users: 5, Workers: 4, Pages: 40, Kills: 20, ServerRestarts: 2, DatabaseRestarts: 1,
 		Timeout: 45 * time.Minute, Dir: t.TempDir(), Log: &log,
-		Server: stack.OnCluster(cluster.Options{Port: 17533, PGPort: 25632, UIPort: 18533, Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN")})})
+		Server: stack.OnCluster(cluster.Options{Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN")})})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -36,6 +36,10 @@ func (r *Result) figures() [][2]string {
 	for _, m := range r.Migrations {
 		rows = append(rows, m.rows(len(r.Migrations) > 1)...)
 	}
+	if n, ok := r.unattachedUploads(); ok {
+		rows = append(rows, [2]string{"unattached file uploads", fmt.Sprintf("%d in the whole workspace (uploads no block uses, "+
+			"left by writes cut short; harmless, left as they are)", n)})
+	}
 	rows = append(rows,
 		[2]string{"Graph", fmt.Sprintf("%d requests (at least %d needed), %d throttled; %d permit units granted; %d windows over a limit", r.GraphRequests, r.ExpectedRequests, r.Graph429s, r.PermitUnits, len(r.Violations))},
 		[2]string{"Notion", fmt.Sprintf("%d requests", r.NotionRequests)},
@@ -70,9 +74,21 @@ func (m *Migration) rows(named bool) [][2]string {
 	if v := m.Verify; v != nil {
 		rows = append(rows,
 			[2]string{label("Notion export vs source"), fmt.Sprintf("%d of %d pages equal block for block; %d missing, %d duplicated, %d unexpected, %d property mismatches, %d pages with differing blocks (%d blocks), %d container problems; %d blocks compared", v.Matched, v.ExpectedPages, len(v.Missing), len(v.Duplicates), len(v.Unexpected), len(v.Mismatches), len(v.Different), v.BlockDiffs, len(v.Containers), v.BlocksExpected)},
-			[2]string{label("repaired leftovers"), fmt.Sprintf("%d archived rows, %d unattached file uploads", v.ArchivedRows, v.UnattachedUploads)})
+			[2]string{label("rows archived"), fmt.Sprintf("%d (in the trash: duplicates the writer removed)", v.ArchivedRows)})
 	}
 	return rows
+}
+
+// unattachedUploads is the workspace's count of file uploads no block
+// uses: one figure for the workspace the users share, which every
+// migration's comparison counts alike (ok is false without one).
+func (r *Result) unattachedUploads() (int, bool) {
+	for _, m := range r.Migrations {
+		if m.Verify != nil {
+			return m.Verify.UnattachedUploads, true
+		}
+	}
+	return 0, false
 }
 
 // users names the run's users.

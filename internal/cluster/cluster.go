@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,18 +149,98 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 type Fresh struct{ *Cluster }
 
 // StartFresh starts a cluster in a new state directory; o.Dir is ignored.
+// Ports left zero are picked free (FreePorts), so a fresh cluster runs
+// beside one `make cluster` started. When the start fails, the logs
+// (the server's, PostgreSQL's, the schema tool's, the UI's) are kept in
+// a directory the error names, and the rest is removed.
 func StartFresh(ctx context.Context, o Options) (*Fresh, error) {
 	dir, err := TempDir()
 	if err != nil {
 		return nil, err
 	}
 	o.Dir = dir
+	if o.Port == 0 {
+		if o.Port, err = FreePorts(); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range []*int{&o.PGPort, &o.UIPort} {
+		if *p == 0 {
+			if *p, err = devserver.FreePort(); err != nil {
+				return nil, fmt.Errorf("cluster: a free port: %w", err)
+			}
+		}
+	}
 	c, err := Start(ctx, o)
 	if err != nil {
+		kept, kerr := keepLogs(dir)
 		_ = os.RemoveAll(dir)
-		return nil, err
+		if kerr != nil {
+			return nil, fmt.Errorf("%w (its logs could not be kept: %v)", err, kerr)
+		}
+		return nil, fmt.Errorf("%w\nthe failed cluster's logs are kept in %s (%s there stands for it)", err, kept, dir)
 	}
 	return &Fresh{c}, nil
+}
+
+// FreePorts picks a frontend port whose whole set is free: the script
+// gives the frontend, history, matching and worker services that port and
+// the ones just above it (+1, +2, +6, the HTTP API +10, metrics +767),
+// and membership the seven ports from 300 below it.
+func FreePorts() (int, error) {
+	offsets := []int{0, 1, 2, 6, 10, 767}
+	for i := range 7 {
+		offsets = append(offsets, -300+i)
+	}
+	for range 50 {
+		p, err := devserver.FreePort()
+		if err != nil {
+			return 0, fmt.Errorf("cluster: a free port: %w", err)
+		}
+		if p < 1024+300 || p+767 > 65535 {
+			continue
+		}
+		free := true
+		for _, off := range offsets {
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))
+			if err != nil {
+				free = false
+				break
+			}
+			l.Close()
+		}
+		if free {
+			return p, nil
+		}
+	}
+	return 0, errors.New("cluster: no free set of ports for the Temporal services found in 50 tries")
+}
+
+// keepLogs copies the *.log files under dir into a new directory, at
+// the same relative paths, and returns it.
+func keepLogs(dir string) (string, error) {
+	kept, err := os.MkdirTemp("", "notebridge-cluster-failed-")
+	if err != nil {
+		return "", err
+	}
+	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".log") {
+			return nil // best effort: the data directories may not be ours to read
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Join(kept, filepath.Dir(rel)), 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(kept, rel), raw, 0o600)
+	})
+	return kept, err
 }
 
 // Stop stops the cluster and removes its state.

@@ -34,7 +34,7 @@ func forTest(t *testing.T) *Cluster {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	c, err := StartFresh(ctx, Options{Port: 17433, PGPort: 25532, UIPort: 18433, Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN"), Log: testLog{t}})
+	c, err := StartFresh(ctx, Options{Bin: os.Getenv("NOTEBRIDGE_CLUSTER_BIN"), Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,10 @@ type Snapshot struct {
 	Failure error
 	// Limiter is the Graph limiter's state, if it answered.
 	Limiter *entity.State
+	// Down names the component that is down when the counts are not
+	// known: the workers (none polls the task queue), the Temporal server
+	// or its database ("" when nothing is known to be down).
+	Down string
 }
 
 // Running reports whether the migration runs.
@@ -87,10 +91,10 @@ type Totals struct {
 	// listed, and not in the last scan).
 	Unknown int
 	// sections by status
-	SecDone, SecRunning, SecPending, SecFailed int
-	Permits                                    int
-	Waited                                     time.Duration
-	ETA                                        time.Duration
+	SecDone, SecRunning, SecPending, SecFailed, SecSkipped int
+	Permits                                                int
+	Waited                                                 time.Duration
+	ETA                                                    time.Duration
 	// NoAnswer is set when the running migration did not answer its
 	// progress query: the counts are unknown (all zero), or, from a
 	// Tracker, the last known ones, Age old.
@@ -98,31 +102,44 @@ type Totals struct {
 	Age      time.Duration
 }
 
-// TotalsOf adds up a Snapshot; scan maps section IDs to the page counts
-// of the user's last scan (nil if none).
+// TotalsOf is a Snapshot's counts: the notebook's own sums from its
+// progress query (the one place they are computed, carried across runs
+// and retries so they only move forward), or its report once it ended
+// and no worker answered; sections whose pages are not counted yet add
+// the page counts of the user's last scan (scan maps section IDs to
+// them; nil if none), or count as Unknown.
 func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 	var t Totals
 	if s.Running() && !s.ProgressOK {
 		// No worker answered: nothing is known, which is not zero.
 		return Totals{NoAnswer: true}
 	}
+	secs := s.SectionList()
+	switch {
+	case s.ProgressOK:
+		p := s.Progress
+		t.Pages, t.Done, t.Failed, t.Unchanged = p.PagesListed, p.PagesDone, p.PagesFailed, p.PagesSkipped
+		t.Permits, t.Waited = p.Permits, p.Waited
+	case s.Report != nil:
+		r := s.Report
+		t.Pages, t.Done, t.Failed, t.Unchanged = r.Pages, r.Pages-r.FailedPages, r.FailedPages, r.Skipped
+		t.Permits, t.Waited = r.Permits, r.PermitsWaited.D()
+	}
 	unlisted := func(id string) {
 		if n, ok := scan[id]; ok {
 			t.Pages += n
-			t.Remaining += n
 		} else {
 			t.Unknown++
 		}
 	}
-	var runningETA time.Duration
-	if len(s.SectionList()) == 0 {
+	if len(secs) == 0 {
 		// The notebook has not listed its sections yet: the scan's count.
 		for _, n := range scan {
 			t.Pages += n
-			t.Remaining += n
 		}
 	}
-	for _, sec := range s.SectionList() {
+	var runningETA time.Duration
+	for _, sec := range secs {
 		switch sec.Status {
 		case workflows.SectionDone:
 			t.SecDone++
@@ -130,45 +147,17 @@ func TotalsOf(s *Snapshot, scan map[string]int) Totals {
 			t.SecFailed++
 		case workflows.SectionRunning:
 			t.SecRunning++
+			runningETA = max(runningETA, s.Sections[sec.ID].ETA)
+		case workflows.SectionSkipped:
+			t.SecSkipped++
 		default:
 			t.SecPending++
 		}
-		if sec.Status == workflows.SectionRunning {
-			sp, ok := s.Sections[sec.ID]
-			if l := sec.Live; !ok && l != nil {
-				// The section did not answer its query: what it last
-				// told the notebook.
-				sp, ok = workflows.SectionProgress{Phase: l.Phase, Pages: l.Pages, Done: l.Done, Failed: l.Failed, Skipped: l.Skipped,
-					Remaining: l.Pages - l.Done - l.Failed, Permits: l.Permits, Waited: l.Waited}, true
-			}
-			if !ok || (sp.Pages == 0 && sp.Phase == "listing") {
-				unlisted(sec.ID)
-				continue
-			}
-			t.Pages += sp.Pages
-			t.Failed += sp.Failed
-			t.Remaining += sp.Remaining
-			t.Done += sp.Pages - sp.Remaining - sp.Failed
-			t.Unchanged += sp.Skipped
-			t.Permits += sp.Permits
-			t.Waited += sp.Waited
-			runningETA = max(runningETA, sp.ETA)
-			continue
-		}
-		if sec.Status == workflows.SectionPending || (sec.Status == workflows.SectionFailed && sec.Pages == 0 && sec.Error != "") {
-			// Not started, or failed before it listed its pages.
+		if !sec.Listed() {
 			unlisted(sec.ID)
-			continue
 		}
-		t.Pages += sec.Pages
-		t.Failed += sec.Failed
-		t.Done += sec.Pages - sec.Failed
-		t.Unchanged += sec.Skipped
 	}
-	if s.ProgressOK {
-		t.Permits += s.Progress.Permits
-		t.Waited += s.Progress.Waited
-	}
+	t.Remaining = max(0, t.Pages-t.Done-t.Failed)
 	worked := t.Done - t.Unchanged + t.Failed
 	elapsed := s.Now.Sub(s.Started)
 	switch {
@@ -225,7 +214,7 @@ func BudgetText(st *entity.State, user string) string {
 func ScopeText(su limiter.ScopeUsage) string {
 	var parts []string
 	for _, w := range su.Windows {
-		p := fmt.Sprintf("%d/%d per %s", w.Used, w.Effective, ShortDur(w.Per))
+		p := fmt.Sprintf("%d/%d per %s", w.Used, w.Effective, ShortDur(w.Per.D()))
 		if w.Effective != w.Limit {
 			p += fmt.Sprintf(" (lowered from %d)", w.Limit)
 		}
@@ -272,13 +261,17 @@ func Line(s *Snapshot, t Totals) string {
 	parts := []string{
 		fmt.Sprintf("%s done%s, %d failed, %d left", t.PagesText(), asOf, t.Failed, t.Remaining),
 		"ETA " + t.ETAText(),
-		fmt.Sprintf("permit waits %s (%d permits)", ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits),
+		fmt.Sprintf("permit waits %s (%d Graph permits)", ShortDur(t.Waited.Round(100*time.Millisecond)), t.Permits),
 	}
 	if t.NoAnswer {
 		if t.Age == 0 {
 			parts = parts[:0]
 		}
-		parts = append(parts, "counts unknown now: the progress query got no answer (is a worker running?)")
+		why := "the progress query got no answer (is a worker running?)"
+		if s.Down != "" {
+			why = s.Down
+		}
+		parts = append(parts, "counts unknown now: "+why)
 	}
 	if b := BudgetText(s.Limiter, s.User); b != "" {
 		parts = append(parts, "budget "+b)
@@ -523,6 +516,8 @@ func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
 	// final counts, permits included. Best effort.
 	if v, err := g.Client.QueryWorkflow(ctx, g.ID, runID, workflows.QueryProgress); err == nil && v.Get(&s.Progress) == nil {
 		s.ProgressOK = true
+	} else if s.Running() {
+		s.Down = g.workersDown(ctx, info.GetTaskQueue())
 	}
 	if !s.Running() {
 		if s.Status == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
@@ -551,6 +546,28 @@ func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
 	}
 	s.Limiter = g.limiterState(ctx)
 	return s, nil
+}
+
+// pollWindow is how recently a worker must have polled to count as up.
+const pollWindow = time.Minute
+
+// workersDown names the workers as down when none polled the task queue
+// within pollWindow ("" when one did, or the server cannot tell).
+func (g *Gatherer) workersDown(ctx context.Context, queue string) string {
+	if queue == "" {
+		return ""
+	}
+	resp, err := g.Client.DescribeTaskQueue(ctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return ""
+	}
+	for _, p := range resp.GetPollers() {
+		if time.Since(p.GetLastAccessTime().AsTime()) < pollWindow {
+			return ""
+		}
+	}
+	return fmt.Sprintf("down: the workers (none polled task queue %q in the last %s); start one: go run ./worker, "+
+		"or docker compose up -d worker, or the cluster's worker processes", queue, ShortDur(pollWindow))
 }
 
 // limiterState queries the Graph limiter: the one of -app-id, or the only

@@ -7,6 +7,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/notebridge/notebridge/internal/seconds"
 	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/workflows"
@@ -18,6 +19,11 @@ func TestTotals(t *testing.T) {
 		return workflows.SectionSummary{SectionRef: workflows.SectionRef{ID: id, Path: "NB / " + id}, Status: status,
 			Pages: pages, Failed: failed, Error: errText}
 	}
+	running := func(id string, pages int) workflows.SectionSummary {
+		s := sec(id, workflows.SectionRunning, 0, 0, "")
+		s.Live = &workflows.SectionPulse{Pages: pages}
+		return s
+	}
 	for _, tc := range []struct {
 		name  string
 		snap  Snapshot
@@ -28,8 +34,8 @@ func TestTotals(t *testing.T) {
 		{
 			name: "running, pending known from the scan",
 			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Started: started, Now: started.Add(10 * time.Minute), ProgressOK: true,
-				Progress: workflows.NotebookProgress{Phase: "migrating", Permits: 12, Waited: time.Minute, Sections: []workflows.SectionSummary{
-					sec("a", workflows.SectionDone, 10, 0, ""), sec("b", workflows.SectionRunning, 0, 0, ""), sec("c", workflows.SectionPending, 0, 0, "")}},
+				Progress: workflows.NotebookProgress{Phase: "migrating", PagesListed: 30, PagesDone: 18, PagesFailed: 2, Permits: 21, Waited: 2 * time.Minute, Sections: []workflows.SectionSummary{
+					sec("a", workflows.SectionDone, 10, 0, ""), running("b", 20), sec("c", workflows.SectionPending, 0, 0, "")}},
 				Sections: map[string]workflows.SectionProgress{"b": {Pages: 20, Done: 8, Failed: 2, Remaining: 10, Permits: 9, Waited: time.Minute, Phase: "migrating"}}},
 			scan:  map[string]int{"c": 30},
 			pages: "18/60 pages",
@@ -40,7 +46,7 @@ func TestTotals(t *testing.T) {
 		{
 			name: "a section not listed yet and not in a scan",
 			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Started: started, Now: started.Add(time.Minute), ProgressOK: true,
-				Progress: workflows.NotebookProgress{Phase: "migrating", ETA: 5 * time.Minute, Sections: []workflows.SectionSummary{
+				Progress: workflows.NotebookProgress{Phase: "migrating", ETA: 5 * time.Minute, PagesListed: 4, PagesDone: 4, Sections: []workflows.SectionSummary{
 					sec("a", workflows.SectionDone, 4, 0, ""), sec("b", workflows.SectionRunning, 0, 0, "")}},
 				Sections: map[string]workflows.SectionProgress{"b": {Phase: "listing"}}},
 			pages: "4/4+ pages",
@@ -49,7 +55,7 @@ func TestTotals(t *testing.T) {
 		{
 			name: "a failed section that never listed its pages counts as left",
 			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, Started: started, Now: started.Add(time.Minute), ProgressOK: true,
-				Progress: workflows.NotebookProgress{Phase: "waiting for retry-section, retry-failed or finish", Sections: []workflows.SectionSummary{
+				Progress: workflows.NotebookProgress{Phase: "waiting for retry-section, retry-failed or finish", PagesListed: 4, PagesDone: 3, PagesFailed: 1, Sections: []workflows.SectionSummary{
 					sec("a", workflows.SectionDone, 4, 1, ""), sec("b", workflows.SectionFailed, 0, 0, "404")}}},
 			scan:  map[string]int{"b": 6},
 			pages: "3/10 pages",
@@ -58,11 +64,11 @@ func TestTotals(t *testing.T) {
 		{
 			name: "completed: the report's sections",
 			snap: Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, Started: started, Now: started.Add(time.Hour),
-				Report: &workflows.NotebookReport{Sections: []workflows.SectionSummary{
+				Report: &workflows.NotebookReport{Pages: 12, Skipped: 5, Permits: 30, PermitsWaited: seconds.Of(time.Minute), Sections: []workflows.SectionSummary{
 					{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionDone, Pages: 5, Skipped: 5},
 					{SectionRef: workflows.SectionRef{ID: "b"}, Status: workflows.SectionDone, Pages: 7}}}},
 			pages: "12/12 pages",
-			want:  Totals{Pages: 12, Done: 12, Unchanged: 5, SecDone: 2},
+			want:  Totals{Pages: 12, Done: 12, Unchanged: 5, SecDone: 2, Permits: 30, Waited: time.Minute},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,12 +85,12 @@ func TestTotals(t *testing.T) {
 
 func TestLineAndBudget(t *testing.T) {
 	st := &entity.State{Model: limiter.Snapshot{Users: []limiter.UserUsage{{User: "alice", Queued: [2]int{0, 4}, ScopeUsage: limiter.ScopeUsage{
-		Windows:  []limiter.WindowUsage{{Per: time.Minute, Limit: 120, Effective: 120, Used: 96}, {Per: time.Hour, Limit: 400, Effective: 300, Used: 290}},
+		Windows:  []limiter.WindowUsage{{Per: seconds.Of(time.Minute), Limit: 120, Effective: 120, Used: 96}, {Per: seconds.Of(time.Hour), Limit: 400, Effective: 300, Used: 290}},
 		InFlight: 3, EffectiveConcurrency: 5, Breaker: limiter.BreakerInfo{State: "open", Reason: "429 from Graph"}}}}}}
 	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, User: "alice", Limiter: st, ProgressOK: true,
 		Progress: workflows.NotebookProgress{Phase: "migrating"}}
 	got := Line(snap, Totals{Pages: 160, Done: 52, Remaining: 108, Permits: 80, Waited: 123 * time.Second, ETA: 90 * time.Second})
-	want := "52/160 pages done, 0 failed, 108 left · ETA 1m30s · permit waits 2m3s (80 permits) · " +
+	want := "52/160 pages done, 0 failed, 108 left · ETA 1m30s · permit waits 2m3s (80 Graph permits) · " +
 		"budget alice 96/120 per 1m, 290/300 per 1h (lowered from 400), 3/5 at once, breaker open (429 from Graph), 4 queued · migrating"
 	if got != want {
 		t.Errorf("line\n got %s\nwant %s", got, want)
@@ -191,12 +197,13 @@ func TestHealthRendering(t *testing.T) {
 	}
 }
 
-// TestTotalsFromLiveCounts: a running section that does not answer its
-// own query counts what it last told the notebook.
-func TestTotalsFromLiveCounts(t *testing.T) {
-	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, ProgressOK: true, Progress: workflows.NotebookProgress{
-		Phase: "migrating", Sections: []workflows.SectionSummary{{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning,
-			Live: &workflows.SectionPulse{Pages: 10, Done: 4, Failed: 1, Skipped: 2, Phase: "migrating"}}}}}
+// TestTotalsAreTheNotebooks: the counts are the notebook's sums, not the
+// running section's own query, which reads less after a retry.
+func TestTotalsAreTheNotebooks(t *testing.T) {
+	snap := &Snapshot{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, ProgressOK: true,
+		Sections: map[string]workflows.SectionProgress{"a": {Pages: 10, Done: 1, Remaining: 9}}, Progress: workflows.NotebookProgress{
+			Phase: "migrating", PagesListed: 10, PagesDone: 4, PagesFailed: 1, PagesSkipped: 2, Sections: []workflows.SectionSummary{{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning,
+				Live: &workflows.SectionPulse{Pages: 10, Done: 4, Failed: 1, Skipped: 2, Phase: "migrating"}}}}}
 	got := TotalsOf(snap, nil)
 	if want := (Totals{Pages: 10, Done: 4, Failed: 1, Unchanged: 2, Remaining: 5, SecRunning: 1}); got != want {
 		t.Errorf("totals\n got %+v\nwant %+v", got, want)

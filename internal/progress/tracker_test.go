@@ -25,8 +25,8 @@ func TestTrackerCountsOnlyMoveForward(t *testing.T) {
 		if !ok {
 			return s
 		}
-		s.Progress = workflows.NotebookProgress{Phase: "migrating", Sections: []workflows.SectionSummary{
-			{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning}}}
+		s.Progress = workflows.NotebookProgress{Phase: "migrating", PagesListed: pages, PagesDone: done, Permits: permits, Waited: waited, Sections: []workflows.SectionSummary{
+			{SectionRef: workflows.SectionRef{ID: "a"}, Status: workflows.SectionRunning, Live: &workflows.SectionPulse{Pages: pages}}}}
 		s.Sections["a"] = workflows.SectionProgress{Phase: "migrating", Pages: pages, Done: done, Remaining: pages - done,
 			Permits: permits, Waited: waited}
 		return s

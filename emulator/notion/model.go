@@ -19,7 +19,7 @@ const (
 	parentDatabase  = "database_id"
 	// parentDataSource is a row's parent (a row lives in a data source).
 	parentDataSource = "data_source_id"
-	parentBlock     = "block_id"
+	parentBlock      = "block_id"
 )
 
 // parentRef is where a node lives.

@@ -80,7 +80,7 @@ func (s *Server) queryRows(c *call, db *node) (any, error) {
 	for i, id := range page {
 		results[i] = s.renderPage(c.base, s.nodes[id])
 	}
-	return list(results, next, "page_or_database"), nil
+	return list(results, next, s.pagesOrTables()), nil
 }
 
 // rowValue is the inner value of a row's property (computed ones too).

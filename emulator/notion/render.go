@@ -78,6 +78,8 @@ func (s *Server) blockContent(base string, n *node) map[string]any {
 	}
 	if icon, ok := c["icon"]; ok {
 		c["icon"] = s.renderIcon(base, icon)
+	} else if n.typ == "paragraph" && dataSources(s.speaks()) {
+		c["icon"] = nil // paragraphs carry an icon since 2025-09-03 ([N4], SDK 5.26.0 types)
 	}
 	return c
 }
@@ -106,7 +108,7 @@ func (s *Server) renderPage(base string, n *node) map[string]any {
 		s.fillComputedProperties(n, props)
 		s.renderFiles(base, props)
 	}
-	return s.trashFlags(map[string]any{
+	out := s.trashFlags(map[string]any{
 		"object":           "page",
 		"id":               n.id,
 		"created_time":     timestamp(n.created),
@@ -120,6 +122,10 @@ func (s *Server) renderPage(base string, n *node) map[string]any {
 		"url":              "https://www.notion.so/" + compactID(n.id),
 		"public_url":       nil,
 	}, n.archived)
+	if dataSources(s.speaks()) {
+		out["is_locked"], out["is_archived"] = false, false
+	}
+	return out
 }
 
 // renderDatabase is a database as the request's version shows it:
@@ -143,6 +149,10 @@ func (s *Server) renderDatabase(base string, n *node) map[string]any {
 		"is_inline":        false,
 	}, n.archived)
 	if dataSources(s.speaks()) {
+		// The 5.x SDK's DatabaseObjectResponse has no created_by or
+		// last_edited_by.
+		delete(out, "created_by")
+		delete(out, "last_edited_by")
 		refs := []any{}
 		for _, ds := range s.liveSources(n) {
 			refs = append(refs, map[string]any{"id": ds.id, "name": plainText(ds.title)})

@@ -107,5 +107,5 @@ func (s *Server) search(c *call) (any, error) {
 			results[i] = s.renderDatabase(c.base, n)
 		}
 	}
-	return list(results, next, "page_or_database"), nil
+	return list(results, next, s.pagesOrTables()), nil
 }

@@ -90,3 +90,12 @@ func (s *Server) trashFlags(out map[string]any, trashed bool) map[string]any {
 	}
 	return out
 }
+
+// pagesOrTables is the "type" of a query or search list: pages and
+// databases on 2022-06-28, pages and data sources later (SDK types [N4]).
+func (s *Server) pagesOrTables() string {
+	if dataSources(s.speaks()) {
+		return "page_or_data_source"
+	}
+	return "page_or_database"
+}

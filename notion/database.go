@@ -30,8 +30,7 @@ const (
 	// InternalLink), for the link pass: they are written as text.
 	PropInternalLinks = "Internal links"
 	// PropOrder is the page's position in its OneNote section, from 1:
-	// sort the database by it to read the pages in OneNote's order (the
-	// API cannot set a view's sort).
+	// the section view (views.go) sorts the rows by it.
 	PropOrder = "Order"
 	// PropLosses names the kinds of content the page lost (ink, an
 	// attachment Notion refused…); empty when nothing is missing.

@@ -223,3 +223,30 @@ func TestSectionView(t *testing.T) {
 			bytes.Contains(html, []byte("<th>"+notion.PropInternalLinks+"</th>")))
 	}
 }
+
+// TestSectionDatabaseCost: making a section database costs four requests
+// on 2026-03-11 (two on 2022-06-28): the create, the self-relation on its
+// data source (whose answer gives the property IDs), the view listing and
+// the view's update.
+func TestSectionDatabaseCost(t *testing.T) {
+	e := newEnv(t, emu.Config{})
+	c := e.client(t, nil)
+	e.section(t, c)
+	var got []string
+	for _, r := range e.srv.Requests(e.token) {
+		p := r.Path
+		for _, prefix := range []string{"/v1/databases", "/v1/data_sources", "/v1/views"} {
+			if strings.HasPrefix(p, prefix) {
+				if i := strings.Index(p[len(prefix):], "/"); i == 0 {
+					p = prefix + "/{id}"
+				}
+				got = append(got, r.Method+" "+p)
+			}
+		}
+	}
+	want := []string{"POST /v1/databases", "PATCH /v1/data_sources/{id}", "GET /v1/views", "PATCH /v1/views/{id}"}
+	if !slices.Equal(got, want) {
+		t.Errorf("database requests %v, want %v", got, want)
+	}
+	t.Logf("EnsureLayout of a notebook with one new section: %d requests in all", len(e.srv.Requests(e.token)))
+}

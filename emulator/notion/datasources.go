@@ -131,7 +131,7 @@ func (s *Server) createDataSource(c *call) (any, error) {
 	if err := newerOnly(c); err != nil {
 		return nil, err
 	}
-	if err := allowKeys("body", c.body, "parent", "properties", "title", "icon"); err != nil {
+	if err := allowKeys("body", c.body, "parent", "properties", "title"); err != nil {
 		return nil, err
 	}
 	m, ok := asObject(c.body["parent"])
@@ -187,7 +187,7 @@ func (s *Server) updateDataSource(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := allowKeys("body", c.body, "title", "properties", "in_trash", "archived", "icon"); err != nil {
+	if err := allowKeys("body", c.body, "title", "properties", "in_trash", "archived"); err != nil {
 		return nil, err
 	}
 	trashed, hasTrashed, err := archivedFlag(c.body, c.version())

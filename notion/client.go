@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// APIVersion is the Notion-Version every request carries.
-const APIVersion = "2022-06-28"
+// APIVersion is the Notion-Version every request carries: databases hold
+// data sources, pages are trashed with in_trash (see datasource.go).
+const APIVersion = "2026-03-11"
 
 // DefaultBaseURL is the Notion API's address.
 const DefaultBaseURL = "https://api.notion.com"
@@ -70,6 +71,9 @@ type Client struct {
 
 	mu      sync.Mutex
 	maxFile int64 // workspace cap on uploads, 0 until read
+	// sources maps section databases (normalID) to their data source,
+	// learned once (datasource.go).
+	sources map[string]string
 }
 
 // NewClient returns a Client for cfg.

@@ -30,8 +30,7 @@ const (
 	// InternalLink), for the link pass: they are written as text.
 	PropInternalLinks = "Internal links"
 	// PropOrder is the page's position in its OneNote section, from 1:
-	// sort the database by it to read the pages in OneNote's order (the
-	// API cannot set a view's sort).
+	// the section view (views.go) sorts the rows by it.
 	PropOrder = "Order"
 	// PropLosses names the kinds of content the page lost (ink, an
 	// attachment Notion refused…); empty when nothing is missing.
@@ -85,18 +84,33 @@ func sectionSchema() map[string]any {
 	return s
 }
 
-// parentRelation is the PropParent property: a relation of the database
-// to itself, which Notion shows as sub-items.
-func parentRelation(dbID string) map[string]any {
+// parentRelation is the PropParent property: a relation of the data
+// source to itself, which Notion shows as sub-items.
+func parentRelation(dataSourceID string) map[string]any {
 	return map[string]any{PropParent: map[string]any{"relation": map[string]any{
-		"database_id": dbID, "type": "single_property", "single_property": map[string]any{}}}}
+		"data_source_id": dataSourceID, "type": "single_property", "single_property": map[string]any{}}}}
 }
 
-// ensureSchemaOf adds whatever the section schema lacks to database id,
-// whose properties are have (a crash between creating a database and
-// adding its self-relation leaves it without one; a person may delete a
-// property).
-func (c *Client) ensureSchemaOf(ctx context.Context, id string, have map[string]schemaProperty) error {
+// ensureSchemaOf adds whatever the section schema lacks to database id's
+// data source (a crash between creating a database and adding its
+// self-relation leaves it without one; a person may delete a property).
+// A property rows are found by (PropName, PropOneNoteID) that a person
+// renamed, deleted or retyped while the data source holds rows is not
+// added again: that would find none of them and write every page anew, so
+// it is a DatabaseChangeError.
+func (c *Client) ensureSchemaOf(ctx context.Context, id string) error {
+	ds, err := c.dataSource(ctx, id)
+	if err != nil {
+		return err
+	}
+	src, err := c.readSource(ctx, ds)
+	if err != nil {
+		return err
+	}
+	have := src.Properties
+	if err := c.checkKeyProperties(ctx, id, ds, have); err != nil {
+		return err
+	}
 	missing := map[string]any{}
 	for name, def := range sectionSchema() {
 		if _, ok := have[name]; !ok {
@@ -104,7 +118,7 @@ func (c *Client) ensureSchemaOf(ctx context.Context, id string, have map[string]
 		}
 	}
 	if _, ok := have[PropParent]; !ok {
-		for k, v := range parentRelation(id) {
+		for k, v := range parentRelation(ds) {
 			missing[k] = v
 		}
 	}
@@ -112,9 +126,39 @@ func (c *Client) ensureSchemaOf(ctx context.Context, id string, have map[string]
 		return nil
 	}
 	// Adding properties is idempotent: repeating it changes nothing.
-	return c.do(ctx, call{method: http.MethodPatch, path: "/v1/databases/" + id,
-		body:      jsonBody(map[string]any{"properties": missing}),
-		reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
+	return c.do(ctx, call{method: http.MethodPatch, path: "/v1/data_sources/" + ds,
+		body: jsonBody(map[string]any{"properties": missing}), reconcile: noReconcile})
+}
+
+// checkKeyProperties refuses a data source whose title is no longer
+// PropName, or whose PropOneNoteID is gone or not text while it holds
+// rows (see ensureSchemaOf).
+func (c *Client) checkKeyProperties(ctx context.Context, db, ds string, have map[string]schemaProperty) error {
+	for name, p := range have {
+		if p.Type == "title" && name != PropName {
+			return &DatabaseChangeError{DatabaseID: db, Property: PropName, Change: fmt.Sprintf("was renamed to %q", name),
+				Fix: fmt.Sprintf("rename the title column back to %q", PropName)}
+		}
+	}
+	p, ok := have[PropOneNoteID]
+	if ok && p.Type == "rich_text" {
+		return nil
+	}
+	var res listResponse
+	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/data_sources/" + ds + "/query",
+		body: jsonBody(map[string]any{"page_size": 1}), out: &res, reconcile: noReconcile})
+	if err != nil {
+		return fmt.Errorf("notion: reading the rows of database %s: %w", db, err)
+	}
+	if len(res.Results) == 0 {
+		return nil // nothing to find: the property is simply added
+	}
+	change := "was deleted or renamed"
+	if ok {
+		change = fmt.Sprintf("is now of type %s, not text", p.Type)
+	}
+	return &DatabaseChangeError{DatabaseID: db, Property: PropOneNoteID, Change: change,
+		Fix: fmt.Sprintf("restore it (Notion's page history, or rename the column back to %q, of type text)", PropOneNoteID)}
 }
 
 // row is a section database row as the writer sees it.
@@ -137,7 +181,11 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 	}
 	for {
 		var res listResponse
-		if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases/" + db + "/query", body: jsonBody(q), out: &res,
+		path, err := c.queryPath(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.do(ctx, call{method: http.MethodPost, path: path, body: jsonBody(q), out: &res,
 			// A query changes nothing; its "outcome" is only lost data.
 			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }}); err != nil {
 			return nil, fmt.Errorf("notion: looking up OneNote page %s: %w", id, err)

@@ -7,8 +7,12 @@
 // # Transport
 //
 // A Client sends every request itself (base URL configurable, Notion-Version
-// 2022-06-28, the token from a TokenSource and never logged or put in an
-// error). Every attempt first waits for its token's Pace (Config.Pacing),
+// 2026-03-11 (APIVersion), the token from a TokenSource and never logged or
+// put in an error). A section database's rows, schema and queries live in
+// its data source, learned once per Client (datasource.go); a database a
+// person changed in a way the writer cannot follow (its key property
+// renamed or deleted, none of its data sources the writer's) stops with a
+// DatabaseChangeError before anything is written. Every attempt first waits for its token's Pace (Config.Pacing),
 // found by the token's Fingerprint, never by the token.
 //
 // # Pacing

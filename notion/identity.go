@@ -139,7 +139,6 @@ type containerObject struct {
 	home         string
 	description  []blocks.RichText
 	parentPageID string
-	properties   map[string]schemaProperty
 }
 
 // container reads database (db) or page id. A page's stamp is not read
@@ -152,8 +151,10 @@ func (c *Client) container(ctx context.Context, id string, db bool) (containerOb
 		}
 		st := parseStamp(plain(d.Description))
 		o := containerObject{id: d.ID, title: plain(d.Title), live: !d.Archived && !d.InTrash, trashed: d.Archived || d.InTrash,
-			stampID: st.id, home: st.home, parentPageID: d.Parent.PageID, properties: d.Properties,
-			description: d.Description}
+			stampID: st.id, home: st.home, parentPageID: d.Parent.PageID, description: d.Description}
+		if len(d.DataSources) == 1 {
+			c.rememberSource(d.ID, d.DataSources[0].ID)
+		}
 		return o, nil
 	}
 	var p pageObject
@@ -413,7 +414,9 @@ type stampedDB struct{ id, home string }
 // (one per copy of the notebook).
 func (c *Client) stampedDatabases(ctx context.Context) (map[string][]stampedDB, error) {
 	out := map[string][]stampedDB{}
-	q := map[string]any{"filter": map[string]any{"property": "object", "value": "database"}, "page_size": 100}
+	// Search lists data sources; the stamp is on their database.
+	q := map[string]any{"filter": map[string]any{"property": "object", "value": "data_source"}, "page_size": 100}
+	seen := map[string]bool{}
 	for {
 		var res listResponse
 		if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/search", body: jsonBody(q), out: &res,
@@ -421,12 +424,28 @@ func (c *Client) stampedDatabases(ctx context.Context) (map[string][]stampedDB, 
 			return nil, fmt.Errorf("notion: searching for the notebook's databases: %w", err)
 		}
 		for _, raw := range res.Results {
-			var d databaseObject
-			if json.Unmarshal(raw, &d) != nil || d.Archived || d.InTrash {
+			var src struct {
+				InTrash bool `json:"in_trash"`
+				Parent  struct {
+					DatabaseID string `json:"database_id"`
+				} `json:"parent"`
+			}
+			if json.Unmarshal(raw, &src) != nil || src.InTrash || src.Parent.DatabaseID == "" || seen[normalID(src.Parent.DatabaseID)] {
 				continue
 			}
-			if st := parseStamp(plain(d.Description)); st.kind == kindSection {
-				out[st.id] = append(out[st.id], stampedDB{id: d.ID, home: st.home})
+			seen[normalID(src.Parent.DatabaseID)] = true
+			d, err := c.container(ctx, src.Parent.DatabaseID, true)
+			if isNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !d.live {
+				continue
+			}
+			if st := parseStamp(plain(d.description)); st.kind == kindSection {
+				out[st.id] = append(out[st.id], stampedDB{id: d.id, home: st.home})
 			}
 		}
 		if !res.HasMore || res.NextCursor == nil || *res.NextCursor == "" {
@@ -443,21 +462,41 @@ func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID,
 		return c.createStampedPage(ctx, parentID, kind, oneNoteID, title, nil)
 	}
 	var created struct {
-		ID string `json:"id"`
+		ID          string          `json:"id"`
+		DataSources []dataSourceRef `json:"data_sources"`
 	}
 	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created,
 		reconcile: c.findCreated(parentID, "child_database", kind, oneNoteID),
 		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentID}, "title": text(title),
-			"description": text(stampText(kind, oneNoteID, home)), "is_inline": false, "properties": sectionSchema()})})
+			"description": text(stampText(kind, oneNoteID, home)), "is_inline": false,
+			"initial_data_source": map[string]any{"properties": sectionSchema()}})})
 	if err != nil {
 		return "", err
 	}
-	// The self-relation needs the database's ID. Adding a property is
-	// idempotent, so a lost answer is simply sent again.
-	err = c.do(ctx, call{method: http.MethodPatch, path: "/v1/databases/" + created.ID,
-		body:      jsonBody(map[string]any{"properties": parentRelation(created.ID)}),
-		reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }})
-	return created.ID, err
+	// A reconciled create answers with the ID only: the data source is
+	// then read from the database.
+	ds := ""
+	if len(created.DataSources) == 1 {
+		ds = created.DataSources[0].ID
+		c.rememberSource(created.ID, ds)
+	} else if ds, err = c.dataSource(ctx, created.ID); err != nil {
+		return "", err
+	}
+	// The self-relation needs the data source's ID. Adding a property is
+	// idempotent, so a lost answer is simply sent again. Its answer is the
+	// schema the view is made from.
+	var src dataSourceObject
+	err = c.do(ctx, call{method: http.MethodPatch, path: "/v1/data_sources/" + ds, out: &src,
+		body: jsonBody(map[string]any{"properties": parentRelation(ds)}), reconcile: noReconcile})
+	if err != nil {
+		return "", err
+	}
+	if src.ID == "" {
+		if src, err = c.readSource(ctx, ds); err != nil {
+			return "", err
+		}
+	}
+	return created.ID, c.ensureSectionView(ctx, created.ID, ds, src.Properties)
 }
 
 // createStampedPage makes a container page with its stamp (and the

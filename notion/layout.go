@@ -272,7 +272,7 @@ func (e *layoutRun) adapt(ctx context.Context, obj containerObject, kind, oneNot
 				return err
 			}
 		}
-		return c.ensureSchemaOf(ctx, obj.id, obj.properties)
+		return c.ensureSchemaOf(ctx, obj.id)
 	}
 	if obj.stampID != oneNoteID {
 		return c.stampPage(ctx, obj.id, kind, oneNoteID)

@@ -571,7 +571,7 @@ func TestRetriedWriteWithSameMinuteRowsIsOnePage(t *testing.T) {
 				// The same create, sent again.
 				req, _ := http.NewRequest(http.MethodPost, e.baseURL()+"/v1/pages", bytes.NewReader(capture.created))
 				req.Header.Set("Authorization", "Bearer "+e.token)
-				req.Header.Set("Notion-Version", "2022-06-28")
+				req.Header.Set("Notion-Version", notion.APIVersion)
 				req.Header.Set("Content-Type", "application/json")
 				resp, err := e.transport().RoundTrip(req)
 				if err != nil || resp.StatusCode != http.StatusOK {
@@ -660,7 +660,7 @@ func createdTime(t *testing.T, e *env, id string) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, e.baseURL()+"/v1/pages/"+id, nil)
 	req.Header.Set("Authorization", "Bearer "+e.token)
-	req.Header.Set("Notion-Version", "2022-06-28")
+	req.Header.Set("Notion-Version", notion.APIVersion)
 	resp, err := e.transport().RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)

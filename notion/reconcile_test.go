@@ -32,7 +32,9 @@ func (s *rowServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body map[string]any
 	json.NewDecoder(r.Body).Decode(&body)
 	switch {
-	case r.Method == "POST" && r.URL.Path == "/v1/databases/db1/query":
+	case r.Method == "GET" && r.URL.Path == "/v1/databases/db1":
+		io.WriteString(w, `{"object":"database","id":"db1","data_sources":[{"id":"ds1","name":"Section"}]}`)
+	case r.Method == "POST" && r.URL.Path == "/v1/data_sources/ds1/query":
 		want := body["filter"].(map[string]any)["rich_text"].(map[string]any)["equals"]
 		var results []any
 		for id, props := range s.rows {
@@ -86,8 +88,8 @@ func TestCreateThatAnswered500IsLookedUpNotRepeated(t *testing.T) {
 	if got := fs.rows["row1"][PropStatus].(map[string]any)["select"].(map[string]any)["name"]; got != StatusDone {
 		t.Errorf("status %v, want done", got)
 	}
-	if res.Requests != 4 { // query, create (500), query (reconcile), mark done
-		t.Errorf("%d requests, want 4", res.Requests)
+	if res.Requests != 5 { // database (its data source), query, create (500), query (reconcile), mark done
+		t.Errorf("%d requests, want 5", res.Requests)
 	}
 }
 

@@ -128,7 +128,11 @@ func (c *Client) Rows(ctx context.Context, db string, f RowFilter, fn func(Row) 
 	}
 	for {
 		var res listResponse
-		if err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases/" + db + "/query", body: jsonBody(q), out: &res,
+		path, err := c.queryPath(ctx, db)
+		if err != nil {
+			return err
+		}
+		if err := c.do(ctx, call{method: http.MethodPost, path: path, body: jsonBody(q), out: &res,
 			// A query changes nothing: sending it again is safe.
 			reconcile: func(context.Context) (json.RawMessage, bool, error) { return nil, false, nil }}); err != nil {
 			return fmt.Errorf("notion: reading the rows of database %s: %w", db, err)

@@ -15,10 +15,8 @@ import (
 // MoveRow moves row pageID into section database db with the "Move a
 // page" endpoint (POST /v1/pages/{id}/move): the row keeps its Notion page
 // ID and content, so mentions of it and links to it in other pages still
-// lead to it. The parent is sent as database_id, the 2022-06-28 spelling
-// this client speaks; the endpoint documents page_id and data_source_id
-// (see emulator/notion/README.md for what is assumed). Moving a row that
-// is already there changes nothing.
+// lead to it. The parent is the database's data source, as the endpoint
+// documents. Moving a row that is already there changes nothing.
 func (c *Client) MoveRow(ctx context.Context, pageID, db string) error {
 	path := "/v1/pages/" + pageID
 	var p pageObject
@@ -28,8 +26,12 @@ func (c *Client) MoveRow(ctx context.Context, pageID, db string) error {
 	if SameID(p.Parent.DatabaseID, db) {
 		return nil
 	}
-	body := map[string]any{"parent": map[string]any{"type": "database_id", "database_id": db}}
-	err := c.do(ctx, call{method: http.MethodPost, path: path + "/move", body: jsonBody(body),
+	parent, err := c.rowParent(ctx, db)
+	if err != nil {
+		return fmt.Errorf("notion: moving row %s to database %s: %w", pageID, db, err)
+	}
+	body := map[string]any{"parent": parent}
+	err = c.do(ctx, call{method: http.MethodPost, path: path + "/move", body: jsonBody(body),
 		reconcile: func(ctx context.Context) (json.RawMessage, bool, error) {
 			var now pageObject
 			if err := c.do(ctx, call{method: http.MethodGet, path: path, out: &now}); err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/notebridge/notebridge/notion/blocks"
 )
 
-// The JSON shapes below are the subset of Notion's 2022-06-28 objects the
+// The JSON shapes below are the subset of Notion's 2026-03-11 objects the
 // writer reads. Request bodies are built as maps where Notion's shape is
 // a union (properties), so that only what is meant is sent.
 
@@ -51,8 +51,9 @@ type pageObject struct {
 	InTrash     bool                     `json:"in_trash"`
 	Properties  map[string]propertyValue `json:"properties"`
 	Parent      struct {
-		DatabaseID string `json:"database_id"`
-		PageID     string `json:"page_id"`
+		DatabaseID   string `json:"database_id"`
+		DataSourceID string `json:"data_source_id"`
+		PageID       string `json:"page_id"`
 	} `json:"parent"`
 }
 
@@ -85,7 +86,7 @@ type databaseObject struct {
 	Parent      struct {
 		PageID string `json:"page_id"`
 	} `json:"parent"`
-	Properties map[string]schemaProperty `json:"properties"`
+	DataSources []dataSourceRef `json:"data_sources"`
 }
 
 // schemaProperty is one property of a database's schema.
@@ -93,7 +94,8 @@ type schemaProperty struct {
 	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Relation *struct {
-		DatabaseID string `json:"database_id"`
+		DatabaseID   string `json:"database_id"`
+		DataSourceID string `json:"data_source_id"`
 	} `json:"relation,omitempty"`
 	Select *struct {
 		Options []struct {

@@ -265,7 +265,11 @@ type pageWriter struct {
 // outcome is unknown, the row is looked up by OneNote page ID.
 func (w *pageWriter) createRow(ctx context.Context, db, oneNoteID string, props map[string]any, first batch) (string, error) {
 	c := w.c
-	body := map[string]any{"parent": map[string]any{"type": "database_id", "database_id": db}, "properties": props}
+	parent, err := c.rowParent(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	body := map[string]any{"parent": parent, "properties": props}
 	if len(first.blocks) > 0 {
 		body["children"] = &first
 	}
@@ -287,7 +291,7 @@ func (w *pageWriter) createRow(ctx context.Context, db, oneNoteID string, props 
 				return raw, true, nil
 			}})
 	}
-	err := send()
+	err = send()
 	for i := 0; i < maxUploadRenewals && isExpiredUpload(err) && w.media.hasUploads(first); i++ {
 		if err = w.media.refresh(ctx, &first, true); err == nil {
 			err = send()
@@ -452,7 +456,7 @@ func (c *Client) updateRow(ctx context.Context, pageID string, props map[string]
 // archivePage moves a page to the trash.
 func (c *Client) archivePage(ctx context.Context, pageID string) error {
 	path := "/v1/pages/" + pageID
-	return c.do(ctx, call{method: http.MethodPatch, path: path, body: jsonBody(map[string]any{"archived": true}),
+	return c.do(ctx, call{method: http.MethodPatch, path: path, body: jsonBody(map[string]any{"in_trash": true}),
 		reconcile: func(ctx context.Context) (json.RawMessage, bool, error) {
 			var p pageObject
 			if err := c.do(ctx, call{method: http.MethodGet, path: path, out: &p}); err != nil {

@@ -87,6 +87,13 @@ type schemaError struct {
 // SDK's types".
 func (f *fixture) run(t *testing.T, name string, args map[string]any, out any) {
 	t.Helper()
+	f.runScript(t, "sdk.mjs", name, args, out)
+}
+
+// runScript runs one case of a Node script (sdk.mjs for SDK 4.x, sdk5.mjs
+// for 5.x) as run does.
+func (f *fixture) runScript(t *testing.T, script, name string, args map[string]any, out any) {
+	t.Helper()
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -97,7 +104,7 @@ func (f *fixture) run(t *testing.T, name string, args map[string]any, out any) {
 	}
 	env := map[string]string{"NOTION_BASE": f.ts.URL, "NOTION_TOKEN": f.token, "NOTION_ARGS": string(a)}
 	var raw json.RawMessage
-	f.project.Run(t, nodeTimeout, env, &raw, "sdk.mjs", name)
+	f.project.Run(t, nodeTimeout, env, &raw, script, name)
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		t.Fatal(err)

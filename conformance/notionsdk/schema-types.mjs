@@ -28,3 +28,32 @@ export const TYPES = [
   "DatabaseObjectResponse",
   "FileUploadObjectResponse",
 ];
+
+// TYPES5 are the response types of @notionhq/client 5.x (installed as
+// notion-sdk-5) that sdk5.mjs validates against, on the SDK's default
+// Notion-Version: data sources and views beside pages and databases.
+export const TYPES5 = [
+  "CreatePageResponse",
+  "GetPageResponse",
+  "UpdatePageResponse",
+  "AppendBlockChildrenResponse",
+  "ListBlockChildrenResponse",
+  "CreateDatabaseResponse",
+  "GetDatabaseResponse",
+  "UpdateDatabaseResponse",
+  "CreateDataSourceResponse",
+  "GetDataSourceResponse",
+  "UpdateDataSourceResponse",
+  "QueryDataSourceResponse",
+  "SearchResponse",
+  "CreateViewResponse",
+  "GetViewResponse",
+  "UpdateViewResponse",
+  "DeleteViewResponse",
+  "ListDatabaseViewsResponse",
+  "PageObjectResponse",
+  "BlockObjectResponse",
+  "DatabaseObjectResponse",
+  "DataSourceObjectResponse",
+  "DataSourceViewObjectResponse",
+];

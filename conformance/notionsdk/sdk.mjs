@@ -11,12 +11,12 @@
 // answer that does not match the SDK's type); the Go test holds the
 // expectations.
 
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Ajv from "ajv";
 import { Client, APIResponseError, collectPaginatedAPI, iteratePaginatedAPI, isFullBlock, isNotionClientError } from "@notionhq/client";
+import { newChecker } from "./checker.mjs";
 import { TYPES } from "./schema-types.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,117 +35,8 @@ function need(name) {
 
 // ---- schemas ----
 
-const schemaFile = join(here, "node_modules/.notebridge-schemas/notion.json");
-if (!existsSync(schemaFile)) {
-  throw new Error(`${schemaFile} is missing (npm ci writes it with gen-schemas.mjs): run scripts/install-npm.sh`);
-}
-const schemaDoc = JSON.parse(readFileSync(schemaFile, "utf8"));
 const sdkVersion = require("@notionhq/client/package.json").version;
-if (schemaDoc.sdkVersion !== sdkVersion || JSON.stringify(schemaDoc.roots) !== JSON.stringify(TYPES)) {
-  throw new Error(`${schemaFile} is stale (generated from @notionhq/client ${schemaDoc.sdkVersion} for other types; ${sdkVersion} is installed): run scripts/install-npm.sh`);
-}
-const ajv = new Ajv({ allErrors: true, strict: false });
-ajv.addSchema(schemaDoc, "notion");
-const validators = new Map();
-function validator(type) {
-  if (!validators.has(type)) {
-    const v = ajv.getSchema(`notion#/definitions/${type}`);
-    if (!v) {
-      throw new Error(`no schema for ${type}; add it to TYPES in schema-types.mjs and run scripts/install-npm.sh`);
-    }
-    validators.set(type, v);
-  }
-  return validators.get(type);
-}
-
-// strip returns a copy of value without the fields real Notion sends that
-// the SDK's types leave out, so that they are not reported:
-// request_id on every answer (notion-reality.md fact 3), and has_more
-// beside a relation property's value (Notion's page-property reference).
-function strip(value) {
-  if (!value || typeof value !== "object") {
-    return value;
-  }
-  const copy = structuredClone(value);
-  delete copy.request_id;
-  const pages = copy.object === "page" ? [copy] : copy.object === "list" && Array.isArray(copy.results) ? copy.results.filter((r) => r && r.object === "page") : [];
-  for (const p of pages) {
-    for (const prop of Object.values(p.properties || {})) {
-      if (prop && prop.type === "relation") {
-        delete prop.has_more;
-      }
-    }
-  }
-  return copy;
-}
-
-const schemaErrors = [];
-
-// branchOf names the full-object type to report against when a union
-// type (a block, or Partial | Full) fails: its errors say what is wrong.
-function branchOf(type, value) {
-  if (value && value.object === "block" && typeof value.type === "string") {
-    return value.type.replace(/(^|_)([a-z0-9])/g, (_, __, c) => c.toUpperCase()) + "BlockObjectResponse";
-  }
-  const full = { page: "PageObjectResponse", database: "DatabaseObjectResponse", file_upload: "FileUploadObjectResponse" };
-  return value && full[value.object] && full[value.object] !== type ? full[value.object] : null;
-}
-
-// summarize keeps the errors that say what is wrong: in a union (anyOf)
-// discriminated by `type` or `object`, only those of the branch the value
-// names.
-function summarize(errors) {
-  // A branch is wrong for one instance (the object whose type it names),
-  // not for the others the same union schema checks.
-  const wrong = [];
-  for (const e of errors) {
-    const m = e.keyword === "const" && /^(.*\/anyOf\/\d+)\/properties\/(type|object)\/const$/.exec(e.schemaPath);
-    if (m) {
-      wrong.push({ schema: m[1] + "/", instance: e.instancePath.slice(0, e.instancePath.lastIndexOf("/")) });
-    }
-  }
-  const inWrongBranch = (e) => wrong.some((w) => e.schemaPath.startsWith(w.schema) && (e.instancePath === w.instance || e.instancePath.startsWith(w.instance + "/")));
-  const kept = errors.filter((e) => e.keyword !== "anyOf" && !inWrongBranch(e));
-  const list = kept.length ? kept : errors;
-  const lines = list.map(
-    (e) =>
-      `${e.instancePath || "(root)"} ${e.message}${e.params && e.params.additionalProperty ? `: ${e.params.additionalProperty}` : ""}${e.params && e.params.allowedValues ? ` ${JSON.stringify(e.params.allowedValues)}` : ""}`,
-  );
-  return [...new Set(lines)].slice(0, 12);
-}
-
-// check validates value (an SDK answer) against the SDK type and records
-// any mismatch under `where`. Returns value.
-function check(type, value, where) {
-  const stripped = strip(value);
-  const v = validator(type);
-  if (v(stripped)) {
-    return value;
-  }
-  let errors = v.errors;
-  const branch = branchOf(type, stripped);
-  if (branch) {
-    const bv = validator(branch);
-    if (!bv(stripped)) {
-      errors = bv.errors;
-    }
-  }
-  schemaErrors.push({ where, type: branch ? `${type} (as ${branch})` : type, errors: summarize(errors) });
-  return value;
-}
-
-// checkList validates a list answer and each of its results as a full
-// object of its kind.
-function checkList(type, value, where) {
-  check(type, { ...value, results: [] }, where);
-  for (const [i, r] of (value.results || []).entries()) {
-    const full = branchOf("", r);
-    if (full) {
-      check(full, r, `${where}.results[${i}]`);
-    }
-  }
-  return value;
-}
+const { check, checkList, schemaErrors } = newChecker({ dir: here, schemaFile: "notion.json", sdkVersion, types: TYPES });
 
 // ---- SDK helpers ----
 

@@ -59,7 +59,12 @@ func (s *Server) appendChildren(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := allowKeys("body", c.body, "children", "after"); err != nil {
+	// 2026-03-11 replaced after with position (upgrade guide 2026-03-11).
+	place := "after"
+	if inTrashOnly(c.version()) {
+		place = "position"
+	}
+	if err := allowKeys("body", c.body, "children", place); err != nil {
 		return nil, err
 	}
 	if s.inTrash(n) {
@@ -83,7 +88,10 @@ func (s *Server) appendChildren(c *call) (any, error) {
 			}
 		}
 	}
-	after := ""
+	after, err := s.appendPosition(n, c.body["position"])
+	if err != nil {
+		return nil, err
+	}
 	if raw, ok := c.body["after"]; ok && raw != nil {
 		str, _ := asString(raw)
 		id, ok := normalizeID(str)
@@ -91,7 +99,7 @@ func (s *Server) appendChildren(c *call) (any, error) {
 			return nil, bodyError("body.after", "should be a valid uuid, instead was `%s`", brief(raw))
 		}
 		child := s.nodes[id]
-		if child == nil || child.archived || child.parent.id != n.id || child.parent.typ == parentDatabase {
+		if child == nil || child.archived || child.parent.id != n.id || child.parent.typ == parentDataSource {
 			return nil, validationError("body failed validation: body.after should be the ID of a child block of %s, instead was `%s`.", n.id, id)
 		}
 		after = id
@@ -134,7 +142,7 @@ func (s *Server) updateBlock(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	archived, hasArchived, err := archivedFlag(c.body)
+	archived, hasArchived, err := archivedFlag(c.body, c.version())
 	if err != nil {
 		return nil, err
 	}
@@ -223,4 +231,34 @@ func (s *Server) checkUpdate(n *node, full map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// appendPosition reads append's position (2026-03-11): after_block,
+// start or end. It returns insertBlocks' after.
+func (s *Server) appendPosition(n *node, raw any) (string, error) {
+	if raw == nil {
+		return "", nil
+	}
+	m, ok := asObject(raw)
+	if !ok {
+		return "", wrongType("body.position", "an object", raw)
+	}
+	switch t, _ := asString(m["type"]); t {
+	case "end":
+		return "", nil
+	case "start":
+		return atStart, nil
+	case "after_block":
+		ab, _ := asObject(m["after_block"])
+		id, ok := normalizeID(asStringOr(ab["id"]))
+		if !ok {
+			return "", bodyError("body.position.after_block.id", "should be a valid uuid, instead was `%s`", brief(ab["id"]))
+		}
+		child := s.nodes[id]
+		if child == nil || child.archived || child.parent.id != n.id || child.parent.typ == parentDataSource {
+			return "", validationError("body failed validation: body.position.after_block.id should be the ID of a child block of %s, instead was `%s`.", n.id, id)
+		}
+		return id, nil
+	}
+	return "", bodyError("body.position.type", "should be `after_block`, `start` or `end`, instead was `%s`", brief(m["type"]))
 }

@@ -34,8 +34,9 @@ const (
 	DefaultMaxFileUploadBytes = 5 << 30
 )
 
-// APIVersion is the Notion-Version whose shapes the emulator speaks.
-const APIVersion = "2022-06-28"
+// APIVersion is the oldest Notion-Version the emulator speaks, the one
+// its own tests use; Versions lists them all.
+const APIVersion = Version20220628
 
 // Config configures a Server. The zero value is usable: real time, seed 0,
 // 3 requests a second per token with bursts of 10, no faults, a paid

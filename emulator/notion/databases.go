@@ -1,15 +1,22 @@
 package notion
 
-import "slices"
-
 // POST /v1/databases, GET and PATCH /v1/databases/{id}. Handlers run with
 // s.mu held.
 
+// createDatabase makes a database and its first data source: its schema
+// comes from "properties" on 2022-06-28 and from
+// "initial_data_source.properties" on newer versions, which refuse the
+// former (notion-reality #9). It also gets a default table view (dbviews.go).
 func (s *Server) createDatabase(c *call) (any, error) {
-	if err := allowKeys("body", c.body, "parent", "title", "description", "properties", "icon", "cover", "is_inline"); err != nil {
+	newer := dataSources(c.version())
+	schemaKey := "properties"
+	if newer {
+		schemaKey = "initial_data_source"
+	}
+	if err := allowKeys("body", c.body, "parent", "title", "description", schemaKey, "icon", "cover", "is_inline"); err != nil {
 		return nil, err
 	}
-	parent, _, err := s.parentOf(c.body["parent"], false)
+	parent, _, err := s.parentOf(c.body["parent"], false, c.version())
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +29,12 @@ func (s *Server) createDatabase(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := s.newSchema(c.body["properties"])
+	var sc *schema
+	if newer {
+		sc, err = s.initialSchema(c.body["initial_data_source"])
+	} else {
+		sc, err = s.newSchema(c.body["properties"])
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -35,11 +47,33 @@ func (s *Server) createDatabase(c *call) (any, error) {
 	}
 	v.commit()
 	db := s.newNode(kindDatabase, "child_database", parentRef{typ: parentPage, id: parent.id})
-	db.title, db.description, db.schema, db.icon, db.cover = title, description, sc, icon, cover
+	db.title, db.description, db.icon, db.cover = title, description, icon, cover
 	s.attachUploadsOf(map[string]any{"icon": icon}, "")
 	s.attachUploadsOf(map[string]any{"icon": cover}, "")
 	s.link(db)
+	ds := s.newDataSource(db, clone(title).([]any), sc)
+	s.defaultView(db, ds)
 	return s.renderDatabase(c.base, db), nil
+}
+
+// initialSchema reads initial_data_source: without it (or its
+// properties), the data source gets one title property "Name" (choice: a
+// database always has a title property).
+func (s *Server) initialSchema(raw any) (*schema, error) {
+	if raw == nil {
+		return s.newSchema(map[string]any{"Name": map[string]any{"title": map[string]any{}}})
+	}
+	m, ok := asObject(raw)
+	if !ok {
+		return nil, wrongType("body.initial_data_source", "an object", raw)
+	}
+	if err := allowKeys("body.initial_data_source", m, "properties"); err != nil {
+		return nil, err
+	}
+	if m["properties"] == nil {
+		return s.initialSchema(nil)
+	}
+	return s.newSchema(m["properties"])
 }
 
 func (s *Server) retrieveDatabase(c *call) (any, error) {
@@ -47,20 +81,36 @@ func (s *Server) retrieveDatabase(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !dataSources(c.version()) {
+		if _, err := s.soleSource(db); err != nil {
+			return nil, err
+		}
+	}
 	return s.renderDatabase(c.base, db), nil
 }
 
-// updateDatabase changes the title, adds, changes, renames (via "name")
-// or removes (null) properties, and archives.
+// updateDatabase changes the title, description, icon and cover, trashes
+// or restores; on 2022-06-28 it also adds, changes, renames (via "name")
+// or removes (null) properties of the database's one data source (newer
+// versions do that on the data source).
 func (s *Server) updateDatabase(c *call) (any, error) {
 	db, err := s.findDatabase(c.pathID())
 	if err != nil {
 		return nil, err
 	}
-	if err := allowKeys("body", c.body, "title", "description", "properties", "archived", "in_trash", "icon", "cover"); err != nil {
+	newer := dataSources(c.version())
+	keys := []string{"title", "description", "archived", "in_trash", "icon", "cover"}
+	var ds *node
+	if !newer {
+		keys = append(keys, "properties")
+		if ds, err = s.soleSource(db); err != nil {
+			return nil, err
+		}
+	}
+	if err := allowKeys("body", c.body, keys...); err != nil {
 		return nil, err
 	}
-	archived, hasArchived, err := archivedFlag(c.body)
+	archived, hasArchived, err := archivedFlag(c.body, c.version())
 	if err != nil {
 		return nil, err
 	}
@@ -80,55 +130,10 @@ func (s *Server) updateDatabase(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	props := slices.Clone(db.schema.props)
-	if raw, ok := c.body["properties"]; ok && raw != nil {
-		m, ok := asObject(raw)
-		if !ok {
-			return nil, wrongType("body.properties", "an object", raw)
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			old := (&schema{props: props}).byKey(k)
-			if m[k] == nil {
-				if old == nil {
-					return nil, validationError("%s is not a property that exists.", k)
-				}
-				if old.typ == "title" {
-					return nil, validationError("Cannot delete the title property.")
-				}
-				props = slices.DeleteFunc(props, func(p *propSchema) bool { return p == old })
-				continue
-			}
-			pm, _ := asObject(m[k])
-			if old != nil && propertyTypeOf(pm) == "" {
-				// A rename only: {"name": "New name"}.
-				if n, ok := asString(pm["name"]); ok && n != "" {
-					renamed := *old
-					renamed.name = n
-					props[slices.Index(props, old)] = &renamed
-					continue
-				}
-			}
-			p, err := s.schemaProperty("body.properties."+k, k, m[k])
-			if err != nil {
-				return nil, err
-			}
-			if old != nil {
-				p.id = old.id
-				if old.typ == "title" && p.typ != "title" {
-					return nil, validationError("Cannot change the type of the title property.")
-				}
-				props[slices.Index(props, old)] = p
-				continue
-			}
-			if p.typ == "title" {
-				return nil, validationError("A database can only have one title property.")
-			}
-			props = append(props, p)
+	var sc *schema
+	if ds != nil {
+		if sc, err = s.patchSchema(ds.schema, c.body["properties"]); err != nil {
+			return nil, err
 		}
 	}
 	icon, cover, err := v.pageIcons(c.body)
@@ -140,7 +145,6 @@ func (s *Server) updateDatabase(c *call) (any, error) {
 	}
 	v.commit()
 	db.title, db.description = title, description
-	db.schema = &schema{props: props}
 	if _, ok := c.body["icon"]; ok {
 		db.icon = icon
 		s.attachUploadsOf(map[string]any{"icon": icon}, "")
@@ -153,7 +157,15 @@ func (s *Server) updateDatabase(c *call) (any, error) {
 		db.archived = archived
 	}
 	db.edited = s.stamp()
-	s.renameRowProperties(db)
+	if ds != nil {
+		if _, ok := c.body["title"]; ok && len(db.sources) == 1 {
+			// One data source shares its database's title (choice).
+			ds.title = clone(title).([]any)
+		}
+		ds.schema = sc
+		ds.edited = db.edited
+		s.renameRowProperties(ds)
+	}
 	return s.renderDatabase(c.base, db), nil
 }
 

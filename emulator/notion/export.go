@@ -54,8 +54,13 @@ type Database struct {
 	// Properties is the schema in Notion's response shape.
 	Properties map[string]any `json:"properties"`
 	// Rows are the database's pages in creation order, archived ones
-	// included and flagged.
+	// included and flagged (its first data source's, then the others').
 	Rows []Page `json:"rows"`
+	// DataSources are the IDs of the database's data sources, in order.
+	DataSources []string `json:"data_sources"`
+	// Views are the database's views in tab order, in the Views API's
+	// response shape (as 2025-09-03 and later render them).
+	Views []map[string]any `json:"views"`
 }
 
 // Block is one content block. It marshals to Notion's block JSON, children
@@ -149,12 +154,20 @@ func fileInfo(base string, u *upload) FileInfo {
 		Size: len(u.data), SHA256: u.sha256, URL: fileURL(base, u)}
 }
 
-func exportParent(p parentRef) Parent { return Parent{Type: p.typ, ID: p.id} }
+// exportParent names a row's parent by its database, as 2022-06-28 does.
+func (s *Server) exportParent(p parentRef) Parent {
+	if p.typ == parentDataSource {
+		if ds := s.nodes[p.id]; ds != nil {
+			return Parent{Type: parentDatabase, ID: ds.parent.id}
+		}
+	}
+	return Parent{Type: p.typ, ID: p.id}
+}
 
 func (s *Server) exportPage(base string, n *node) Page {
 	r := s.renderPage(base, n)
 	props, _ := r["properties"].(map[string]any)
-	p := Page{ID: n.id, Title: s.plainTitle(n), Parent: exportParent(n.parent), Archived: n.archived,
+	p := Page{ID: n.id, Title: s.plainTitle(n), Parent: s.exportParent(n.parent), Archived: n.archived,
 		Shared: s.visible(n), Icon: r["icon"], Cover: r["cover"], Properties: props, Blocks: []Block{}}
 	for _, c := range s.liveChildren(n) {
 		switch c.kind {
@@ -170,9 +183,19 @@ func (s *Server) exportPage(base string, n *node) Page {
 }
 
 func (s *Server) exportDatabase(base string, n *node) Database {
-	d := Database{ID: n.id, Title: s.plainTitle(n), Archived: n.archived, Properties: n.schema.render(), Rows: []Page{}}
-	for _, id := range n.rows {
-		d.Rows = append(d.Rows, s.exportPage(base, s.nodes[id]))
+	d := Database{ID: n.id, Title: s.plainTitle(n), Archived: n.archived, Properties: map[string]any{}, Rows: []Page{},
+		DataSources: append([]string{}, n.sources...), Views: []map[string]any{}}
+	for i, dsID := range n.sources {
+		ds := s.nodes[dsID]
+		if i == 0 {
+			d.Properties = ds.schema.render()
+		}
+		for _, id := range ds.rows {
+			d.Rows = append(d.Rows, s.exportPage(base, s.nodes[id]))
+		}
+	}
+	for _, id := range n.views {
+		d.Views = append(d.Views, s.renderView(s.views[id]))
 	}
 	return d
 }

@@ -2,6 +2,7 @@ package notion
 
 import (
 	"encoding/hex"
+	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 )
@@ -43,4 +44,13 @@ func shortID(rng *rand.Rand) string {
 		b[i] = alphabet[rng.IntN(len(alphabet))]
 	}
 	return string(b)
+}
+
+// derivedUUID is a version-4-shaped UUID drawn from its own source seeded
+// by kind and owner (e.g. a database's n-th data source or view), so that
+// data sources and views leave the server's other IDs as they were.
+func derivedUUID(kind, owner string, n int) string {
+	h := fnv.New64a()
+	h.Write([]byte(kind + "\x00" + owner))
+	return newUUID(rand.New(rand.NewPCG(h.Sum64(), uint64(n))))
 }

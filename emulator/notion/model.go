@@ -7,6 +7,9 @@ const (
 	kindPage     = "page"
 	kindDatabase = "database"
 	kindBlock    = "block"
+	// kindDataSource is a database's table (2025-09-03): its schema and
+	// rows. A database holds one or more.
+	kindDataSource = "data_source"
 )
 
 // Parent types, as Notion spells them in "parent".
@@ -14,7 +17,9 @@ const (
 	parentWorkspace = "workspace"
 	parentPage      = "page_id"
 	parentDatabase  = "database_id"
-	parentBlock     = "block_id"
+	// parentDataSource is a row's parent (a row lives in a data source).
+	parentDataSource = "data_source_id"
+	parentBlock      = "block_id"
 )
 
 // parentRef is where a node lives.
@@ -43,7 +48,11 @@ type node struct {
 	unshared bool
 
 	children []string // ordered child block IDs (archived ones included)
-	rows     []string // database rows in creation order
+	rows     []string // data source rows in creation order
+	// sources are a database's data sources, in creation order; views
+	// its views, in tab order.
+	sources []string
+	views   []string
 
 	// content is a content block's type object in response shape, without
 	// children (rich text normalised). Media blocks attached to an upload
@@ -56,7 +65,7 @@ type node struct {
 	icon       any // response-shape icon or nil
 	cover      any
 
-	// Databases.
+	// Databases and data sources (title; the schema is a data source's).
 	title       []any // normalised rich text
 	description []any // normalised rich text
 	schema      *schema

@@ -4,10 +4,6 @@ import "slices"
 
 // POST /v1/pages/{id}/move. Handlers run with s.mu held.
 
-// parentDataSource is the newer parent type of a database row
-// (Notion-Version 2025-09-03 and later).
-const parentDataSource = "data_source_id"
-
 // movePage moves a page to a new parent, as the "Move a page" endpoint
 // does: the page keeps its ID and its content, so mentions of it and links
 // to it still lead to it. The documented parents are page_id and
@@ -43,14 +39,21 @@ func (s *Server) movePage(c *call) (any, error) {
 	}
 	raw := map[string]any{"type": typ}
 	switch typ {
-	case parentPage, parentDatabase:
+	case parentPage, parentDatabase, parentDataSource:
 		raw[typ] = m[typ]
-	case parentDataSource:
-		raw = map[string]any{"type": parentDatabase, parentDatabase: m[typ]}
 	default:
 		return nil, bodyError("body.parent.type", "should be `page_id` or `data_source_id`, instead was `%s`", brief(m["type"]))
 	}
-	parent, ptype, err := s.parentOf(raw, true)
+	// The endpoint documents data_source_id; on 2022-06-28 it is taken as
+	// a database's one data source's ID too (see the README).
+	ver := c.version()
+	if typ == parentDataSource && !dataSources(ver) {
+		ver = Version20250903
+		if id, ok := normalizeID(asStringOr(m[typ])); ok && s.nodes[id] != nil && s.nodes[id].kind == kindDatabase {
+			raw = map[string]any{"type": parentDatabase, parentDatabase: id}
+		}
+	}
+	parent, ptype, err := s.parentOf(raw, true, ver)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +61,7 @@ func (s *Server) movePage(c *call) (any, error) {
 		return nil, validationError("body failed validation: a page cannot be moved under itself.")
 	}
 	props := map[string]any{}
-	if ptype == parentDatabase {
+	if ptype == parentDataSource {
 		for _, p := range parent.schema.props {
 			old, ok := n.properties[p.name].(map[string]any)
 			if !ok || old["type"] != p.typ || readOnlyProperties[p.typ] {
@@ -93,7 +96,7 @@ func (s *Server) unlink(n *node) {
 		return
 	}
 	drop := func(ids []string) []string { return slices.DeleteFunc(ids, func(id string) bool { return id == n.id }) }
-	if n.parent.typ == parentDatabase {
+	if n.parent.typ == parentDataSource {
 		p.rows = drop(p.rows)
 		return
 	}

@@ -2,15 +2,19 @@ package notion
 
 // POST /v1/pages, GET and PATCH /v1/pages/{id}. Handlers run with s.mu held.
 
-// parentOf validates body.parent and returns the parent node.
-func (s *Server) parentOf(raw any, allowDatabase bool) (*node, string, error) {
+// parentOf validates body.parent and returns the parent node. With
+// allowDatabase, a row's parent is accepted: data_source_id (2025-09-03
+// on) or database_id, which names the database's one data source (refused
+// once it has several); the node returned is then the data source and the
+// type parentDataSource.
+func (s *Server) parentOf(raw any, allowDatabase bool, ver string) (*node, string, error) {
 	m, ok := asObject(raw)
 	if !ok {
 		return nil, "", undefined("body.parent")
 	}
 	typ, _ := asString(m["type"])
 	if typ == "" {
-		for _, k := range []string{parentPage, parentDatabase, parentWorkspace} {
+		for _, k := range []string{parentPage, parentDatabase, parentDataSource, parentWorkspace} {
 			if _, ok := m[k]; ok {
 				typ = k
 			}
@@ -18,11 +22,15 @@ func (s *Server) parentOf(raw any, allowDatabase bool) (*node, string, error) {
 	}
 	switch {
 	case typ == parentPage || (typ == parentDatabase && allowDatabase):
+	case typ == parentDataSource && allowDatabase && dataSources(ver):
 	case typ == parentWorkspace:
 		return nil, "", validationError("body failed validation: body.parent.workspace is only allowed for public integrations; internal integrations create pages under a page or database shared with them.")
 	default:
 		want := "`page_id`"
-		if allowDatabase {
+		switch {
+		case allowDatabase && dataSources(ver):
+			want = "`page_id`, `data_source_id` or `database_id`"
+		case allowDatabase:
 			want = "`page_id` or `database_id`"
 		}
 		return nil, "", bodyError("body.parent.type", "should be %s, instead was `%s`", want, brief(m["type"]))
@@ -33,8 +41,11 @@ func (s *Server) parentOf(raw any, allowDatabase bool) (*node, string, error) {
 		return nil, "", bodyError("body.parent."+typ, "should be a valid uuid, instead was `%s`", brief(m[typ]))
 	}
 	kind, name := kindPage, "page"
-	if typ == parentDatabase {
+	switch typ {
+	case parentDatabase:
 		kind, name = kindDatabase, "database"
+	case parentDataSource:
+		kind, name = kindDataSource, "data_source"
 	}
 	n := s.nodes[id]
 	if n == nil || n.kind != kind || !s.visible(n) {
@@ -43,6 +54,13 @@ func (s *Server) parentOf(raw any, allowDatabase bool) (*node, string, error) {
 	if s.inTrash(n) {
 		return nil, "", archivedError()
 	}
+	if typ == parentDatabase {
+		ds, err := s.soleSource(n)
+		if err != nil {
+			return nil, "", err
+		}
+		return ds, parentDataSource, nil
+	}
 	return n, typ, nil
 }
 
@@ -50,12 +68,12 @@ func (s *Server) createPage(c *call) (any, error) {
 	if err := allowKeys("body", c.body, "parent", "properties", "children", "icon", "cover"); err != nil {
 		return nil, err
 	}
-	parent, ptype, err := s.parentOf(c.body["parent"], true)
+	parent, ptype, err := s.parentOf(c.body["parent"], true, c.version())
 	if err != nil {
 		return nil, err
 	}
 	var sc *schema
-	if ptype == parentDatabase {
+	if ptype == parentDataSource {
 		sc = parent.schema
 	}
 	v := s.newValidator()
@@ -129,7 +147,7 @@ func (s *Server) updatePage(c *call) (any, error) {
 	if err := allowKeys("body", c.body, "properties", "archived", "in_trash", "icon", "cover"); err != nil {
 		return nil, err
 	}
-	archived, hasArchived, err := archivedFlag(c.body)
+	archived, hasArchived, err := archivedFlag(c.body, c.version())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +155,7 @@ func (s *Server) updatePage(c *call) (any, error) {
 		return nil, archivedError()
 	}
 	var sc *schema
-	if n.parent.typ == parentDatabase {
+	if n.parent.typ == parentDataSource {
 		sc = s.nodes[n.parent.id].schema
 	}
 	v := s.newValidator()
@@ -172,8 +190,14 @@ func (s *Server) updatePage(c *call) (any, error) {
 	return s.renderPage(c.base, n), nil
 }
 
-// archivedFlag reads "archived" (2022-06-28) or "in_trash" (newer).
-func archivedFlag(body map[string]any) (value, present bool, err error) {
+// archivedFlag reads "archived" or "in_trash"; version 2026-03-11 knows
+// only in_trash and refuses archived.
+func archivedFlag(body map[string]any, ver string) (value, present bool, err error) {
+	if inTrashOnly(ver) {
+		if err := refuseKeys("body", body, "archived"); err != nil {
+			return false, false, err
+		}
+	}
 	for _, k := range []string{"archived", "in_trash"} {
 		if x, ok := body[k]; ok {
 			b, ok := asBool(x)

@@ -14,11 +14,27 @@ import (
 // rowFilter says whether a database row matches.
 type rowFilter func(row *node) bool
 
+// queryDatabase is the 2022-06-28 query of a database's one data source
+// (newer versions query the data source: invalid_request_url here, a
+// choice).
 func (s *Server) queryDatabase(c *call) (any, error) {
+	if dataSources(c.version()) {
+		return nil, errInvalidURL
+	}
 	db, err := s.findDatabase(c.pathID())
 	if err != nil {
 		return nil, err
 	}
+	ds, err := s.soleSource(db)
+	if err != nil {
+		return nil, err
+	}
+	return s.queryRows(c, ds)
+}
+
+// queryRows answers a query of data source db's rows.
+func (s *Server) queryRows(c *call, db *node) (any, error) {
+	var err error
 	if err := allowKeys("body", c.body, "filter", "sorts", "start_cursor", "page_size", "filter_properties", "archived", "in_trash"); err != nil {
 		return nil, err
 	}
@@ -64,7 +80,7 @@ func (s *Server) queryDatabase(c *call) (any, error) {
 	for i, id := range page {
 		results[i] = s.renderPage(c.base, s.nodes[id])
 	}
-	return list(results, next, "page_or_database"), nil
+	return list(results, next, s.pagesOrTables()), nil
 }
 
 // rowValue is the inner value of a row's property (computed ones too).

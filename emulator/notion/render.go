@@ -87,12 +87,14 @@ func (s *Server) blockContent(base string, n *node) map[string]any {
 	}
 	if icon, ok := c["icon"]; ok {
 		c["icon"] = s.renderIcon(base, icon)
+	} else if n.typ == "paragraph" && dataSources(s.speaks()) {
+		c["icon"] = nil // paragraphs carry an icon since 2025-09-03 ([N4], SDK 5.26.0 types)
 	}
 	return c
 }
 
 func (s *Server) renderBlock(base string, n *node) map[string]any {
-	return map[string]any{
+	return s.trashFlags(map[string]any{
 		"object":           "block",
 		"id":               n.id,
 		"parent":           parentJSON(n.parent),
@@ -101,11 +103,9 @@ func (s *Server) renderBlock(base string, n *node) map[string]any {
 		"created_by":       s.userRef(),
 		"last_edited_by":   s.editorRef(n),
 		"has_children":     len(s.liveChildren(n)) > 0,
-		"archived":         n.archived,
-		"in_trash":         n.archived,
 		"type":             n.typ,
 		n.typ:              s.blockContent(base, n),
-	}
+	}, n.archived)
 }
 
 func (s *Server) renderPage(base string, n *node) map[string]any {
@@ -113,11 +113,11 @@ func (s *Server) renderPage(base string, n *node) map[string]any {
 	for k, v := range n.properties {
 		props[k] = clone(v)
 	}
-	if n.parent.typ == parentDatabase {
+	if n.parent.typ == parentDataSource {
 		s.fillComputedProperties(n, props)
 		s.renderFiles(base, props)
 	}
-	return map[string]any{
+	out := s.trashFlags(map[string]any{
 		"object":           "page",
 		"id":               n.id,
 		"created_time":     timestamp(n.created),
@@ -126,17 +126,22 @@ func (s *Server) renderPage(base string, n *node) map[string]any {
 		"last_edited_by":   s.editorRef(n),
 		"cover":            s.renderIcon(base, n.cover),
 		"icon":             s.renderIcon(base, n.icon),
-		"parent":           parentJSON(n.parent),
-		"archived":         n.archived,
-		"in_trash":         n.archived,
+		"parent":           s.rowParentJSON(n.parent),
 		"properties":       props,
 		"url":              "https://www.notion.so/" + compactID(n.id),
 		"public_url":       nil,
+	}, n.archived)
+	if dataSources(s.speaks()) {
+		out["is_locked"], out["is_archived"] = false, false
 	}
+	return out
 }
 
+// renderDatabase is a database as the request's version shows it:
+// 2022-06-28 gives its one data source's properties, newer versions list
+// its data_sources instead.
 func (s *Server) renderDatabase(base string, n *node) map[string]any {
-	return map[string]any{
+	out := s.trashFlags(map[string]any{
 		"object":           "database",
 		"id":               n.id,
 		"created_time":     timestamp(n.created),
@@ -147,14 +152,30 @@ func (s *Server) renderDatabase(base string, n *node) map[string]any {
 		"description":      descriptionOf(n),
 		"icon":             s.renderIcon(base, n.icon),
 		"cover":            s.renderIcon(base, n.cover),
-		"properties":       n.schema.render(),
 		"parent":           parentJSON(n.parent),
 		"url":              "https://www.notion.so/" + compactID(n.id),
 		"public_url":       nil,
-		"archived":         n.archived,
-		"in_trash":         n.archived,
 		"is_inline":        false,
+	}, n.archived)
+	if dataSources(s.speaks()) {
+		// The 5.x SDK's DatabaseObjectResponse has no created_by or
+		// last_edited_by.
+		delete(out, "created_by")
+		delete(out, "last_edited_by")
+		refs := []any{}
+		for _, ds := range s.liveSources(n) {
+			refs = append(refs, map[string]any{"id": ds.id, "name": plainText(ds.title)})
+		}
+		out["data_sources"] = refs
+		out["is_locked"] = false
+		return out
 	}
+	var props *schema
+	if ds := s.liveSources(n); len(ds) > 0 {
+		props = ds[0].schema
+	}
+	out["properties"] = s.renderSchema(props)
+	return out
 }
 
 // list is Notion's paginated list shape.

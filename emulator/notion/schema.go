@@ -137,10 +137,26 @@ func (s *Server) schemaProperty(path, name string, raw any) (*propSchema, error)
 		}
 		p.config["options"] = opts
 	case "relation":
-		raw, _ := asString(cfg["database_id"])
+		// 2025-09-03 on, a relation names its target's data source; before,
+		// its database, refused once that has several data sources
+		// (upgrade guide 2025-09-03). The schema keeps the database.
+		key := "database_id"
+		if dataSources(s.speaks()) {
+			key = "data_source_id"
+		}
+		raw, _ := asString(cfg[key])
 		id, ok := normalizeID(raw)
 		if !ok {
-			return nil, bodyError(path+".relation.database_id", "should be a valid uuid, instead was `%s`", brief(cfg["database_id"]))
+			return nil, bodyError(path+".relation."+key, "should be a valid uuid, instead was `%s`", brief(cfg[key]))
+		}
+		if key == "data_source_id" {
+			ds := s.nodes[id]
+			if ds == nil || ds.kind != kindDataSource {
+				return nil, notFound("data_source", id)
+			}
+			id = ds.parent.id
+		} else if db := s.nodes[id]; db != nil && db.kind == kindDatabase && len(s.liveSources(db)) > 1 {
+			return nil, errMultiSource(db)
 		}
 		rt, _ := asString(cfg["type"])
 		if rt == "" {

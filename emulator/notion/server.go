@@ -61,6 +61,11 @@ type Server struct {
 	expireNext int
 	byStatus   map[int]int64
 	requests   int64
+	// ver is the Notion-Version of the request a locked handler is
+	// serving: responses take its shapes (empty outside a request).
+	ver string
+	// views are the databases' views by ID (dbviews.go).
+	views map[string]*dbView
 }
 
 // NewServer returns a server with an empty workspace holding one root page
@@ -114,6 +119,15 @@ func (s *Server) routes() {
 	s.api.HandleFunc("GET /v1/databases/{id}", s.locked(capRead, s.retrieveDatabase))
 	s.api.HandleFunc("PATCH /v1/databases/{id}", s.locked(capUpdate, s.updateDatabase))
 	s.api.HandleFunc("POST /v1/databases/{id}/query", s.locked(capRead, s.queryDatabase))
+	s.api.HandleFunc("POST /v1/data_sources", s.locked(capInsert, s.createDataSource))
+	s.api.HandleFunc("GET /v1/data_sources/{id}", s.locked(capRead, s.retrieveDataSource))
+	s.api.HandleFunc("PATCH /v1/data_sources/{id}", s.locked(capUpdate, s.updateDataSource))
+	s.api.HandleFunc("POST /v1/data_sources/{id}/query", s.locked(capRead, s.queryDataSource))
+	s.api.HandleFunc("GET /v1/views", s.locked(capRead, s.listViews))
+	s.api.HandleFunc("POST /v1/views", s.locked(capUpdate, s.createView))
+	s.api.HandleFunc("GET /v1/views/{id}", s.locked(capRead, s.retrieveView))
+	s.api.HandleFunc("PATCH /v1/views/{id}", s.locked(capUpdate, s.updateView))
+	s.api.HandleFunc("DELETE /v1/views/{id}", s.locked(capUpdate, s.deleteView))
 	s.api.HandleFunc("GET /v1/blocks/{id}", s.locked(capRead, s.retrieveBlock))
 	s.api.HandleFunc("PATCH /v1/blocks/{id}", s.locked(capUpdate, s.updateBlock))
 	s.api.HandleFunc("DELETE /v1/blocks/{id}", s.locked(capUpdate, s.deleteBlock))
@@ -198,14 +212,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, reqID, e)
 		return
 	}
-	if v := r.Header.Get("Notion-Version"); v == "" {
-		writeError(rec, reqID, errMissingVersion)
-		return
-	} else if v != APIVersion {
-		writeError(rec, reqID, newError(http.StatusBadRequest, codeValidation,
-			"Notion-Version header failed validation: the emulator speaks only `%s`, instead was `%s`.", APIVersion, v))
+	if e := checkVersion(r.Header.Get("Notion-Version")); e != nil {
+		writeError(rec, reqID, e)
 		return
 	}
+	r = r.WithContext(withVersion(r.Context(), r.Header.Get("Notion-Version")))
 	fault := s.pickFault(r.Method, r.URL.Path)
 	switch fault {
 	case FaultNone:
@@ -336,7 +347,8 @@ func (s *Server) invoke(h apiFunc, c *call, lock bool) (v any, err error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.caller = c.token
-		defer func() { s.caller = "" }()
+		s.ver = c.version()
+		defer func() { s.caller, s.ver = "", "" }()
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -32,7 +32,11 @@ func (s *Server) link(n *node) {
 	if p == nil {
 		return
 	}
-	if n.parent.typ == parentDatabase {
+	if n.kind == kindDataSource {
+		p.sources = append(p.sources, n.id)
+		return
+	}
+	if n.parent.typ == parentDataSource {
 		p.rows = append(p.rows, n.id)
 		return
 	}
@@ -54,6 +58,9 @@ func textItem(s string) map[string]any {
 		"annotations": defaultAnnotations(), "plain_text": s, "href": nil}
 }
 
+// atStart, as insertBlocks' after, inserts before the first child.
+const atStart = "start"
+
 // insertBlocks creates the validated blocks under parent, after the child
 // block with ID after (at the end when after is empty), and returns the
 // top-level nodes created.
@@ -70,7 +77,9 @@ func (s *Server) insertBlocks(parent *node, blocks []*newBlock, after string) []
 		ids = append(ids, n.id)
 	}
 	pos := len(parent.children)
-	if after != "" {
+	if after == atStart {
+		pos = 0
+	} else if after != "" {
 		if i := slices.Index(parent.children, after); i >= 0 {
 			pos = i + 1
 		}
@@ -177,7 +186,7 @@ func (s *Server) findBlock(raw string) (*node, error) {
 // plainTitle is the title of a page or database as plain text.
 func (s *Server) plainTitle(n *node) string {
 	switch n.kind {
-	case kindDatabase:
+	case kindDatabase, kindDataSource:
 		return plainText(n.title)
 	case kindPage:
 		for _, v := range n.properties {

@@ -81,16 +81,23 @@ func (s *Server) search(c *call) (any, error) {
 	}
 	q, _ := asString(c.body["query"])
 	q = strings.ToLower(q)
+	// 2025-09-03 on, search lists data sources where 2022-06-28 lists
+	// databases (upgrade guide 2025-09-03).
+	table := kindDatabase
+	if dataSources(c.version()) {
+		table = kindDataSource
+	}
 	want := ""
 	if f, ok := asObject(c.body["filter"]); ok {
 		want, _ = asString(f["value"])
-		if want != "page" && want != "database" {
-			return nil, bodyError("body.filter.value", "should be `page` or `database`, instead was `%s`", brief(f["value"]))
+		if want != "page" && want != table {
+			return nil, bodyError("body.filter.value", "should be `page` or `%s`, instead was `%s`", table, brief(f["value"]))
 		}
 	}
 	nodes := []*node{}
 	for _, n := range s.nodes {
-		if n.kind == kindBlock || n.archived || !s.visible(n) || (want != "" && n.kind != want) {
+		trashed := n.archived || (n.kind == kindDataSource && s.nodes[n.parent.id].archived)
+		if (n.kind != kindPage && n.kind != table) || trashed || !s.visible(n) || (want != "" && n.kind != want) {
 			continue
 		}
 		if strings.Contains(strings.ToLower(s.plainTitle(n)), q) {
@@ -134,11 +141,14 @@ func (s *Server) search(c *call) (any, error) {
 	results := make([]any, len(page))
 	for i, id := range page {
 		n := s.nodes[id]
-		if n.kind == kindPage {
+		switch n.kind {
+		case kindPage:
 			results[i] = s.renderPage(c.base, n)
-		} else {
+		case kindDataSource:
+			results[i] = s.renderDataSource(c.base, n)
+		default:
 			results[i] = s.renderDatabase(c.base, n)
 		}
 	}
-	return list(results, next, "page_or_database"), nil
+	return list(results, next, s.pagesOrTables()), nil
 }

@@ -55,8 +55,8 @@ func TestPayloadRules(t *testing.T) {
 		{name: "invalid JSON", body: `{"children": [`, status: 400, code: "invalid_json"},
 		{name: "missing Notion-Version", body: kids(para("x")), header: map[string]string{"Notion-Version": ""},
 			status: 400, code: "missing_version"},
-		{name: "Notion-Version other than 2022-06-28", body: kids(para("x")), header: map[string]string{"Notion-Version": "2025-09-03"},
-			status: 400, code: "validation_error", message: "2022-06-28"},
+		{name: "Notion-Version the emulator does not speak", body: kids(para("x")), header: map[string]string{"Notion-Version": "2025-01-01"},
+			status: 400, code: "validation_error", message: "2026-03-11"},
 		{name: "relative link URL", body: kids(block("paragraph", map[string]any{"rich_text": rt(map[string]any{
 			"type": "text", "text": map[string]any{"content": "x", "link": map[string]any{"url": "/relative/path"}}})})),
 			status: 400, code: "validation_error", message: "Invalid URL for link."},

@@ -1,6 +1,7 @@
 package notion
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -60,6 +61,8 @@ type viewNavItem struct {
 }
 
 type viewDatabase struct {
+	// View names the view shown (the database's first).
+	View    string
 	Columns []string
 	Rows    []viewRow
 }
@@ -148,7 +151,7 @@ func (s *Server) fillView(vp *viewPage, n *node, base string) {
 		vp.Database = s.viewDatabase(n)
 		return
 	}
-	if n.parent.typ == parentDatabase {
+	if n.parent.typ == parentDataSource {
 		if db := s.nodes[n.parent.id]; db != nil {
 			r := s.renderPage(base, n)
 			props, _ := r["properties"].(map[string]any)
@@ -162,15 +165,57 @@ func (s *Server) fillView(vp *viewPage, n *node, base string) {
 	vp.Blocks = s.viewBlocks(base, s.liveChildren(n))
 }
 
+// viewDatabase shows database db as its first view shows it: that view's
+// data source, its filter and sorts, the title first and then the
+// properties it shows in its order (properties it does not list come
+// after, shown: choice). Without a view, every property of the first data
+// source in creation order.
 func (s *Server) viewDatabase(db *node) *viewDatabase {
 	vd := &viewDatabase{}
-	props := slices.Clone(db.schema.props)
-	slices.SortStableFunc(props, func(a, b *propSchema) int { return boolInt(b.typ == "title") - boolInt(a.typ == "title") })
+	var v *dbView
+	if len(db.views) > 0 {
+		v = s.views[db.views[0]]
+	}
+	var ds *node
+	switch {
+	case v != nil:
+		ds, vd.View = s.nodes[v.ds], v.name
+	case len(db.sources) > 0:
+		ds = s.nodes[db.sources[0]]
+	}
+	if ds == nil {
+		return vd
+	}
+	props := s.viewColumns(ds.schema, v)
 	for _, p := range props {
 		vd.Columns = append(vd.Columns, p.name)
 	}
-	for _, id := range db.rows {
-		row := s.nodes[id]
+	match := func(*node) bool { return true }
+	order := func(a, b *node) int { return cmp.Compare(a.seq, b.seq) }
+	if v != nil {
+		if v.filter != nil {
+			if f, err := s.compileFilter("filter", v.filter, ds.schema, 0); err == nil {
+				match = f
+			}
+		}
+		if v.sorts != nil {
+			sorts := make([]any, len(v.sorts))
+			for i, so := range v.sorts {
+				sorts[i] = map[string]any(so)
+			}
+			if o, err := s.compileSorts(sorts, ds.schema); err == nil {
+				order = o
+			}
+		}
+	}
+	rows := []*node{}
+	for _, id := range ds.rows {
+		if row := s.nodes[id]; match(row) {
+			rows = append(rows, row)
+		}
+	}
+	slices.SortStableFunc(rows, order)
+	for _, row := range rows {
 		r := s.renderPage("", row)
 		values, _ := r["properties"].(map[string]any)
 		vr := viewRow{ID: row.id, Archived: row.archived}
@@ -184,6 +229,37 @@ func (s *Server) viewDatabase(db *node) *viewDatabase {
 		vd.Rows = append(vd.Rows, vr)
 	}
 	return vd
+}
+
+// viewColumns are the properties view v shows, title first.
+func (s *Server) viewColumns(sc *schema, v *dbView) []*propSchema {
+	var out []*propSchema
+	if v != nil && v.config != nil {
+		listed := map[string]bool{}
+		for _, vp := range v.config.props {
+			listed[vp.id] = true
+			if p := sc.byKey(vp.id); p != nil && vp.visible {
+				out = append(out, p)
+			}
+		}
+		for _, p := range sc.props {
+			if !listed[p.id] {
+				out = append(out, p)
+			}
+		}
+	} else {
+		out = slices.Clone(sc.props)
+	}
+	slices.SortStableFunc(out, func(a, b *propSchema) int { return boolInt(b.typ == "title") - boolInt(a.typ == "title") })
+	if len(out) == 0 || out[0].typ != "title" {
+		// The title is the link to the row: always shown.
+		for _, p := range sc.props {
+			if p.typ == "title" {
+				out = append([]*propSchema{p}, out...)
+			}
+		}
+	}
+	return out
 }
 
 // relationText renders a relation as the titles of its pages, as Notion

@@ -198,13 +198,13 @@ func TestSectionView(t *testing.T) {
 			hidden = append(hidden, name)
 		}
 	}
-	for _, h := range []string{notion.PropInternalLinks, notion.PropLossRecord, notion.PropLinksPending, notion.PropOneNoteID, notion.PropContentHash} {
+	for _, h := range []string{notion.PropInternalLinks, notion.PropLossRecord, notion.PropLinksPending, notion.PropOneNoteID, notion.PropContentHash, notion.PropWritten} {
 		if !slices.Contains(hidden, h) {
 			t.Errorf("%q is not hidden (visible %v)", h, visible)
 		}
 	}
 	if !slices.Equal(visible, []string{notion.PropName, notion.PropParent, notion.PropCreated, notion.PropLastModified,
-		notion.PropLink, notion.PropLosses, notion.PropStatus}) {
+		notion.PropLink, notion.PropLosses, notion.PropVerification, notion.PropStatus}) {
 		t.Errorf("visible columns %v", visible)
 	}
 	if len(visible)+len(hidden) != len(d.Properties) {

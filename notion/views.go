@@ -19,7 +19,7 @@ const SectionViewName = "OneNote order"
 
 // visibleColumns are the columns a person sees, in order; every other
 // property of the data source is hidden.
-var visibleColumns = []string{PropName, PropParent, PropCreated, PropLastModified, PropLink, PropLosses, PropStatus}
+var visibleColumns = []string{PropName, PropParent, PropCreated, PropLastModified, PropLink, PropLosses, PropVerification, PropStatus}
 
 // sectionView is the body that makes a section database's view what the
 // writer wants: sorted by OneNote order, its columns visibleColumns and

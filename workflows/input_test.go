@@ -30,6 +30,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"file", func(in *MigrateInput) { in.File = "Notes.onepkg" }},
 		{"file", func(in *MigrateInput) { in.File = "C:Notes.onepkg" }},
 		{"sync", func(in *MigrateInput) { in.File, in.Sync = "/data/Notes.onepkg", &SyncOptions{} }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.File, in.AdoptNotebookPage = "/data/Notes.onepkg", "abc" }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage = "https://notion.so/x y" }},
 	} {
 		in := ok
 		tc.edit(&in)

@@ -31,7 +31,8 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"file", func(in *MigrateInput) { in.File = "C:Notes.onepkg" }},
 		{"sync", func(in *MigrateInput) { in.File, in.Sync = "/data/Notes.onepkg", &SyncOptions{} }},
 		{"adoptNotebookPage", func(in *MigrateInput) { in.File, in.AdoptNotebookPage = "/data/Notes.onepkg", "abc" }},
-		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage = "https://notion.so/x y" }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage, in.Sync = "https://notion.so/x y", &SyncOptions{} }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage = "abc" }},
 	} {
 		in := ok
 		tc.edit(&in)

@@ -98,7 +98,12 @@ func graphError(err error, obs onenote.Observation) error {
 // notionError types a Notion writer error.
 func notionError(err error) error {
 	var typ string
+	var adopt *notion.AdoptError
 	switch {
+	case errors.As(err, &adopt):
+		// The operator named a page that cannot be adopted: trying
+		// again changes nothing.
+		typ = failure.Config
 	case errors.Is(err, notion.ErrNotFound):
 		typ = failure.NotionNotShared
 	case errors.Is(err, notion.ErrUnauthorized):

@@ -63,6 +63,10 @@ type GroupNode struct {
 type TreeNode struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
+	// GUID is the section's GUID (lower case, no braces) from Graph's
+	// links.oneNoteClientUrl (section-id), the key a file import gave the
+	// section's database; "" when Graph's link carries none.
+	GUID string `json:"guid,omitempty"`
 }
 
 // NotebookInfo names a notebook and, when listed for a scan, its tree.
@@ -204,7 +208,11 @@ func (a *Activities) ListSectionGroups(ctx context.Context, in ListChildrenInput
 func sectionNodes(ss []onenote.Section) []TreeNode {
 	out := make([]TreeNode, 0, len(ss))
 	for _, s := range ss {
-		out = append(out, TreeNode{ID: s.ID, Name: s.DisplayName})
+		n := TreeNode{ID: s.ID, Name: s.DisplayName}
+		if g, ok := onenote.SectionIDFromClientURL(s.Links.OneNoteClientURL.Href); ok {
+			n.GUID = strings.ToLower(g)
+		}
+		out = append(out, n)
 	}
 	return out
 }

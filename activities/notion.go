@@ -32,6 +32,9 @@ const (
 type EnsureLayoutInput struct {
 	ParentPageID string       `json:"parentPageID"`
 	Notebook     NotebookTree `json:"notebook"`
+	// AdoptNotebookPage, when set, is the notebook page of a file import
+	// of this notebook, to be taken over (notion.NotebookSpec.AdoptPage).
+	AdoptNotebookPage string `json:"adoptNotebookPage,omitempty"`
 }
 
 // EnsureLayout finds or creates the notebook's page, its section groups'
@@ -40,7 +43,7 @@ func (a *Activities) EnsureLayout(ctx context.Context, in EnsureLayoutInput) (no
 	if a.cfg.Notion == nil {
 		return notion.Layout{}, errors.New("activities: no Notion client configured")
 	}
-	spec := notion.NotebookSpec{ID: in.Notebook.ID, Name: in.Notebook.Name,
+	spec := notion.NotebookSpec{ID: in.Notebook.ID, Name: in.Notebook.Name, AdoptPage: in.AdoptNotebookPage,
 		Sections: sectionSpecs(in.Notebook.Sections), SectionGroups: groupSpecs(in.Notebook.SectionGroups)}
 	ctx, watch := a.watchNotion(ctx)
 	defer a.heartbeat(ctx, watch)()
@@ -54,7 +57,7 @@ func (a *Activities) EnsureLayout(ctx context.Context, in EnsureLayoutInput) (no
 func sectionSpecs(ns []TreeNode) []notion.SectionSpec {
 	out := make([]notion.SectionSpec, 0, len(ns))
 	for _, n := range ns {
-		out = append(out, notion.SectionSpec{ID: n.ID, Name: n.Name})
+		out = append(out, notion.SectionSpec{ID: n.ID, Name: n.Name, GUID: n.GUID})
 	}
 	return out
 }

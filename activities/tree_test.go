@@ -1,6 +1,7 @@
 package activities_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/notebridge/notebridge/activities"
@@ -25,6 +26,13 @@ func TestTreeActivities(t *testing.T) {
 	if tree.Unlisted || len(tree.Sections) != len(f.nb.Sections) || len(tree.SectionGroups) != len(f.nb.SectionGroups) {
 		t.Fatalf("expanded tree: %+v", tree)
 	}
+	// Each section carries its GUID from Graph's section link, in lower
+	// case: what a file import keyed its database by.
+	for i, sec := range tree.Sections {
+		if want := strings.ToLower(f.nb.Sections[i].GUID); want == "" || sec.GUID != want {
+			t.Errorf("section %s has GUID %q, want %q", sec.Name, sec.GUID, want)
+		}
+	}
 	g := tree.SectionGroups[0]
 	if !g.GroupsUnlisted || g.SectionsUnlisted || len(g.Sections) != len(f.nb.SectionGroups[0].Sections) || len(g.SectionGroups) != 0 {
 		t.Fatalf("first-level group: %+v", g)
@@ -44,7 +52,8 @@ func TestTreeActivities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(secs.Sections) != len(inner.Sections) || secs.Sections[0].ID != inner.Sections[0].ID || secs.Outcome.Status != 200 {
+	if len(secs.Sections) != len(inner.Sections) || secs.Sections[0].ID != inner.Sections[0].ID || secs.Outcome.Status != 200 ||
+		secs.Sections[0].GUID != strings.ToLower(inner.Sections[0].GUID) {
 		t.Fatalf("sections of %s: %+v", inner.DisplayName, secs)
 	}
 	plain, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName,

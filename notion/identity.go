@@ -251,6 +251,9 @@ func (c *Client) notebookPage(ctx context.Context, parentPageID string, nb Noteb
 	if p, rec, err := c.movedNotebookPage(ctx, parentPageID, nb); err != nil || rec != nil {
 		return p, rec, err
 	}
+	if nb.AdoptPage != "" {
+		return c.adoptNotebookPage(ctx, parentPageID, nb)
+	}
 	rec := &record{Notebook: nb.ID, Parent: parentPageID, Containers: map[string]string{}, Kinds: map[string]string{}}
 	if legacy != "" {
 		rec.PageID, rec.changed = legacy, true
@@ -604,8 +607,16 @@ func (c *Client) stampPage(ctx context.Context, id, kind, oneNoteID string) erro
 	if err != nil {
 		return err
 	}
-	if st := stampOf(kids); st.kind == kind && st.id == oneNoteID {
+	st := stampOf(kids)
+	if st.kind == kind && st.id == oneNoteID {
 		return nil
+	}
+	if st.kind == kind && !st.hasChildren {
+		// Another source's stamp (an adopted file import's group page):
+		// rewritten in place, so the page keeps one stamp.
+		return c.do(ctx, call{method: http.MethodPatch, path: "/v1/blocks/" + st.blockID,
+			body:      jsonBody(map[string]any{"paragraph": map[string]any{"rich_text": text(stampText(kind, oneNoteID, "")), "color": "gray"}}),
+			reconcile: noReconcile})
 	}
 	return c.appendOnce(ctx, id, stampParagraph(kind, oneNoteID, nil),
 		func(kids []childBlock) bool { st := stampOf(kids); return st.kind == kind && st.id == oneNoteID })

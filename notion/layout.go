@@ -14,7 +14,12 @@ import (
 // NotebookSpec describes a OneNote notebook's containers: its sections and
 // section groups (which nest). IDs are OneNote IDs; names become titles.
 type NotebookSpec struct {
-	ID, Name      string
+	ID, Name string
+	// AdoptPage, when set, is the Notion ID of the notebook page a file
+	// import of this notebook made under the parent: when no page stamped
+	// as this notebook is found, that page and its containers are taken
+	// over instead of new ones made (adopt.go).
+	AdoptPage     string
 	Sections      []SectionSpec
 	SectionGroups []SectionGroupSpec
 }
@@ -29,6 +34,9 @@ type SectionGroupSpec struct {
 // SectionSpec is a OneNote section.
 type SectionSpec struct {
 	ID, Name string
+	// GUID is the section's GUID as Graph's links carry it (section-id),
+	// "" if unknown: how a file import's database is adopted.
+	GUID string
 }
 
 // Layout is where a notebook lives in Notion, keyed by OneNote IDs.

@@ -14,6 +14,12 @@ import (
 // property otherwise, about 5.7 times the bytes (graph-reality.md #3).
 const TreeSelect = "id,displayName"
 
+// SectionSelect is the $select of every section a tree call reads:
+// TreeSelect and the section's links, whose oneNoteClientUrl names the
+// section's GUID (section-id={…}), the GUID a file import keys the
+// section's database by (SectionIDFromClientURL; docs/file-import.md).
+const SectionSelect = TreeSelect + ",links"
+
 // ExpandNotebookTree is the $expand of ListNotebooks and GetNotebook: a
 // notebook's sections and section groups, and the sections of those
 // groups, each with TreeSelect. Two levels is the most Graph serves: a
@@ -21,8 +27,8 @@ const TreeSelect = "id,displayName"
 // #1). Inside a clause $select and $expand are joined by ";", each keeping
 // its "$" (#2). Groups nested deeper are listed with ListSectionGroups and
 // ListSections, one request each.
-const ExpandNotebookTree = "sections($select=" + TreeSelect + "),sectionGroups($select=" + TreeSelect +
-	";$expand=sections($select=" + TreeSelect + "))"
+const ExpandNotebookTree = "sections($select=" + SectionSelect + "),sectionGroups($select=" + TreeSelect +
+	";$expand=sections($select=" + SectionSelect + "))"
 
 // Link is a Graph link object.
 type Link struct {
@@ -192,7 +198,7 @@ type SectionGroupList struct {
 
 // ListSections lists one page of the sections directly in a notebook or
 // section group, in one request (GET .../notebooks/{id}/sections or
-// .../sectionGroups/{id}/sections, with TreeSelect). next is "" or a
+// .../sectionGroups/{id}/sections, with SectionSelect). next is "" or a
 // NextLink from a previous call.
 func (c *Client) ListSections(ctx context.Context, parent Container, next string) (SectionList, Observation, error) {
 	var body struct {
@@ -221,7 +227,11 @@ func (c *Client) listChildren(ctx context.Context, op string, parent Container, 
 	if err != nil {
 		return Observation{}, err
 	}
-	u := c.url(p+"/"+kind, url.Values{"$select": {TreeSelect}})
+	sel := TreeSelect
+	if kind == "sections" {
+		sel = SectionSelect
+	}
+	u := c.url(p+"/"+kind, url.Values{"$select": {sel}})
 	if next != "" {
 		if u, err = c.checkNextLink(op, next); err != nil {
 			return Observation{}, err

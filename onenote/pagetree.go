@@ -47,16 +47,30 @@ func BuildPageTree(pages []Page) []*PageNode {
 // Internal onenote: links between pages carry the same page-id, so this is
 // how they are matched to migrated pages.
 func PageIDFromClientURL(href string) (string, bool) {
+	return clientURLParam(href, "page-id=")
+}
+
+// SectionIDFromClientURL extracts the section GUID from a section's or a
+// page's links.oneNoteClientUrl.href ("...#section-id={…}&end"), as
+// PageIDFromClientURL does the page GUID. It reports false if there is no
+// section-id.
+func SectionIDFromClientURL(href string) (string, bool) {
+	return clientURLParam(href, "section-id=")
+}
+
+// clientURLParam reads parameter key ("page-id=") of a onenote: link,
+// without braces.
+func clientURLParam(href, key string) (string, bool) {
 	s := href
 	if u, err := url.PathUnescape(href); err == nil {
 		s = u
 	}
 	lower := strings.ToLower(s)
-	i := strings.Index(lower, "page-id=")
+	i := strings.Index(lower, key)
 	if i < 0 {
 		return "", false
 	}
-	v := s[i+len("page-id="):]
+	v := s[i+len(key):]
 	if j := strings.IndexAny(v, "&#"); j >= 0 {
 		v = v[:j]
 	}

@@ -78,3 +78,26 @@ func TestPageIDFromClientURL(t *testing.T) {
 		}
 	}
 }
+
+func TestSectionIDFromClientURL(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		// A section's own link (graph-reality.md; the emulator's form).
+		{"onenote:https://d.docs.live.net/abc/Documents/NB/Sec.one#section-id={8C2F3A1E-1111-2222-3333-444455556666}&end",
+			"8C2F3A1E-1111-2222-3333-444455556666", true},
+		// A page's link carries its section's GUID before its own.
+		{"onenote:https://x/S.one#T&section-id=%7Bf5010000-0000-0000-0000-000000000000%7D&page-id={p}&end",
+			"f5010000-0000-0000-0000-000000000000", true},
+		{"onenote:https://x/S.one#T&page-id={p}&end", "", false},
+		{"onenote:https://x/S.one#section-id={}&end", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := SectionIDFromClientURL(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("SectionIDFromClientURL(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -56,8 +56,12 @@ func (g *strictGraph) serve(w http.ResponseWriter, r *http.Request) {
 		writeGraphError(w, 400, "20266", "The maximum number of sections is exceeded for this request.")
 		return
 	}
-	if q.Get("$select") != TreeSelect && expand == "" {
-		g.t.Errorf("%s: $select = %q, want %q", r.URL.Path, q.Get("$select"), TreeSelect)
+	wantSelect := TreeSelect
+	if strings.HasSuffix(path, "/sections") {
+		wantSelect = SectionSelect
+	}
+	if q.Get("$select") != wantSelect && expand == "" {
+		g.t.Errorf("%s: $select = %q, want %q", r.URL.Path, q.Get("$select"), wantSelect)
 	}
 	section := func(id string) map[string]any { return map[string]any{"id": id, "displayName": "Section " + id} }
 	group := func(id string) map[string]any { return map[string]any{"id": id, "displayName": "Group " + id} }
@@ -77,7 +81,7 @@ func (g *strictGraph) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		// Every clause must carry its own $select, joined to a nested
 		// $expand by ";" (graph-reality.md #2, #3).
-		for _, clause := range []string{"sections($select=" + TreeSelect + ")", "sectionGroups($select=" + TreeSelect + ";$expand=sections($select=" + TreeSelect + "))"} {
+		for _, clause := range []string{"sections($select=" + SectionSelect + ")", "sectionGroups($select=" + TreeSelect + ";$expand=sections($select=" + SectionSelect + "))"} {
 			if !strings.Contains(expand, clause) {
 				writeGraphError(w, 400, "BadRequest", "Parsing OData Select and Expand failed.")
 				g.t.Errorf("$expand %q lacks %q", expand, clause)
@@ -164,7 +168,7 @@ var wantDeepPaths = []string{
 // $expand with $select in every clause, which strict Graph answers; the
 // groups it returns hold their sections but not their own groups.
 func TestTreeTwoLevelExpandWithSelect(t *testing.T) {
-	want := "sections($select=id,displayName),sectionGroups($select=id,displayName;$expand=sections($select=id,displayName))"
+	want := "sections($select=id,displayName,links),sectionGroups($select=id,displayName;$expand=sections($select=id,displayName,links))"
 	if ExpandNotebookTree != want {
 		t.Fatalf("ExpandNotebookTree = %q, want %q", ExpandNotebookTree, want)
 	}

@@ -70,6 +70,15 @@ type MigrateInput struct {
 	// the notebook in Notion), and sync is not allowed. See
 	// docs/file-import.md.
 	File string `json:"file,omitempty"`
+	// AdoptNotebookPage, when set, is the Notion ID of the notebook page
+	// a file import of this notebook made under NotionParent: a Graph
+	// migration or sync that finds no notebook page of its own takes that
+	// page and its section databases over (matched by the sections' GUIDs,
+	// never by title) instead of making new ones, so the file's rows are
+	// updated in place. A page that is no file import of this notebook is
+	// refused. Only with sync (a migration finds rows by Graph's page ID
+	// only), not with file. See docs/file-import.md.
+	AdoptNotebookPage string `json:"adoptNotebookPage,omitempty"`
 	// Sync, when set, makes this run a sync of a notebook migrated
 	// before: only what changed in OneNote is written (see SyncOptions).
 	Sync *SyncOptions `json:"sync,omitempty"`
@@ -254,6 +263,9 @@ func (in *MigrateInput) Validate() error {
 		if in.Sync != nil {
 			add(invalid("sync", "is not allowed with file: a sync reads the notebook through Graph; import the file, then sync the notebook from Graph"))
 		}
+		if in.AdoptNotebookPage != "" {
+			add(invalid("adoptNotebookPage", "is not allowed with file: it names a file import's notebook page for a Graph run to take over"))
+		}
 	case in.Notebook == "":
 		add(invalid("notebook", "is required: the notebook's ID or display name"))
 	}
@@ -262,6 +274,16 @@ func (in *MigrateInput) Validate() error {
 	}
 	if strings.ContainsAny(in.NotionParent, " /?#") {
 		add(invalid("notionParent", "%q is not a Notion page ID", in.NotionParent))
+	}
+	in.AdoptNotebookPage = strings.TrimSpace(in.AdoptNotebookPage)
+	if strings.ContainsAny(in.AdoptNotebookPage, " /?#") {
+		add(invalid("adoptNotebookPage", "%q is not a Notion page ID: give the ID of the file import's notebook page", in.AdoptNotebookPage))
+	}
+	if in.AdoptNotebookPage != "" && in.File == "" && in.Sync == nil {
+		// A migration finds rows by Graph's page ID only: it would add a
+		// second row beside each of the file's.
+		add(invalid("adoptNotebookPage", "needs sync: only a sync matches the file's rows to Graph's pages (by page GUID); "+
+			"add \"sync\": {} to the input"))
 	}
 	for _, f := range []struct {
 		name string

@@ -30,6 +30,9 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"file", func(in *MigrateInput) { in.File = "Notes.onepkg" }},
 		{"file", func(in *MigrateInput) { in.File = "C:Notes.onepkg" }},
 		{"sync", func(in *MigrateInput) { in.File, in.Sync = "/data/Notes.onepkg", &SyncOptions{} }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.File, in.AdoptNotebookPage = "/data/Notes.onepkg", "abc" }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage, in.Sync = "https://notion.so/x y", &SyncOptions{} }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage = "abc" }},
 	} {
 		in := ok
 		tc.edit(&in)

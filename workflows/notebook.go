@@ -350,7 +350,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		nb.details(ctx)
 		actx := workflow.WithActivityOptions(ctx, notionLayoutOptions("Create the notebook's pages and databases in Notion"))
 		err := workflow.ExecuteActivity(actx, activities.EnsureLayoutName,
-			activities.EnsureLayoutInput{ParentPageID: nb.in.NotionParent, Notebook: *tree}).Get(ctx, &layout)
+			activities.EnsureLayoutInput{ParentPageID: nb.in.NotionParent, Notebook: *tree, AdoptNotebookPage: nb.in.AdoptNotebookPage}).Get(ctx, &layout)
 		if err != nil {
 			return NotebookReport{}, nb.explain(err)
 		}

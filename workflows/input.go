@@ -103,7 +103,7 @@ type MigrateInput struct {
 }
 
 // migrateInputFields lists MigrateInput's JSON fields, for error messages.
-const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, file, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, skipVerify, sync"
+const migrateInputFields = "user, notebook, notionParent, include, exclude, dryRun, file, limits, sectionParallelism, pageParallelism, pagesPerRun, sectionsPerRun, skipImages, skipAttachments, skipInk, imageAlt, skipVerify, sync, adoptNotebookPage"
 
 // UnmarshalJSON decodes an input strictly (an unknown field is an error,
 // so a misspelt option is not silently ignored). It never fails: what is

@@ -48,12 +48,7 @@ func newImportCmd(c *cli, name, summary string) *cobra.Command {
 		if ex.NotionParent == "" {
 			ex.NotionParent = "<Notion page ID>"
 		}
-		args, _ := workflows.StartCommand(tf.taskQueue, "<notebookID>", "<notebook name>", ex) // an input always marshals
-		quoted := make([]string, len(args))
-		for i, a := range args {
-			quoted[i] = shellQuote(a)
-		}
-		return fmt.Sprintf("temporal %s %s %s", strings.Join(quoted[:2], " "), tf.cliFlags(), strings.Join(quoted[2:], " "))
+		return startCommandText(tf, ex)
 	}, func(ctx context.Context, cmd *cobra.Command) error {
 		return c.importFile(ctx, tf, in, o)
 	})

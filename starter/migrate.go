@@ -64,16 +64,11 @@ func newMigrateCmd(c *cli, name, summary string) *cobra.Command {
 		if ex.NotionParent == "" {
 			ex.NotionParent = "<Notion page ID>"
 		}
-		args, _ := workflows.StartCommand(tf.taskQueue, "<notebookID>", "<notebook name>", ex) // an input always marshals
-		quoted := make([]string, len(args))
-		for i, a := range args {
-			quoted[i] = shellQuote(a)
-		}
 		id := workflows.NotebookWorkflowID(ex.User, "<notebookID>")
-		return fmt.Sprintf("temporal %s %s %s\n"+
+		return fmt.Sprintf("%s\n"+
 			"temporal workflow query %s --workflow-id %s --name %s\n"+
 			"temporal workflow result %s --workflow-id %s",
-			strings.Join(quoted[:2], " "), tf.cliFlags(), strings.Join(quoted[2:], " "),
+			startCommandText(tf, ex),
 			tf.cliFlags(), shellQuote(id), workflows.QueryProgress, tf.cliFlags(), shellQuote(id))
 	}, func(ctx context.Context, cmd *cobra.Command) error {
 		return c.migrate(ctx, tf, in, given(cmd.Flags()), o)
@@ -272,4 +267,15 @@ func (c *cli) resolveNotebook(ctx context.Context, tc client.Client, tf *tempora
 	}
 	return nil, fmt.Errorf("user %q has no notebook %q; the notebooks are: %s. Use one of these names or IDs in --notebook",
 		in.User, in.Notebook, avail)
+}
+
+// startCommandText is the temporal CLI command that starts a migration of
+// input ex, its words quoted for a shell and tf's flags after the verb.
+func startCommandText(tf *temporalFlags, ex workflows.MigrateInput) string {
+	args, _ := workflows.StartCommand(tf.taskQueue, "<notebookID>", "<notebook name>", ex) // an input always marshals
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	return fmt.Sprintf("temporal %s %s %s", strings.Join(quoted[:2], " "), tf.cliFlags(), strings.Join(quoted[2:], " "))
 }

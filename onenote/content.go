@@ -39,14 +39,13 @@ func (c *Client) GetPageContent(ctx context.Context, pageID string, opts Content
 		q = url.Values{"includeInkML": {"true"}}
 	}
 	u := c.url("pages/"+url.PathEscape(pageID)+"/content", q)
-	start := c.now()
 	resp, obs, tok, err := c.send(ctx, call{op: op, method: http.MethodGet, url: u, cost: 1, class: requestClass{pageGET: true}})
 	if err != nil {
 		return PageContent{}, obs, err
 	}
 	ct := resp.Header.Get("Content-Type")
 	b, err := c.readBody(resp, op, c.maxContent, tok)
-	obs.Duration = c.now().Sub(start)
+	obs.Duration = c.now().Sub(obs.Sent)
 	if err != nil {
 		return PageContent{}, obs, err
 	}

@@ -253,13 +253,12 @@ func (c *Client) checkNextLink(op, next string) (string, error) {
 
 // getJSON makes one GET and decodes a 2xx JSON body into v.
 func (c *Client) getJSON(ctx context.Context, cl call, v any) (Observation, error) {
-	start := c.now()
 	resp, obs, tok, err := c.send(ctx, cl)
 	if err != nil {
 		return obs, err
 	}
 	b, err := c.readBody(resp, cl.op, maxJSONBytes, tok)
-	obs.Duration = c.now().Sub(start)
+	obs.Duration = c.now().Sub(obs.Sent)
 	if err != nil {
 		return obs, err
 	}

@@ -41,7 +41,6 @@ func (c *Client) DownloadResource(ctx context.Context, ref string, w io.Writer, 
 	if err != nil {
 		return Resource{}, Observation{}, &Error{Kind: KindInvalidArgument, Op: op, Message: err.Error()}
 	}
-	start := c.now()
 	resp, obs, tok, err := c.send(ctx, call{op: op, method: http.MethodGet, url: u, cost: 1})
 	if err != nil {
 		return Resource{}, obs, err
@@ -52,13 +51,13 @@ func (c *Client) DownloadResource(ctx context.Context, ref string, w io.Writer, 
 		Message: fmt.Sprintf("resource is larger than the %d-byte cap", maxBytes),
 		Hint:    "raise the size cap or skip this resource and report it"}
 	if resp.ContentLength > maxBytes {
-		obs.Duration = c.now().Sub(start)
+		obs.Duration = c.now().Sub(obs.Sent)
 		return res, obs, tooLarge
 	}
 	sw := &sinkWriter{w: w}
 	n, err := io.Copy(sw, io.LimitReader(resp.Body, maxBytes))
 	res.Bytes = n
-	obs.Duration = c.now().Sub(start)
+	obs.Duration = c.now().Sub(obs.Sent)
 	switch {
 	case sw.err != nil:
 		return res, obs, &Error{Kind: KindUnknown, Op: op, Status: resp.StatusCode, Message: "writing the resource failed", Err: sw.err}

@@ -22,7 +22,7 @@ help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 test: temporal chromium docker-compose npm check lint vulncheck standalone-check ## The whole test suite (CI runs exactly this): vet, gofmt, staticcheck, deadcode, workflowcheck, govulncheck, the unit tests with the race detector in a clone with nothing beside it, then every test including those on a real Temporal dev server and the SDK conformance suites.
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	@scripts/test-full.sh
 	$(BENCH) $(GO) test -count=1 -timeout 10m $(PKGS)
 
 check: vet fmt-check ## Static checks only.

@@ -78,12 +78,14 @@ func (c *Client) adoptNotebookPage(ctx context.Context, parentPageID string, nb 
 	for _, s := range specSections(nb.Sections, nb.SectionGroups) {
 		if db := rec.Containers[s.ID]; db != "" && rec.Kinds[s.ID] == kindSection {
 			adopted.set(s.ID, kindSection, db) // already adopted
+			adopted.setView(s.ID, rec.Views[s.ID])
 			matched++
 			continue
 		}
 		key := strings.ToLower(s.GUID)
 		if db := rec.Containers[key]; key != "" && db != "" && rec.Kinds[key] == kindSection {
 			adopted.set(s.ID, kindSection, db)
+			adopted.setView(s.ID, rec.Views[key])
 			taken[key] = true
 			matched++
 		}
@@ -98,6 +100,7 @@ func (c *Client) adoptNotebookPage(ctx context.Context, parentPageID string, nb 
 	for k, v := range rec.Containers {
 		if !taken[k] && adopted.Containers[k] == "" {
 			adopted.Containers[k], adopted.Kinds[k] = v, rec.Kinds[k]
+			adopted.setView(k, rec.Views[k])
 		}
 	}
 	if err := c.writeRecord(ctx, adopted); err != nil {

@@ -93,23 +93,24 @@ func parentRelation(dataSourceID string) map[string]any {
 
 // ensureSchemaOf adds whatever the section schema lacks to database id's
 // data source (a crash between creating a database and adding its
-// self-relation leaves it without one; a person may delete a property).
+// self-relation leaves it without one; a person may delete a property),
+// and returns the data source and its schema as it then is.
 // A property rows are found by (PropName, PropOneNoteID) that a person
 // renamed, deleted or retyped while the data source holds rows is not
 // added again: that would find none of them and write every page anew, so
 // it is a DatabaseChangeError.
-func (c *Client) ensureSchemaOf(ctx context.Context, id string) error {
+func (c *Client) ensureSchemaOf(ctx context.Context, id string) (string, map[string]schemaProperty, error) {
 	ds, err := c.dataSource(ctx, id)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	src, err := c.readSource(ctx, ds)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	have := src.Properties
 	if err := c.checkKeyProperties(ctx, id, ds, have); err != nil {
-		return err
+		return "", nil, err
 	}
 	missing := map[string]any{}
 	for name, def := range sectionSchema() {
@@ -123,11 +124,19 @@ func (c *Client) ensureSchemaOf(ctx context.Context, id string) error {
 		}
 	}
 	if len(missing) == 0 {
-		return nil
+		return ds, have, nil
 	}
-	// Adding properties is idempotent: repeating it changes nothing.
-	return c.do(ctx, call{method: http.MethodPatch, path: "/v1/data_sources/" + ds,
-		body: jsonBody(map[string]any{"properties": missing}), reconcile: noReconcile})
+	// Adding properties is idempotent: repeating it changes nothing. Its
+	// answer is the schema with them.
+	var after dataSourceObject
+	if err := c.do(ctx, call{method: http.MethodPatch, path: "/v1/data_sources/" + ds, out: &after,
+		body: jsonBody(map[string]any{"properties": missing}), reconcile: noReconcile}); err != nil {
+		return "", nil, err
+	}
+	if len(after.Properties) > 0 {
+		have = after.Properties
+	}
+	return ds, have, nil
 }
 
 // checkKeyProperties refuses a data source whose title is no longer

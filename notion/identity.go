@@ -84,6 +84,11 @@ type record struct {
 	// kindGroup or kindSection.
 	Containers map[string]string `json:"containers"`
 	Kinds      map[string]string `json:"kinds"`
+	// Views maps a section's OneNote ID to the Notion ID of its view
+	// SectionViewName (views.go), made or found by an earlier run: a
+	// section it names costs no request for its view, and a view a person
+	// deleted is not made again. Records written before views lack it.
+	Views map[string]string `json:"views,omitempty"`
 	// PageID is the notebook page; stampID its stamp paragraph and
 	// blockID the record's code block ("" when missing).
 	PageID  string `json:"-"`
@@ -97,6 +102,18 @@ func (r *record) set(oneNoteID, kind, notionID string) {
 		return
 	}
 	r.Containers[oneNoteID], r.Kinds[oneNoteID] = notionID, kind
+	r.changed = true
+}
+
+// setView records viewID as the view of section oneNoteID.
+func (r *record) setView(oneNoteID, viewID string) {
+	if viewID == "" || r.Views[oneNoteID] == viewID {
+		return
+	}
+	if r.Views == nil {
+		r.Views = map[string]string{}
+	}
+	r.Views[oneNoteID] = viewID
 	r.changed = true
 }
 
@@ -347,6 +364,14 @@ func (c *Client) readRecord(ctx context.Context, pageID, notebookID string, st s
 				rec.Containers[id], rec.Kinds[id] = n, kind
 			}
 		}
+		for id, v := range got.Views {
+			if rec.Kinds[id] == kindSection && v != "" {
+				if rec.Views == nil {
+					rec.Views = map[string]string{}
+				}
+				rec.Views[id] = v
+			}
+		}
 		return rec, nil
 	}
 	rec.changed = true
@@ -460,21 +485,25 @@ func (c *Client) stampedDatabases(ctx context.Context) (map[string][]stampedDB, 
 
 // createContainer makes the stamped container of OneNote object
 // oneNoteID under page parentID: a section's database or a group's page.
-func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID, title, home string) (string, error) {
+// A database's view ID is returned too ("" when withView is false: the
+// workspace refused views earlier in the run); a database whose view the
+// workspace refuses is returned with a *ViewsRefusedError.
+func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID, title, home string, withView bool) (id, view string, err error) {
 	if kind != kindSection {
-		return c.createStampedPage(ctx, parentID, kind, oneNoteID, title, nil)
+		id, err := c.createStampedPage(ctx, parentID, kind, oneNoteID, title, nil)
+		return id, "", err
 	}
 	var created struct {
 		ID          string          `json:"id"`
 		DataSources []dataSourceRef `json:"data_sources"`
 	}
-	err := c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created,
+	err = c.do(ctx, call{method: http.MethodPost, path: "/v1/databases", out: &created,
 		reconcile: c.findCreated(parentID, "child_database", kind, oneNoteID),
 		body: jsonBody(map[string]any{"parent": map[string]any{"type": "page_id", "page_id": parentID}, "title": text(title),
 			"description": text(stampText(kind, oneNoteID, home)), "is_inline": false,
 			"initial_data_source": map[string]any{"properties": sectionSchema()}})})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	// A reconciled create answers with the ID only: the data source is
 	// then read from the database.
@@ -483,7 +512,7 @@ func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID,
 		ds = created.DataSources[0].ID
 		c.rememberSource(created.ID, ds)
 	} else if ds, err = c.dataSource(ctx, created.ID); err != nil {
-		return "", err
+		return "", "", err
 	}
 	// The self-relation needs the data source's ID. Adding a property is
 	// idempotent, so a lost answer is simply sent again. Its answer is the
@@ -492,14 +521,18 @@ func (c *Client) createContainer(ctx context.Context, parentID, kind, oneNoteID,
 	err = c.do(ctx, call{method: http.MethodPatch, path: "/v1/data_sources/" + ds, out: &src,
 		body: jsonBody(map[string]any{"properties": parentRelation(ds)}), reconcile: noReconcile})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if src.ID == "" {
 		if src, err = c.readSource(ctx, ds); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	return created.ID, c.ensureSectionView(ctx, created.ID, ds, src.Properties)
+	if !withView {
+		return created.ID, "", nil
+	}
+	view, err = c.ensureSectionView(ctx, created.ID, ds, src.Properties)
+	return created.ID, view, err
 }
 
 // createStampedPage makes a container page with its stamp (and the

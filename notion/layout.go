@@ -68,6 +68,15 @@ type Layout struct {
 	// containers made.
 	Renamed int `json:",omitempty"`
 	Created int `json:",omitempty"`
+	// ViewsAdded counts the section databases made before views (or whose
+	// view the record did not know) that this run gave their view
+	// SectionViewName or found it on.
+	ViewsAdded int `json:",omitempty"`
+	// ViewsNotMade, when set, names the section databases left without
+	// their view because Notion refused the Views API, and what to do:
+	// their rows show every column in creation order. Nothing else
+	// depends on the view, so the run goes on; the next one tries again.
+	ViewsNotMade string `json:",omitempty"`
 }
 
 // FormerSection is a section the notebook no longer lists, and its
@@ -115,6 +124,12 @@ func (c *Client) EnsureLayout(ctx context.Context, parentPageID string, nb Noteb
 		}
 	}
 	slices.SortFunc(l.Former, func(a, b FormerSection) int { return strings.Compare(a.ID, b.ID) })
+	if len(e.noView) > 0 {
+		l.ViewsNotMade = fmt.Sprintf("the view %q was not made for %d section databases (%s): Notion refused the Views API (%v). "+
+			"Their tables show every column, Note Bridge's bookkeeping included, in creation order; nothing else depends on the view. "+
+			"Give the integration the capability to update content (or use a workspace whose API has views) and run again",
+			SectionViewName, len(e.noView), strings.Join(e.noView, ", "), e.viewsRefused.Err)
+	}
 	if rec.changed {
 		if err := c.writeRecord(ctx, rec); err != nil {
 			return Layout{}, fmt.Errorf("notion: writing the notebook's record: %w", err)
@@ -133,6 +148,11 @@ type layoutRun struct {
 	// OneNote section ID in its stamp; read once, when the record lacks
 	// a section.
 	stamped map[string][]stampedDB
+	// viewsRefused is the first refusal of the Views API in this run:
+	// once refused, no later database asks again. noView names the
+	// sections left without their view.
+	viewsRefused *ViewsRefusedError
+	noView       []string
 }
 
 // contents ensures the sections and groups under the container page p,
@@ -222,7 +242,7 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 		}
 		if err == nil && obj.live {
 			e.placed(obj, kind, parentID, path)
-			return id, e.adapt(ctx, obj, kind, oneNoteID, title)
+			return id, e.adapt(ctx, obj, kind, oneNoteID, title, path)
 		}
 		return "", goneError(kind, path, id, err == nil && obj.trashed, e.rec.PageID)
 	}
@@ -242,15 +262,60 @@ func (e *layoutRun) ensure(ctx context.Context, parentID string, children func()
 		}
 		e.rec.set(oneNoteID, kind, id)
 		e.placed(obj, kind, parentID, path)
-		return id, e.adapt(ctx, obj, kind, oneNoteID, title)
+		return id, e.adapt(ctx, obj, kind, oneNoteID, title, path)
 	}
-	id, err = c.createContainer(ctx, parentID, kind, oneNoteID, title, e.rec.PageID)
+	refusedBefore := e.viewsRefused != nil
+	id, view, err := c.createContainer(ctx, parentID, kind, oneNoteID, title, e.rec.PageID, !refusedBefore)
+	if id != "" && e.noteRefusal(err, path) {
+		err = nil
+	}
 	if err != nil {
 		return "", err
 	}
+	if kind == kindSection && refusedBefore {
+		e.noView = append(e.noView, path) // not asked again
+	}
 	e.l.Created++
 	e.rec.set(oneNoteID, kind, id)
+	e.rec.setView(oneNoteID, view)
 	return id, nil
+}
+
+// noteRefusal reports whether err is the Views API refused, and then
+// names the section at path as left without its view.
+func (e *layoutRun) noteRefusal(err error, path string) bool {
+	var refused *ViewsRefusedError
+	if !errors.As(err, &refused) {
+		return false
+	}
+	if e.viewsRefused == nil {
+		e.viewsRefused = refused
+	}
+	e.noView = append(e.noView, path)
+	return true
+}
+
+// ensureView gives section oneNoteID's database db (data source ds,
+// schema props), found rather than made by this run, its view unless the
+// record names one: once, at most 2 + (its views) requests (views.go).
+func (e *layoutRun) ensureView(ctx context.Context, db, ds string, props map[string]schemaProperty, oneNoteID, path string) error {
+	if e.rec.Views[oneNoteID] != "" {
+		return nil
+	}
+	if e.viewsRefused != nil {
+		e.noView = append(e.noView, path)
+		return nil
+	}
+	view, err := e.c.addSectionView(ctx, db, ds, props)
+	if e.noteRefusal(err, path) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	e.rec.setView(oneNoteID, view)
+	e.l.ViewsAdded++
+	return nil
 }
 
 // placed names a section database found under another page than
@@ -265,8 +330,8 @@ func (e *layoutRun) placed(obj containerObject, kind, parentID, path string) {
 }
 
 // adapt brings a found container in step: OneNote's title, its stamp,
-// and (a database) the section schema.
-func (e *layoutRun) adapt(ctx context.Context, obj containerObject, kind, oneNoteID, title string) error {
+// and (a database) the section schema and its view.
+func (e *layoutRun) adapt(ctx context.Context, obj containerObject, kind, oneNoteID, title, path string) error {
 	c := e.c
 	if obj.title != title {
 		if err := c.setContainerTitle(ctx, obj.id, kind, title); err != nil {
@@ -280,7 +345,11 @@ func (e *layoutRun) adapt(ctx context.Context, obj containerObject, kind, oneNot
 				return err
 			}
 		}
-		return c.ensureSchemaOf(ctx, obj.id)
+		ds, props, err := c.ensureSchemaOf(ctx, obj.id)
+		if err != nil {
+			return err
+		}
+		return e.ensureView(ctx, obj.id, ds, props, oneNoteID, path)
 	}
 	if obj.stampID != oneNoteID {
 		return c.stampPage(ctx, obj.id, kind, oneNoteID)

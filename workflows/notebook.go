@@ -140,8 +140,11 @@ type NotebookReport struct {
 	// listed (package readiness).
 	Readiness string `json:"readiness,omitempty"`
 	// Sync is what a sync run found and did (nil for a migration).
-	Sync    *SyncReport `json:"sync,omitempty"`
-	Message string      `json:"message"`
+	Sync *SyncReport `json:"sync,omitempty"`
+	// ViewsNotMade names the section databases left without their view
+	// "OneNote order" because Notion refused the Views API (notion.Layout).
+	ViewsNotMade string `json:"viewsNotMade,omitempty"`
+	Message      string `json:"message"`
 }
 
 // NotebookState is a notebook migration's progress, carried across
@@ -167,6 +170,8 @@ type NotebookState struct {
 	Sync *SyncReport `json:"sync,omitempty"`
 	// Own is the Graph permits of the notebook's own calls so far.
 	Own SectionCount `json:"own,omitzero"`
+	// ViewsNotMade: see NotebookReport.
+	ViewsNotMade string `json:"viewsNotMade,omitempty"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -233,6 +238,8 @@ type notebook struct {
 	// gone from Notion to the message that names it.
 	elsewhere []string
 	gone      map[string]string
+	// viewsNotMade names the databases left without their view.
+	viewsNotMade string
 	// startedRuns counts the section runs this run started.
 	startedRuns int
 	runs        int
@@ -357,7 +364,10 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		nb.recovered(ServiceNotion)
 	}
 	nb.dbs, nb.page, nb.former, nb.elsewhere = layout.SectionDatabaseIDs, layout.NotebookPageID, layout.Former, layout.Elsewhere
-	nb.gone = layout.Gone
+	nb.gone, nb.viewsNotMade = layout.Gone, layout.ViewsNotMade
+	if layout.ViewsNotMade != "" {
+		nb.elsewhere = append(nb.elsewhere, layout.ViewsNotMade)
+	}
 	for _, s := range nb.sections {
 		if msg := layout.Gone[s.ID]; msg != "" {
 			// Its database is gone from Notion: writing the section
@@ -383,7 +393,7 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 // restore takes up the state a previous run carried over.
 func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.id, nb.name, nb.dbs, nb.finish, nb.runs = st.NotebookID, st.NotebookName, st.Databases, st.Finish, st.Runs
-	nb.gone = st.Gone
+	nb.gone, nb.viewsNotMade = st.Gone, st.ViewsNotMade
 	nb.lastPage, nb.lastErr = st.LastPage, st.LastError
 	nb.own = st.Own
 	nb.page = st.NotebookPageID
@@ -404,7 +414,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
 		Finish: nb.finish, Databases: nb.dbs, Gone: nb.gone, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
-		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep, Own: nb.own}
+		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep, Own: nb.own, ViewsNotMade: nb.viewsNotMade}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -882,7 +892,8 @@ func (nb *notebook) writeReport(ctx workflow.Context, rep *NotebookReport) {
 }
 
 func (nb *notebook) report() NotebookReport {
-	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, NotebookPageID: nb.page, DryRun: nb.in.DryRun}
+	rep := NotebookReport{User: nb.in.User, NotebookID: nb.id, NotebookName: nb.name, NotebookPageID: nb.page, DryRun: nb.in.DryRun,
+		ViewsNotMade: nb.viewsNotMade}
 	permits, waited := nb.spent()
 	rep.Permits, rep.PermitsWaited = permits, seconds.Of(waited)
 	for _, s := range nb.sections {
@@ -962,6 +973,9 @@ func (nb *notebook) summary(rep NotebookReport) string {
 	}
 	if rep.LinkFailed > 0 {
 		msg += fmt.Sprintf("; the links of %d pages could not be rewritten", rep.LinkFailed)
+	}
+	if rep.ViewsNotMade != "" {
+		msg += "; " + rep.ViewsNotMade
 	}
 	return msg
 }

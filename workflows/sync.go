@@ -64,7 +64,7 @@ type SyncReport struct {
 	// Failed names the row changes Notion refused.
 	Failed []string `json:"failed,omitempty"`
 	// Notes name what the run kept as it is, and why (a database not
-	// where OneNote places it).
+	// where OneNote places it, databases left without their view).
 	Notes []string `json:"notes,omitempty"`
 	// ReportError says why the entry on the report page was not written.
 	ReportError string `json:"reportError,omitempty"`

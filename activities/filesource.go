@@ -272,9 +272,24 @@ func (a *Activities) stagedSourceLosses(k StageKey) ([]report.Entry, error) {
 // same answer.
 func fileError(file string, err error) error {
 	if errors.Is(err, onestore.ErrEncrypted) {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v (in %s)", err, file), failure.FileProtected, err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, file) {
+			msg += " (in " + file + ")"
+		}
+		return temporal.NewNonRetryableApplicationError(msg, failure.FileProtected, err)
 	}
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("reading %s: %v", file, err), failure.FileUnreadable, err)
+	return temporal.NewNonRetryableApplicationError(readingText(file, err), failure.FileUnreadable, err)
+}
+
+// readingText says that reading file failed with err, naming the file
+// once: the reader's errors start with the file (or, for a section of a
+// package, "<package>: <section file>") when they know it.
+func readingText(file string, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, file+": ") {
+		return "reading " + msg
+	}
+	return "reading " + file + ": " + msg
 }
 
 // maxOpenFiles is how many notebooks a worker keeps open.
@@ -351,7 +366,7 @@ func (c *fileCache) open(path string) (*openFile, func(), error) {
 	}
 	nb, err := onestore.Open(path)
 	if err != nil {
-		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("reading %s: %v", path, err), failure.FileUnreadable, err)
+		return nil, nil, temporal.NewNonRetryableApplicationError(readingText(path, err), failure.FileUnreadable, err)
 	}
 	f := &openFile{path: path, size: st.Size(), mod: st.ModTime(), nb: nb, refs: 1, used: c.clock}
 	f.tree, f.sections = fileTree(nb, path)

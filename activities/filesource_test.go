@@ -1,11 +1,15 @@
 package activities_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
@@ -162,6 +166,65 @@ func TestFileSourceRefusesByName(t *testing.T) {
 		_, err := run[activities.NotebookTree](t, f, activities.ReadFileTreeName, activities.ReadFileTreeInput{File: file})
 		if appType(err) != failure.FileUnreadable || !strings.Contains(err.Error(), file) {
 			t.Errorf("%s: %v, want a %s error naming it", file, err, failure.FileUnreadable)
+		}
+	}
+}
+
+// TestDamagedSectionOfAPackageIsNamedByThePackage: a damaged section of a
+// .onepkg fails its listing with an error naming "<package>.onepkg:
+// <section>.one" (once) and the structure where reading stopped, never the
+// worker's temporary folder; the dry run's listing says the same, and the
+// other sections list.
+func TestDamagedSectionOfAPackageIsNamedByThePackage(t *testing.T) {
+	f := newFixture(t)
+	spec := fileNotebook()
+	var names []string
+	var contents [][]byte
+	for _, file := range spec.Files() {
+		if file.Path == "Archive/2019.one" {
+			file.Data = file.Data[:len(file.Data)/2]
+		}
+		names = append(names, strings.ReplaceAll(spec.Name+"/"+file.Path, "/", `\`))
+		contents = append(contents, file.Data)
+	}
+	pkg := filepath.Join(t.TempDir(), spec.Name+".onepkg")
+	if err := os.WriteFile(pkg, fx.Cab(names, contents), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := pkg + ": Archive/2019.one: "
+	tree, err := run[activities.NotebookTree](t, f, activities.ReadFileTreeName, activities.ReadFileTreeInput{File: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.SectionGroups) != 1 || len(tree.SectionGroups[0].Sections) != 1 {
+		t.Fatalf("tree %+v, want the group with its damaged section", tree)
+	}
+	_, err = run[activities.ListFilePagesResult](t, f, activities.ListFilePagesName,
+		activities.ListFilePagesInput{File: pkg, SectionID: tree.SectionGroups[0].Sections[0].ID})
+	msg := fmt.Sprint(err)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		msg = app.Message()
+	}
+	t.Log(msg)
+	if appType(err) != failure.FileUnreadable || !strings.Contains(msg, "reading "+want) || strings.Count(msg, pkg) != 1 ||
+		!strings.Contains(msg, " at offset ") {
+		t.Errorf("listing the damaged section: %v, want a %s error naming %q once and the structure", err, failure.FileUnreadable, want)
+	}
+	if strings.Contains(msg, os.TempDir()+string(filepath.Separator)+"onepkg-") {
+		t.Errorf("listing the damaged section: %v names the temporary folder", err)
+	}
+	if _, err := run[activities.ListFilePagesResult](t, f, activities.ListFilePagesName,
+		activities.ListFilePagesInput{File: pkg, SectionID: tree.Sections[0].ID}); err != nil {
+		t.Errorf("the other sections no longer list: %v", err)
+	}
+	listing, err := activities.ListFile(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range listing.Sections {
+		if s.Name == "2019" && (!strings.HasPrefix(s.Error, want) || strings.Contains(s.Error, "onepkg-")) {
+			t.Errorf("dry run lists the damaged section's error as %q, want it to start %q", s.Error, want)
 		}
 	}
 }

@@ -172,7 +172,9 @@ func (c *Client) checkKeyProperties(ctx context.Context, db, ds string, have map
 
 // row is a section database row as the writer sees it.
 type row struct {
-	ID           string
+	ID string
+	// OneNoteID is PropOneNoteID: the key the row was found by.
+	OneNoteID    string
 	Status       string
 	LastModified string // as stored, an ISO 8601 date
 	Created      time.Time
@@ -181,13 +183,21 @@ type row struct {
 	Verification, Written string
 }
 
-// findRows returns the rows of database db whose PropOneNoteID is id.
-func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
+// findRows returns the rows of database db whose PropOneNoteID is id or
+// one of also (in one query; an empty one is left out).
+func (c *Client) findRows(ctx context.Context, db, id string, also ...string) ([]row, error) {
 	var rows []row
-	q := map[string]any{
-		"filter":    map[string]any{"property": PropOneNoteID, "rich_text": map[string]any{"equals": id}},
-		"page_size": 100,
+	filter := map[string]any{"property": PropOneNoteID, "rich_text": map[string]any{"equals": id}}
+	or := []any{filter}
+	for _, a := range also {
+		if a != "" && a != id {
+			or = append(or, map[string]any{"property": PropOneNoteID, "rich_text": map[string]any{"equals": a}})
+		}
 	}
+	if len(or) > 1 {
+		filter = map[string]any{"or": or}
+	}
+	q := map[string]any{"filter": filter, "page_size": 100}
 	for {
 		var res listResponse
 		path, err := c.queryPath(ctx, db)
@@ -207,7 +217,7 @@ func (c *Client) findRows(ctx context.Context, db, id string) ([]row, error) {
 			if p.Archived || p.InTrash {
 				continue
 			}
-			r := row{ID: p.ID, Created: p.CreatedTime}
+			r := row{ID: p.ID, OneNoteID: plain(p.Properties[PropOneNoteID].RichText), Created: p.CreatedTime}
 			if s := p.Properties[PropStatus].Select; s != nil {
 				r.Status = s.Name
 			}

@@ -84,7 +84,11 @@ type Result struct {
 // once however often it is called and wherever a previous call stopped
 // (see the package documentation for the protocol):
 //
-//   - the row is looked up by OneNote page ID;
+//   - the row is looked up by OneNote page ID; when there is none, a row
+//     a file import wrote for the page (keyed by the page's GUID, which
+//     in.LinkID carries) is taken over, in the same query: it is
+//     written as a changed row would be, or, when done with the same
+//     date, only rekeyed (see adoptKey);
 //   - a row marked done whose "Last modified in OneNote" equals
 //     in.LastModified is left alone (Result.Unchanged);
 //   - no row: the row is created, marked writing, with the first blocks,
@@ -107,11 +111,24 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	ctx, n := withCounter(ctx)
 	defer func() { res.Requests = int(n.Load()) }()
 
-	rows, err := c.findRows(ctx, db, in.OneNotePageID)
+	key := adoptKey(in)
+	rows, err := c.findRows(ctx, db, in.OneNotePageID, key)
 	if err != nil {
 		return res, err
 	}
-	r, extra := pickRow(rows)
+	var own, imported []row
+	for _, x := range rows {
+		if x.OneNoteID == in.OneNotePageID {
+			own = append(own, x)
+		} else {
+			imported = append(imported, x)
+		}
+	}
+	r, extra := pickRow(own)
+	adopting := r == nil && len(imported) > 0
+	if adopting {
+		r, extra = pickRow(imported)
+	}
 	for _, x := range extra {
 		// Duplicates cannot arise from WritePage, but repair them if a
 		// person or another tool made some.
@@ -122,7 +139,14 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	if r != nil && r.Status == StatusDone && sameTime(r.LastModified, in.LastModified) {
 		res.PageID, res.Unchanged = r.ID, true
 		res.Verification, res.Written = r.Verification, r.Written
-		if r.LinkID == "" && in.LinkID != "" {
+		switch {
+		case adopting:
+			// The file holds this very version: the row is keyed by
+			// in.OneNotePageID from now on, its content kept (as a
+			// sync keeps a moved page's).
+			err = c.UpdateRow(ctx, r.ID, RowUpdate{OneNotePageID: in.OneNotePageID, LinkID: in.LinkID, Link: in.Link,
+				SectionPath: in.SectionPath, Order: in.Order})
+		case r.LinkID == "" && in.LinkID != "":
 			// Written before rows held their link ID: add it, so links
 			// to the page can be rewritten.
 			err = c.setLinkID(ctx, r.ID, in.LinkID)
@@ -168,7 +192,9 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 	switch {
 	case r == nil:
 		res.PageID, err = w.create(ctx, db, in.OneNotePageID, props, batches)
-	case r.Status == StatusWriting && sameTime(r.LastModified, in.LastModified):
+	case !adopting && r.Status == StatusWriting && sameTime(r.LastModified, in.LastModified):
+		// (An imported row is replaced, never resumed: replacing
+		// rekeys it, and its half is the file's plan, not this one.)
 		res.PageID = r.ID
 		err = w.resume(ctx, r.ID, batches)
 		if errors.Is(err, errNotAPrefix) {
@@ -185,6 +211,19 @@ func (c *Client) WritePage(ctx context.Context, db string, in PageInput) (res Re
 		return res, err
 	}
 	return res, c.updateRow(ctx, res.PageID, done)
+}
+
+// adoptKey is the key a file import gave the row of in's page, for
+// WritePage to take that row over: the page's GUID, lower case without
+// braces (in.LinkID; activities.FileKey writes it so). "" when in is
+// itself keyed so (a file import's write) or has no link ID. A Graph
+// page ID is never a bare GUID, so no row of another page has that key.
+func adoptKey(in PageInput) string {
+	k := normalizeGUID(in.LinkID)
+	if k == "" || k == in.OneNotePageID {
+		return ""
+	}
+	return k
 }
 
 // pickRow chooses the row to keep among rows found for one OneNote page:

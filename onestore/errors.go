@@ -60,14 +60,20 @@ func formatErr(structure string, off int64, expected string) *FormatError {
 
 // withFile records path in a FormatError or UnsupportedError inside err.
 func withFile(err error, path string) error {
+	// One that names its file already keeps it (a file inside a
+	// package is named by the package and its path in it).
 	var fe *FormatError
-	if errors.As(err, &fe) && fe.File == "" {
-		fe.File = path
+	if errors.As(err, &fe) {
+		if fe.File == "" {
+			fe.File = path
+		}
 		return err
 	}
 	var ue *UnsupportedError
-	if errors.As(err, &ue) && ue.File == "" {
-		ue.File = path
+	if errors.As(err, &ue) {
+		if ue.File == "" {
+			ue.File = path
+		}
 		return err
 	}
 	if err != nil && path != "" {

@@ -3,6 +3,7 @@ package onestore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,8 @@ import (
 type Notebook struct {
 	Group
 	tmp   string // the folder a .onepkg was extracted to, removed by Close
+	pkg   string // the .onepkg's path as Open was given it
+	root  string // the notebook's folder inside tmp
 	files []*os.File
 }
 
@@ -34,8 +37,14 @@ type Group struct {
 // damaged one (*FormatError) or one in a layout this reader does not read
 // (*UnsupportedError). The other sections are read all the same.
 type Section struct {
-	Name  string // the file name without .one
-	Path  string
+	Name string // the file name without .one
+	// Path is where the file is read: inside the worker's temporary
+	// folder for a section of a package.
+	Path string
+	// File is how errors name the file: Path, or for a section of a
+	// package "<package>.onepkg: <path in the notebook>.one", never the
+	// temporary folder it was extracted to.
+	File  string
 	GUID  GUID // the header's guidFile
 	Pages []PageInfo
 	Err   error
@@ -48,7 +57,7 @@ func (s *Section) Page(guid GUID) (*Page, error) {
 		return nil, s.Err
 	}
 	p, err := s.r.Page(guid)
-	return p, withFile(err, s.Path)
+	return p, withFile(err, s.File)
 }
 
 // recycleBin is the folder OneNote keeps deleted pages and sections in;
@@ -125,16 +134,56 @@ func (nb *Notebook) readPackage(path string) error {
 	if err != nil {
 		return err
 	}
+	nb.pkg, nb.root = path, nb.tmp
 	if err := r.Extract(nb.tmp); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// This machine's disk, not the package (the cabinet's own
+			// faults are format errors): its path is what to look at.
+			return fmt.Errorf("extracting the package into the temporary folder: %w", err)
+		}
 		return err
 	}
 	// A package holds the notebook's folder, or its files at the top.
-	root := nb.tmp
-	if entries, err := os.ReadDir(root); err == nil && len(entries) == 1 && entries[0].IsDir() {
-		root = filepath.Join(root, entries[0].Name())
+	if entries, err := os.ReadDir(nb.root); err == nil && len(entries) == 1 && entries[0].IsDir() {
+		nb.root = filepath.Join(nb.root, entries[0].Name())
 		nb.Name = entries[0].Name()
 	}
-	return nb.readFolder(&nb.Group, root)
+	return nb.named(nb.readFolder(&nb.Group, nb.root))
+}
+
+// name is how errors name the file at path: path itself, or for a file
+// extracted from a package "<package>.onepkg: <path in the notebook>",
+// so that no error names the temporary folder, which means nothing to
+// whoever gave the package.
+func (nb *Notebook) name(path string) string {
+	if nb.tmp == "" {
+		return path
+	}
+	rel, err := filepath.Rel(nb.root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if rel, err = filepath.Rel(nb.tmp, path); err != nil {
+			return nb.pkg
+		}
+	}
+	if rel == "." {
+		return nb.pkg
+	}
+	return nb.pkg + ": " + filepath.ToSlash(rel)
+}
+
+// named renames the file of an operating system error inside err (a
+// *fs.PathError or *os.LinkError) by name.
+func (nb *Notebook) named(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = nb.name(pe.Path)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		le.Old, le.New = nb.name(le.Old), nb.name(le.New)
+	}
+	return err
 }
 
 // readFolder reads a notebook or section group folder: the sections and
@@ -146,7 +195,7 @@ func (nb *Notebook) readFolder(g *Group, dir string) error {
 
 func (nb *Notebook) readFolderDepth(g *Group, dir string, depth int) error {
 	if depth > 32 {
-		return fmt.Errorf("onestore: section groups nested more than 32 deep in %s", dir)
+		return fmt.Errorf("onestore: section groups nested more than 32 deep in %s", nb.name(dir))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -156,7 +205,8 @@ func (nb *Notebook) readFolderDepth(g *Group, dir string, depth int) error {
 	order := map[string]int{}
 	for _, e := range entries {
 		if strings.EqualFold(filepath.Ext(e.Name()), ".onetoc2") && !e.IsDir() {
-			toc, guid, err := readTOCFile(filepath.Join(dir, e.Name()))
+			p := filepath.Join(dir, e.Name())
+			toc, guid, err := readTOCFile(p, nb.name(p))
 			if err != nil {
 				return err
 			}
@@ -208,7 +258,8 @@ func (nb *Notebook) readFolderDepth(g *Group, dir string, depth int) error {
 }
 
 // readTOCFile reads a table of contents: its entries and its guidFile.
-func readTOCFile(path string) ([]TOCEntry, GUID, error) {
+// Errors name the file by name.
+func readTOCFile(path, name string) ([]TOCEntry, GUID, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, GUID{}, err
@@ -226,17 +277,17 @@ func readTOCFile(path string) ([]TOCEntry, GUID, error) {
 		if errors.As(err, &ue) {
 			return nil, GUID{}, nil
 		}
-		return nil, GUID{}, withFile(err, path)
+		return nil, GUID{}, withFile(err, name)
 	}
 	toc, err := r.TOC()
-	return toc, r.FileGUID(), withFile(err, path)
+	return toc, r.FileGUID(), withFile(err, name)
 }
 
 // openSection opens a section and lists its pages; a section that cannot
 // be read keeps its error in Section.Err. Only a failure to open the file
 // is returned.
 func (nb *Notebook) openSection(path string) (*Section, error) {
-	s := &Section{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Path: path}
+	s := &Section{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Path: path, File: nb.name(path)}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -248,13 +299,13 @@ func (nb *Notebook) openSection(path string) (*Section, error) {
 	}
 	r, err := NewReader(f, st.Size())
 	if err != nil {
-		s.Err = withFile(err, path)
+		s.Err = withFile(err, s.File)
 		return s, nil
 	}
 	s.GUID = r.FileGUID()
 	s.Pages, err = r.Pages()
 	if err != nil {
-		s.Err = withFile(err, path)
+		s.Err = withFile(err, s.File)
 		return s, nil
 	}
 	s.r = r

@@ -111,3 +111,134 @@ func TestOpenPackage(t *testing.T) {
 		t.Errorf("extracted folder %s left behind", tmp)
 	}
 }
+
+// TestPackageErrorsNameThePackage: a damaged file inside a .onepkg is
+// named "<package>.onepkg: <path in the notebook>" with the structure
+// where reading stopped, never by the temporary folder the package was
+// extracted to; a damaged section leaves the others readable, a damaged
+// table of contents refuses the package.
+func TestPackageErrorsNameThePackage(t *testing.T) {
+	page := func(g byte, title string) []fx.Page {
+		return []fx.Page{{GUID: fx.GUID{0xD0, g}, Title: title, Paras: []fx.Para{{Text: "text of " + title}}}}
+	}
+	good := fx.Section(page(1, "ok"))
+	// Where packages are extracted (os.MkdirTemp's pattern in readPackage).
+	extracted := filepath.Join(os.TempDir(), "onepkg-")
+	tests := []struct {
+		name    string
+		file    string // the damaged file, its path in the notebook
+		damaged []byte
+		// section is the damaged section's name; "" when Open itself
+		// must fail.
+		section string
+	}{
+		{"truncated body", "Broken.one", good[:len(good)/2], "Broken"},
+		{"truncated header", "Broken.one", good[:500], "Broken"},
+		{"not a OneNote file", "Broken.one", []byte("MSCF is not a section"), "Broken"},
+		{"in a section group", "Group/Inner.one", good[:len(good)/2], "Inner"},
+		{"packaged layout, truncated", "Broken.one", fx.SectionPackaged(page(2, "p"))[:300], "Broken"},
+		{"table of contents", "Open Notebook.onetoc2", fx.TOC([]string{"Alpha.one", "Broken.one", "Group"})[:400], ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := fx.Notebook{Name: "Field Notes", Group: fx.Group{
+				Sections: []fx.SectionSpec{{Name: "Alpha", GUID: fx.GUID{0xE1}, Pages: page(1, "Alpha page")},
+					{Name: "Broken", GUID: fx.GUID{0xE2}, Pages: page(3, "Broken page")}},
+				Groups: []fx.Group{{Name: "Group", Sections: []fx.SectionSpec{{Name: "Inner", GUID: fx.GUID{0xE3}, Pages: page(4, "Inner page")}}}},
+			}}
+			var names []string
+			var contents [][]byte
+			replaced := false
+			for _, f := range spec.Files() {
+				if f.Path == tc.file {
+					f.Data, replaced = tc.damaged, true
+				}
+				names = append(names, strings.ReplaceAll(spec.Name+"/"+f.Path, "/", `\`))
+				contents = append(contents, f.Data)
+			}
+			if !replaced {
+				t.Fatalf("the notebook has no file %s", tc.file)
+			}
+			pkg := filepath.Join(t.TempDir(), "Field Notes.onepkg")
+			if err := os.WriteFile(pkg, fx.Cab(names, contents), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := pkg + ": " + tc.file
+			nb, err := Open(pkg)
+			var fe *FormatError
+			if tc.section == "" {
+				if err == nil {
+					nb.Close()
+					t.Fatal("a package with a damaged table of contents was opened")
+				}
+				if !errors.As(err, &fe) || fe.File != want || fe.Structure == "" || !strings.HasPrefix(err.Error(), want+": ") {
+					t.Fatalf("err = %v, want a FormatError of %q naming the structure", err, want)
+				}
+				if strings.Contains(err.Error(), extracted) {
+					t.Errorf("err = %v names the temporary folder", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("one damaged section refused the package: %v", err)
+			}
+			defer nb.Close()
+			var broken *Section
+			var readable []string
+			if err := nb.Walk(func(_ []string, s *Section) error {
+				if s.Name == tc.section {
+					broken = s
+				} else if s.Err == nil && len(s.Pages) == 1 {
+					readable = append(readable, s.Name)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if broken == nil || broken.Err == nil {
+				t.Fatalf("section %s: %+v, want it with an error", tc.section, broken)
+			}
+			msg := broken.Err.Error()
+			t.Log(msg)
+			if !errors.As(broken.Err, &fe) || fe.File != want || broken.File != want || fe.Structure == "" ||
+				!strings.HasPrefix(msg, want+": "+fe.Structure+" at offset ") {
+				t.Errorf("section error %q, want a FormatError starting %q with the structure", msg, want)
+			}
+			if strings.Contains(msg, nb.tmp) || strings.Contains(msg, extracted) {
+				t.Errorf("section error %q names the temporary folder %s", msg, nb.tmp)
+			}
+			if len(readable) != 2 {
+				t.Errorf("readable sections %q, want the two others", readable)
+			}
+			// A section that cannot be read answers every page with its
+			// error.
+			if _, err := broken.Page(GUID{0xD0, 3}); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("page of the damaged section: %v, want its error", err)
+			}
+		})
+	}
+}
+
+// TestPackagePageErrorNamesThePackage: an error reading a page of a
+// package's section names the package and the section file too.
+func TestPackagePageErrorNamesThePackage(t *testing.T) {
+	spec := fx.Notebook{Name: "N", Group: fx.Group{Sections: []fx.SectionSpec{
+		{Name: "Only", GUID: fx.GUID{0xE9}, Pages: []fx.Page{{GUID: fx.GUID{0xD9}, Title: "p"}}}}}}
+	pkg := filepath.Join(t.TempDir(), "N.onepkg")
+	if err := os.WriteFile(pkg, spec.Package(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := Open(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	s := nb.Sections[0]
+	if want := pkg + ": Only.one"; s.File != want {
+		t.Errorf("section file %q, want %q", s.File, want)
+	}
+	_, err = s.Page(GUID{0x77})
+	if err == nil || !strings.HasPrefix(err.Error(), pkg+": Only.one: ") || strings.Contains(err.Error(), nb.tmp) {
+		t.Errorf("page not in the section: %v, want an error naming %s: Only.one and not %s", err, pkg, nb.tmp)
+	}
+}

@@ -27,8 +27,9 @@ notebook, is refused by name before anything starts. --dry-run lists the section
 with their groups) and pages (title, level, order, counts of images, files and ink) from the
 file and starts nothing. Password-protected sections are skipped and named; the recycle bin is
 left out. Each page's row is keyed by its GUID, the one Graph shows in the page's OneNote
-link: importing again writes only what changed, and a later sync of the notebook through Graph
-finds these rows.`
+link: importing again writes only what changed, and a later migration or sync of the notebook
+through Graph that names the import's notebook page (--adopt-notebook-page) updates these rows
+in place.`
 
 // importFlagOfField names the flag of each input field, for errors.
 var importFlagOfField = map[string]string{

@@ -39,7 +39,7 @@ var flagOfField = map[string]string{
 	"user": "--user", "notebook": "--notebook", "notionParent": "--notion-parent", "include": "--include",
 	"exclude": "--exclude", "limits": "--limits", "sectionParallelism": "--section-parallelism",
 	"pageParallelism": "--page-parallelism", "pagesPerRun": "--pages-per-run", "input": "--input",
-	"imageAlt": "--image-alt",
+	"imageAlt": "--image-alt", "adoptNotebookPage": "--adopt-notebook-page",
 }
 
 // migrateOptions are migrate's flags but for the input's fields.
@@ -85,6 +85,7 @@ func newMigrateCmd(c *cli, name, summary string) *cobra.Command {
 	fs.IntVar(&in.SectionParallelism, "section-parallelism", 0, "sections migrated at once (default 3) (\"sectionParallelism\")")
 	fs.IntVar(&in.PageParallelism, "page-parallelism", 0, "pages of a section in the pipeline at once (default 3) (\"pageParallelism\")")
 	fs.IntVar(&in.PagesPerRun, "pages-per-run", 0, "pages a section handles before it continues as new (default 200) (\"pagesPerRun\")")
+	fs.Var(pageFlag{&in.AdoptNotebookPage}, "adopt-notebook-page", adoptFlagUsage)
 	contentFlags(fs, &in.ContentOptions)
 	fs.StringVar(&o.inputJSON, "input", "", "the whole input as JSON, as temporal workflow start --input takes it")
 	fs.StringVar(&o.inputFile, "input-file", "", "a file holding the input JSON")
@@ -103,6 +104,9 @@ type startedJSON struct {
 	Notebook   string `json:"notebook"`
 	Sections   int    `json:"sections"`
 	Pages      int    `json:"pages"`
+	// AdoptNotebookPage is the file import's notebook page the run takes
+	// over if it finds none of its own.
+	AdoptNotebookPage string `json:"adoptNotebookPage,omitempty"`
 }
 
 // migrate starts the migration of in (the flags the command line set in
@@ -111,6 +115,14 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 	in, err := mergeInput(in, flagsGiven, o.inputJSON, o.inputFile)
 	if err != nil {
 		return err
+	}
+	if in.AdoptNotebookPage != "" {
+		// --input may give the page's link: it is sent as its ID.
+		id, err := notionPageID(in.AdoptNotebookPage)
+		if err != nil {
+			return usagef("adoptNotebookPage: %v (flag --adopt-notebook-page)", err)
+		}
+		in.AdoptNotebookPage = id
 	}
 	if err := validate(&in); err != nil {
 		return err
@@ -141,12 +153,16 @@ func (c *cli) migrate(ctx context.Context, tf *temporalFlags, in workflows.Migra
 	}
 	if c.json {
 		if err := c.printJSON(startedJSON{Type: "started", WorkflowID: id, RunID: run.GetRunID(), User: in.User,
-			NotebookID: nb.ID, Notebook: nb.Name, Sections: len(nb.Sections), Pages: nb.Pages}); err != nil {
+			NotebookID: nb.ID, Notebook: nb.Name, Sections: len(nb.Sections), Pages: nb.Pages, AdoptNotebookPage: in.AdoptNotebookPage}); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(c.stdout, "Started %s (run %s): notebook %q of %s, %d sections, %d pages.\n",
 			id, run.GetRunID(), nb.Name, in.User, len(nb.Sections), nb.Pages)
+		if in.AdoptNotebookPage != "" {
+			fmt.Fprintf(c.stdout, "It takes over Notion page %s (adoptNotebookPage) if it finds no notebook page of its own under %s.\n",
+				in.AdoptNotebookPage, in.NotionParent)
+		}
 	}
 	if o.detach && c.json {
 		return nil
@@ -190,7 +206,7 @@ func mergeInput(flags workflows.MigrateInput, given map[string]bool, inputJSON, 
 		"page-parallelism": func() { in.PageParallelism = flags.PageParallelism }, "pages-per-run": func() { in.PagesPerRun = flags.PagesPerRun },
 		"skip-images": func() { in.SkipImages = flags.SkipImages }, "skip-attachments": func() { in.SkipAttachments = flags.SkipAttachments },
 		"skip-ink": func() { in.SkipInk = flags.SkipInk }, "image-alt": func() { in.ImageAlt = flags.ImageAlt },
-		"skip-verify": func() { in.SkipVerify = flags.SkipVerify },
+		"skip-verify": func() { in.SkipVerify = flags.SkipVerify }, "adopt-notebook-page": func() { in.AdoptNotebookPage = flags.AdoptNotebookPage },
 	} {
 		if given[name] {
 			apply()

@@ -63,7 +63,7 @@ func newSyncCreateCmd(c *cli) *cobra.Command {
 	var in workflows.MigrateInput
 	var every time.Duration
 	var deletes string
-	var paused bool
+	var paused, dryRun bool
 	var tf *temporalFlags
 	cmd := c.newCommand("sync create", "--user U --notebook N --notion-parent P --every D [flags]",
 		"create a notebook's sync schedule", syncDescription, func() string {
@@ -74,6 +74,9 @@ func newSyncCreateCmd(c *cli) *cobra.Command {
 				"--task-queue %s --type %s --workflow-id %s --input %s",
 				tf.cliFlags(), shellQuote(id), every, shellQuote(tf.taskQueue), workflows.MigrateNotebookName, shellQuote(id), shellQuote(jsonText(ex)))
 		}, func(ctx context.Context, _ *cobra.Command) error {
+			if dryRun {
+				return c.syncCreateDryRun(tf, in, every, deletes, paused)
+			}
 			return c.syncCreate(ctx, tf, in, every, deletes, paused)
 		})
 	fs := cmd.Flags()
@@ -87,8 +90,49 @@ func newSyncCreateCmd(c *cli) *cobra.Command {
 	fs.DurationVar(&every, "every", time.Hour, "how often a sync runs")
 	fs.StringVar(&deletes, "deletes", workflows.DeletesKeep, "pages deleted in OneNote: keep (report them) or archive (move their rows to Notion's trash)")
 	fs.BoolVar(&paused, "paused", false, "create the schedule paused")
+	fs.Var(pageFlag{&in.AdoptNotebookPage}, "adopt-notebook-page", adoptFlagUsage)
+	fs.BoolVar(&dryRun, "dry-run", false, "check the flags and show the schedule and the input its runs get; create nothing and contact nothing")
 	contentFlags(fs, &in.ContentOptions)
 	return cmd
+}
+
+// syncDryRunJSON is what sync create --dry-run --json prints.
+type syncDryRunJSON struct {
+	Type         string                 `json:"type"` // "sync-dry-run"
+	ScheduleID   string                 `json:"scheduleId"`
+	EverySeconds float64                `json:"everySeconds"`
+	Paused       bool                   `json:"paused"`
+	Input        workflows.MigrateInput `json:"input"`
+}
+
+// syncCreateDryRun checks what sync create would start and shows it: the
+// schedule and its runs' input (the notebook as given: a name is looked
+// up when the schedule is created). It contacts nothing.
+func (c *cli) syncCreateDryRun(tf *temporalFlags, in workflows.MigrateInput, every time.Duration, deletes string, paused bool) error {
+	if every < time.Second {
+		return usagef("--every must be at least 1s")
+	}
+	in = syncInput(in, deletes)
+	if err := validate(&in); err != nil {
+		return err
+	}
+	id := workflows.SyncWorkflowID(in.User, in.Notebook)
+	if c.json {
+		return c.printJSON(syncDryRunJSON{Type: "sync-dry-run", ScheduleID: id, EverySeconds: every.Seconds(), Paused: paused, Input: in})
+	}
+	state := ""
+	if paused {
+		state = ", paused"
+	}
+	fmt.Fprintf(c.stdout, "Dry run, nothing created: schedule %s would sync notebook %q of %s every %s (deletes: %s)%s.\n",
+		id, in.Notebook, in.User, every, in.Sync.Deletes, state)
+	if in.AdoptNotebookPage != "" {
+		fmt.Fprintf(c.stdout, "Its first run takes over Notion page %s (adoptNotebookPage), a file import's notebook page under %s, "+
+			"if it finds no notebook page of its own there; a page that is no import of this notebook stops the run before it writes.\n",
+			in.AdoptNotebookPage, in.NotionParent)
+	}
+	fmt.Fprintf(c.stdout, "Each run's input: %s\n", jsonText(in))
+	return nil
 }
 
 func orText(s, def string) string {

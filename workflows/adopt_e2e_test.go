@@ -96,16 +96,21 @@ func containers(ps []notionemu.Page, title string) (pages, dbs int, id string) {
 	return pages, dbs, id
 }
 
-// TestFileImportThenGraphSyncAdopts imports a generated .onepkg, then
-// syncs the same notebook from Graph (its sections and pages carry the
-// files' GUIDs in their onenote: links) naming the import's notebook page
-// to adopt: every row is updated in place (same Notion page, now keyed
-// and dated by Graph), none is added, and no second notebook page,
-// group page or database is made. A second sync writes nothing; a run
-// naming a page that is no notebook page is refused by name.
-func TestFileImportThenGraphSyncAdopts(t *testing.T) {
-	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 3, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1}})
-	spec := adoptNotebook()
+// fileImport is a file import of adoptNotebook() made for a Graph run to
+// adopt: what it wrote.
+type fileImport struct {
+	spec      fx.Notebook
+	total     int                    // its pages
+	rows      map[string]exportedRow // its rows, by OneNote page ID
+	page      string                 // its notebook page
+	databases int                    // the databases in the workspace
+}
+
+// importForAdoption imports a generated .onepkg of spec (adoptNotebook()
+// or a part of it) and checks that it wrote one row per page, one
+// notebook page and one group page.
+func importForAdoption(t *testing.T, h *harness, spec fx.Notebook) fileImport {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "Adopted Notes.onepkg")
 	if err := os.WriteFile(file, spec.Package(), 0o644); err != nil {
 		t.Fatal(err)
@@ -130,6 +135,61 @@ func TestFileImportThenGraphSyncAdopts(t *testing.T) {
 	if len(before) != total || len(dup) > 0 || nbPages != 1 || groupPages != 1 {
 		t.Fatalf("after the import: %d rows (want %d), duplicates %v, %d notebook pages, %d group pages", len(before), total, dup, nbPages, groupPages)
 	}
+	return fileImport{spec: spec, total: total, rows: before, page: nbPage, databases: dbsBefore}
+}
+
+// checkAdopted checks that a Graph run that adopted the file import fi
+// made no notebook page, group page, database or row of its own, and
+// that every row is the import's Notion page, now keyed by Graph's page
+// ID and dated by Graph's edit.
+func checkAdopted(t *testing.T, h *harness, fi fileImport, twin *graph.Notebook) {
+	t.Helper()
+	ws := h.notion.Export()
+	after, dup := exportedRows(t, ws, fi.spec.Name)
+	nbPagesAfter, dbsAfter, nbPageAfter := containers(ws.Pages, fi.spec.Name)
+	groupPagesAfter, _, _ := containers(ws.Pages, "Archive")
+	if nbPagesAfter != 1 || !strings.EqualFold(strings.ReplaceAll(nbPageAfter, "-", ""), strings.ReplaceAll(fi.page, "-", "")) ||
+		dbsAfter != fi.databases || groupPagesAfter != 1 {
+		t.Errorf("after adopting: %d notebook pages (%s, was %s), %d databases (was %d), %d group pages; want the import's, none added",
+			nbPagesAfter, nbPageAfter, fi.page, dbsAfter, fi.databases, groupPagesAfter)
+	}
+	if len(after) != fi.total || len(dup) > 0 {
+		t.Errorf("after adopting: %d rows (want %d), duplicates %v", len(after), fi.total, dup)
+	}
+	rowIDs := map[string]bool{}
+	for _, r := range fi.rows {
+		rowIDs[r.ID] = true
+	}
+	graphPages := map[string]*graph.Page{}
+	for _, s := range emuSections(twin) {
+		for _, p := range s.Pages {
+			graphPages[p.ID] = p
+		}
+	}
+	for key, r := range after {
+		p := graphPages[key]
+		switch {
+		case p == nil:
+			t.Errorf("row %s is keyed %q, no Graph page of the notebook", r.ID, key)
+		case !rowIDs[r.ID]:
+			t.Errorf("page %q is a new row %s, not the import's", p.Title, r.ID)
+		case !sameInstant(r.LastModified, p.LastModifiedDateTime.Format(time.RFC3339)):
+			t.Errorf("row of %q has last modified %s, want Graph's %s", p.Title, r.LastModified, p.LastModifiedDateTime)
+		}
+	}
+}
+
+// TestFileImportThenGraphSyncAdopts imports a generated .onepkg, then
+// syncs the same notebook from Graph (its sections and pages carry the
+// files' GUIDs in their onenote: links) naming the import's notebook page
+// to adopt: every row is updated in place (same Notion page, now keyed
+// and dated by Graph), none is added, and no second notebook page,
+// group page or database is made. A second sync writes nothing; a run
+// naming a page that is no notebook page is refused by name.
+func TestFileImportThenGraphSyncAdopts(t *testing.T) {
+	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 3, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1}})
+	fi := importForAdoption(t, h, adoptNotebook())
+	spec, total, nbPage, dbsBefore := fi.spec, fi.total, fi.page, fi.databases
 
 	twin := graphTwin(spec)
 	h.graph.AddNotebooks(e2eUser, twin)
@@ -164,49 +224,56 @@ func TestFileImportThenGraphSyncAdopts(t *testing.T) {
 	if rep.Written != total || rep.FailedPages != 0 {
 		t.Errorf("the sync wrote %d of %d pages (%d failed)", rep.Written, total, rep.FailedPages)
 	}
-	ws = h.notion.Export()
-	after, dup := exportedRows(t, ws, spec.Name)
-	nbPagesAfter, dbsAfter, nbPageAfter := containers(ws.Pages, spec.Name)
-	groupPagesAfter, _, _ := containers(ws.Pages, "Archive")
-	if nbPagesAfter != 1 || !strings.EqualFold(strings.ReplaceAll(nbPageAfter, "-", ""), strings.ReplaceAll(nbPage, "-", "")) ||
-		dbsAfter != dbsBefore || groupPagesAfter != 1 {
-		t.Errorf("after the sync: %d notebook pages (%s, was %s), %d databases (was %d), %d group pages; want the import's, none added",
-			nbPagesAfter, nbPageAfter, nbPage, dbsAfter, dbsBefore, groupPagesAfter)
-	}
-	if len(after) != total || len(dup) > 0 {
-		t.Errorf("after the sync: %d rows (want %d), duplicates %v", len(after), total, dup)
-	}
-	// Each row is the import's Notion page, now keyed by Graph's page ID
-	// and dated by Graph's edit.
-	rowIDs := map[string]bool{}
-	for _, r := range before {
-		rowIDs[r.ID] = true
-	}
-	graphPages := map[string]*graph.Page{}
-	for _, s := range emuSections(twin) {
-		for _, p := range s.Pages {
-			graphPages[p.ID] = p
-		}
-	}
-	for key, r := range after {
-		p := graphPages[key]
-		switch {
-		case p == nil:
-			t.Errorf("row %s is keyed %q, no Graph page of the notebook", r.ID, key)
-		case !rowIDs[r.ID]:
-			t.Errorf("page %q is a new row %s, not the import's", p.Title, r.ID)
-		case !sameInstant(r.LastModified, p.LastModifiedDateTime.Format(time.RFC3339)):
-			t.Errorf("row of %q has last modified %s, want Graph's %s", p.Title, r.LastModified, p.LastModifiedDateTime)
-		}
-	}
+	checkAdopted(t, h, fi, twin)
 
 	again, err := sync(2, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws = h.notion.Export()
+	ws := h.notion.Export()
 	rowsAgain, _ := exportedRows(t, ws, spec.Name)
 	if _, dbs, _ := containers(ws.Pages, spec.Name); again.Written != 0 || len(rowsAgain) != total || dbs != dbsBefore {
 		t.Errorf("syncing again wrote %d pages, %d rows, %d databases; want 0, %d, %d", again.Written, len(rowsAgain), dbs, total, dbsBefore)
+	}
+}
+
+// TestFileImportThenGraphMigrationAdopts is TestFileImportThenGraphSyncAdopts
+// with a plain migration: a migration finds the import's rows by the page
+// GUID in each page's link (in WritePage's one lookup) and writes each
+// once in place; none is added, and no container is made. Migrating
+// again (without adoptNotebookPage) writes nothing.
+func TestFileImportThenGraphMigrationAdopts(t *testing.T) {
+	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 3, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1}})
+	// A smaller notebook than the sync's, to keep the test short: a
+	// section with a page and its subpage, and the group's section.
+	spec := adoptNotebook()
+	spec.Sections = spec.Sections[:1]
+	spec.Sections[0].Pages = spec.Sections[0].Pages[:2]
+	spec.Groups[0].Sections[0].Pages = spec.Groups[0].Sections[0].Pages[:1]
+	fi := importForAdoption(t, h, spec)
+	twin := graphTwin(fi.spec)
+	h.graph.AddNotebooks(e2eUser, twin)
+	migrate := func(adopt string) workflows.NotebookReport {
+		t.Helper()
+		in := workflows.MigrateInput{User: e2eUser, Notebook: twin.ID, NotionParent: h.root, Limits: h.profile, SectionParallelism: 3,
+			PageParallelism: 3, AdoptNotebookPage: adopt}
+		run, err := stack.StartMigration(context.Background(), h.c, e2eQueue, twin.ID, twin.DisplayName, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wait(t, run, 3*time.Minute)
+	}
+	rep := migrate(fi.page)
+	t.Logf("graph migration adopting the file import: %s", rep.Message)
+	if rep.Written != fi.total || rep.FailedPages != 0 {
+		t.Errorf("the migration wrote %d of %d pages (%d failed), want each once", rep.Written, fi.total, rep.FailedPages)
+	}
+	checkAdopted(t, h, fi, twin)
+
+	again := migrate("")
+	rows, dup := exportedRows(t, h.notion.Export(), fi.spec.Name)
+	if again.Written != 0 || again.FailedPages != 0 || len(rows) != fi.total || len(dup) > 0 {
+		t.Errorf("migrating again wrote %d pages (%d failed), left %d rows (duplicates %v); want 0, 0, %d, none",
+			again.Written, again.FailedPages, len(rows), dup, fi.total)
 	}
 }

@@ -75,9 +75,10 @@ type MigrateInput struct {
 	// migration or sync that finds no notebook page of its own takes that
 	// page and its section databases over (matched by the sections' GUIDs,
 	// never by title) instead of making new ones, so the file's rows are
-	// updated in place. A page that is no file import of this notebook is
-	// refused. Only with sync (a migration finds rows by Graph's page ID
-	// only), not with file. See docs/file-import.md.
+	// updated in place (found by the page GUID in each page's OneNote
+	// link: by a sync's plan, or by a migration's row lookup). A page
+	// that is no file import of this notebook is refused. Not with file.
+	// See docs/file-import.md.
 	AdoptNotebookPage string `json:"adoptNotebookPage,omitempty"`
 	// Sync, when set, makes this run a sync of a notebook migrated
 	// before: only what changed in OneNote is written (see SyncOptions).
@@ -278,12 +279,6 @@ func (in *MigrateInput) Validate() error {
 	in.AdoptNotebookPage = strings.TrimSpace(in.AdoptNotebookPage)
 	if strings.ContainsAny(in.AdoptNotebookPage, " /?#") {
 		add(invalid("adoptNotebookPage", "%q is not a Notion page ID: give the ID of the file import's notebook page", in.AdoptNotebookPage))
-	}
-	if in.AdoptNotebookPage != "" && in.File == "" && in.Sync == nil {
-		// A migration finds rows by Graph's page ID only: it would add a
-		// second row beside each of the file's.
-		add(invalid("adoptNotebookPage", "needs sync: only a sync matches the file's rows to Graph's pages (by page GUID); "+
-			"add \"sync\": {} to the input"))
 	}
 	for _, f := range []struct {
 		name string

@@ -32,7 +32,7 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		{"sync", func(in *MigrateInput) { in.File, in.Sync = "/data/Notes.onepkg", &SyncOptions{} }},
 		{"adoptNotebookPage", func(in *MigrateInput) { in.File, in.AdoptNotebookPage = "/data/Notes.onepkg", "abc" }},
 		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage, in.Sync = "https://notion.so/x y", &SyncOptions{} }},
-		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage = "abc" }},
+		{"adoptNotebookPage", func(in *MigrateInput) { in.AdoptNotebookPage = "https://www.notion.so/acme/Notes-abc" }},
 	} {
 		in := ok
 		tc.edit(&in)
@@ -57,6 +57,14 @@ func TestValidateNamesTheBadField(t *testing.T) {
 		fromFile := MigrateInput{User: "alice", File: file, NotionParent: "abc123"}
 		if err := fromFile.Validate(); err != nil {
 			t.Errorf("a file import needs no notebook: %v", err)
+		}
+	}
+	// A migration finds a file import's rows by page GUID (WritePage), as
+	// a sync does: adopting needs no sync.
+	for _, sync := range []*SyncOptions{nil, {}} {
+		adopt := MigrateInput{User: "alice", Notebook: "x", NotionParent: "abc123", AdoptNotebookPage: "0123456789abcdef0123456789abcdef", Sync: sync}
+		if err := adopt.Validate(); err != nil {
+			t.Errorf("adoptNotebookPage with sync %v: %v", sync, err)
 		}
 	}
 	dry := MigrateInput{User: "alice", Notebook: "x", DryRun: true}

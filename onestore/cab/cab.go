@@ -303,7 +303,14 @@ func write(dir string, f *File, r io.Reader) error {
 // error; other errors are the destination's and returned as they are.
 func nameClash(f *File, err error) error {
 	if errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EEXIST) {
-		return &FormatError{"CFFILE.szName", 0, fmt.Sprintf("file names that do not clash, found %q: %v", f.Name, err)}
+		// The system's words only: its path is the folder extracted to,
+		// which names nothing in the cabinet.
+		why := err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err
+		}
+		return &FormatError{"CFFILE.szName", 0, fmt.Sprintf("file names that do not clash, found %q: %v", f.Name, why)}
 	}
 	return err
 }

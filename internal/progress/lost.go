@@ -40,7 +40,7 @@ type LostWorker struct {
 func LostWorkers(workflowID string, pending []*workflowpb.PendingActivityInfo, now time.Time) []LostWorker {
 	var out []LostWorker
 	for _, a := range pending {
-		if a.GetPaused() || a.GetLastStartedTime() == nil {
+		if a.GetPaused() {
 			continue
 		}
 		hb := a.GetActivityOptions().GetHeartbeatTimeout().AsDuration()
@@ -52,16 +52,20 @@ func LostWorkers(workflowID string, pending []*workflowpb.PendingActivityInfo, n
 		}
 		l := LostWorker{Activity: a.GetActivityType().GetName(), Workflow: workflowID, Attempt: a.GetAttempt(), Started: started}
 		switch {
-		case started && hb > 0 && now.Sub(last) > hb:
+		case started && hb > 0 && a.GetLastStartedTime() != nil && now.Sub(last) > hb:
 			// Silent past its heartbeat timeout: Temporal times it out
 			// any moment now.
 			l.Since, l.Timeout = last, hb
 		case a.GetAttempt() > 1 && heartbeatTimedOut(a.GetLastFailure()) && !(started && beat):
 			// Its heartbeat timed out, and the next attempt has not
 			// heartbeated yet.
-			l.Noticed = a.GetLastAttemptCompleteTime().AsTime()
-			if a.GetLastAttemptCompleteTime() == nil {
+			switch {
+			case a.GetLastAttemptCompleteTime() != nil:
+				l.Noticed = a.GetLastAttemptCompleteTime().AsTime()
+			case a.GetScheduledTime() != nil:
 				l.Noticed = a.GetScheduledTime().AsTime()
+			default:
+				l.Noticed = now
 			}
 			l.Since, l.Timeout = l.Noticed.Add(-hb), hb
 		default:

@@ -30,17 +30,18 @@ func newFinishCmd(c *cli, name, summary string) *cobra.Command {
 
 // finish ends the target migration if it waits, and prints its outcome.
 func (c *cli) finish(ctx context.Context, tf *temporalFlags, target *targetFlags) error {
-	tc, id, err := target.dial(ctx, tf)
+	tc, ref, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	g := &progress.Gatherer{Client: tc, ID: id}
+	id := ref.id
+	g := &progress.Gatherer{Client: tc, ID: id, RunID: ref.runID}
 	snap, err := gather(ctx, g)
 	if err != nil {
 		return err
 	}
-	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id}
+	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id, runID: ref.runID}
 	var answer string
 	if snap.Running() {
 		if answer, err = workflows.Finish(ctx, tc, id); err != nil {

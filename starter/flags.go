@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/internal/shell"
-	"github.com/notebridge/notebridge/workflows"
 )
 
 // temporalFlags say where Temporal is; the names and variables are the
@@ -113,134 +111,6 @@ func (c *cli) warnNoWorker(ctx context.Context, tc client.Client, t *temporalFla
 	}
 	fmt.Fprintf(c.stderr, "warning: no worker polls task queue %q on %s; the workflow waits until one does (start the worker: go run ./worker, or docker compose up worker)\n",
 		t.taskQueue, t.address)
-}
-
-// targetFlags name one migration: by workflow ID, or by user and notebook.
-type targetFlags struct {
-	workflowID, user, notebook string
-	// told is where the migration picked for --user alone is named.
-	told io.Writer
-}
-
-func (c *cli) targetFlags(fs *pflag.FlagSet) *targetFlags {
-	t := &targetFlags{told: c.stderr}
-	fs.StringVarP(&t.workflowID, "workflow-id", "w", "", "the migration's workflow ID, migrate/<user>/<notebookID> (instead of --user and --notebook)")
-	fs.StringVar(&t.user, "user", "", "the user whose migration it is; alone, it picks the user's running migration, else the latest completed one, else the latest")
-	fs.StringVar(&t.notebook, "notebook", "", "with --user: the notebook's ID or name")
-	return t
-}
-
-// placeholder is the workflow ID to show in help texts.
-func (t *targetFlags) placeholder() string {
-	switch {
-	case t.workflowID != "":
-		return t.workflowID
-	case t.user != "" && t.notebook != "":
-		return workflows.NotebookWorkflowID(t.user, t.notebook)
-	case t.user != "":
-		return workflows.NotebookWorkflowID(t.user, "<notebookID>")
-	}
-	return workflows.NotebookWorkflowID("<user>", "<notebookID>")
-}
-
-// dial connects to Temporal and finds the migration's workflow ID. The
-// caller closes the client; on an error there is none to close.
-func (t *targetFlags) dial(ctx context.Context, tf *temporalFlags) (client.Client, string, error) {
-	tc, err := tf.dial(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	id, err := t.resolve(ctx, tc)
-	if err != nil {
-		if d := tf.down(ctx, tc, err); d != "" {
-			err = fmt.Errorf("%w\n%s", err, d)
-		}
-		tc.Close()
-		return nil, "", err
-	}
-	return tc, id, nil
-}
-
-// resolve finds the migration's workflow ID.
-func (t *targetFlags) resolve(ctx context.Context, tc client.Client) (string, error) {
-	if t.workflowID != "" {
-		if _, err := tc.DescribeWorkflow(ctx, t.workflowID, ""); err != nil {
-			return "", notFound(err, t.workflowID, "")
-		}
-		return t.workflowID, nil
-	}
-	if t.user == "" {
-		return "", usagef("name the migration with -w <workflow ID>, or --user (and --notebook); \"starter list\" lists them")
-	}
-	if t.notebook != "" {
-		id := workflows.NotebookWorkflowID(t.user, t.notebook)
-		_, err := tc.DescribeWorkflow(ctx, id, "")
-		if err == nil {
-			return id, nil
-		}
-		var nf *serviceerror.NotFound
-		if !errors.As(err, &nf) {
-			return "", err
-		}
-		// A name: the last scan knows its ID.
-		if scan, _ := lastScan(ctx, tc, t.user); scan != nil {
-			if nb := findNotebook(scan, t.notebook); nb != nil {
-				id = workflows.NotebookWorkflowID(t.user, nb.ID)
-				if _, err := tc.DescribeWorkflow(ctx, id, ""); err == nil {
-					return id, nil
-				}
-			}
-		}
-		return "", fmt.Errorf("no migration of notebook %q for user %q: list the user's migrations with \"starter list --user %s\"",
-			t.notebook, t.user, t.user)
-	}
-	rows, err := listMigrations(ctx, tc, listFilter{user: t.user}, 50)
-	if err != nil {
-		return "", err
-	}
-	r, why, err := pickMigration(t.user, rows)
-	if err != nil {
-		return "", err
-	}
-	if t.told != nil {
-		fmt.Fprintf(t.told, "Migration %s: %s (name another with -w or --notebook).\n", r.id, why)
-	}
-	return r.id, nil
-}
-
-// pickMigration picks the migration a person means by a user alone, from
-// rows newest first: the running one; else the latest that completed,
-// never a failed or cancelled start when a completed one exists; else the
-// latest. why says which it picked, in words.
-func pickMigration(user string, rows []migrationRow) (_ migrationRow, why string, _ error) {
-	var running []migrationRow
-	for _, r := range rows {
-		if r.running() {
-			running = append(running, r)
-		}
-	}
-	switch {
-	case len(running) == 1:
-		return running[0], "the user's running migration", nil
-	case len(running) > 1:
-		ids := make([]string, len(running))
-		for i, r := range running {
-			ids[i] = r.id
-		}
-		return migrationRow{}, "", fmt.Errorf("user %q has %d running migrations (%s): pick one with -w or --notebook",
-			user, len(running), strings.Join(ids, ", "))
-	}
-	for _, r := range rows {
-		if r.state == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-			return r, "the user's latest completed migration, ended " + r.closed.UTC().Format("2006-01-02 15:04 UTC"), nil
-		}
-	}
-	if len(rows) > 0 {
-		r := rows[0]
-		return r, fmt.Sprintf("the user's latest migration (%s; none completed)", strings.ToLower(strings.TrimPrefix(r.state.String(), "WORKFLOW_EXECUTION_STATUS_"))), nil
-	}
-	return migrationRow{}, "", fmt.Errorf("user %q has no migrations: start one with \"starter migrate --user %s ...\" (\"starter list\" lists every migration)",
-		user, user)
 }
 
 // notFound turns Temporal's NotFound into an error that says how to find

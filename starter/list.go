@@ -26,6 +26,8 @@ its values: reading, migrating, waiting, linking, done, done-with-failures, fail
 type listFilter struct {
 	user, status string
 	open         bool
+	// workflowID selects the runs of one migration.
+	workflowID string
 }
 
 // query is the visibility query of the filter.
@@ -33,6 +35,9 @@ func (f listFilter) query() string {
 	q := []string{fmt.Sprintf("WorkflowType = %s", quoteQuery(workflows.MigrateNotebookName))}
 	if f.user != "" {
 		q = append(q, fmt.Sprintf("%s = %s", workflows.AttrUser.GetName(), quoteQuery(f.user)))
+	}
+	if f.workflowID != "" {
+		q = append(q, "WorkflowId = "+quoteQuery(f.workflowID))
 	}
 	if f.status != "" {
 		q = append(q, fmt.Sprintf("%s = %s", workflows.AttrStatus.GetName(), quoteQuery(f.status)))
@@ -48,11 +53,11 @@ func quoteQuery(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
 
-// migrationRow is one migration in a list.
+// migrationRow is one migration run in a list.
 type migrationRow struct {
-	id, notebook, status string
-	state                enumspb.WorkflowExecutionStatus
-	started, closed      time.Time
+	id, runID, notebook, status string
+	state                       enumspb.WorkflowExecutionStatus
+	started, closed             time.Time
 }
 
 func (r migrationRow) running() bool { return r.state == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING }
@@ -68,7 +73,7 @@ func listMigrations(ctx context.Context, tc client.Client, f listFilter, limit i
 			return nil, fmt.Errorf("list migrations (%s): %w", f.query(), err)
 		}
 		for _, ex := range resp.GetExecutions() {
-			r := migrationRow{id: ex.GetExecution().GetWorkflowId(), state: ex.GetStatus(), started: ex.GetStartTime().AsTime(),
+			r := migrationRow{id: ex.GetExecution().GetWorkflowId(), runID: ex.GetExecution().GetRunId(), state: ex.GetStatus(), started: ex.GetStartTime().AsTime(),
 				notebook: progress.Keyword(ex.GetSearchAttributes(), workflows.AttrNotebook.GetName()),
 				status:   progress.Keyword(ex.GetSearchAttributes(), workflows.AttrStatus.GetName())}
 			if ex.GetCloseTime() != nil {

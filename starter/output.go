@@ -50,6 +50,11 @@ type statusJSON struct {
 	// Down names the component that is down when the counts are not
 	// known (the workers, the Temporal server or its database).
 	Down string `json:"down,omitempty"`
+	// RunID is the run shown: the running one, else the latest completed,
+	// else the latest (or --run-id's).
+	RunID string `json:"runId,omitempty"`
+	// LostWorkers name the activities lost workers hold up, while they do.
+	LostWorkers []string `json:"lostWorkers,omitempty"`
 }
 
 func (s *statusCmd) statusJSON(snap *progress.Snapshot) statusJSON {
@@ -68,9 +73,13 @@ func (s *statusCmd) statusJSONOf(snap *progress.Snapshot, t progress.Totals) sta
 	if !snap.Closed.IsZero() {
 		j.ElapsedSeconds = snap.Closed.Sub(snap.Started).Round(time.Second).Seconds()
 	}
+	j.RunID = snap.RunID
 	if snap.Running() {
 		j.Phase = snap.Progress.Phase
 		j.ProgressQueryFailed = !snap.ProgressOK
+		for _, l := range snap.Lost {
+			j.LostWorkers = append(j.LostWorkers, l.Text(snap.Now))
+		}
 	}
 	j.Pages = workflows.PageCounts{Total: t.Pages, TotalIsPartial: t.Unknown > 0, Done: t.Done, Unchanged: t.Unchanged, Failed: t.Failed, Left: t.Remaining}
 	j.SectionCounts = workflows.SectionCounts{Done: t.SecDone, Running: t.SecRunning, Pending: t.SecPending, Failed: t.SecFailed, Skipped: t.SecSkipped}

@@ -68,12 +68,13 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if err != nil {
 		return err
 	}
-	tc, id, err := target.dial(ctx, tf)
+	tc, ref, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	nb, err := endedReport(ctx, tc, tf, id)
+	id := ref.id
+	nb, err := endedReport(ctx, tc, tf, ref)
 	if err != nil {
 		return err
 	}
@@ -125,11 +126,13 @@ func (c *cli) report(ctx context.Context, tf *temporalFlags, target *targetFlags
 	return nil
 }
 
-// endedReport is the report of migration id, which must have ended with
-// one (a migration that stopped carries it in its error's details).
-func endedReport(ctx context.Context, tc client.Client, tf *temporalFlags, id string) (workflows.NotebookReport, error) {
+// endedReport is the report of the migration run ref, which must have
+// ended with one (a migration that stopped carries it in its error's
+// details).
+func endedReport(ctx context.Context, tc client.Client, tf *temporalFlags, ref runRef) (workflows.NotebookReport, error) {
 	var rep workflows.NotebookReport
-	d, err := tc.DescribeWorkflow(ctx, id, "")
+	id := ref.id
+	d, err := tc.DescribeWorkflow(ctx, id, ref.runID)
 	if err != nil {
 		return rep, notFound(err, id, "")
 	}
@@ -137,7 +140,7 @@ func endedReport(ctx context.Context, tc client.Client, tf *temporalFlags, id st
 		return rep, fmt.Errorf("migration %s is still running: its loss report is complete once it ends "+
 			"(follow it with \"%s\")", id, tf.starter("status", "-w", id, "--follow"))
 	}
-	if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
+	if err := tc.GetWorkflow(ctx, id, d.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()).Get(ctx, &rep); err != nil {
 		return rep, fmt.Errorf("migration %s ended without a report: %w", id, err)
 	}
 	if rep.DryRun || rep.NotebookPageID == "" {

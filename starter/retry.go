@@ -56,12 +56,13 @@ func (c *cli) retry(ctx context.Context, tf *temporalFlags, target *targetFlags,
 	if (section == "") == !all {
 		return usagef("give either --section S or --all")
 	}
-	tc, id, err := target.dial(ctx, tf)
+	tc, ref, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	g := &progress.Gatherer{Client: tc, ID: id}
+	id := ref.id
+	g := &progress.Gatherer{Client: tc, ID: id, RunID: ref.runID}
 	snap, err := gather(ctx, g)
 	if err != nil {
 		return err

@@ -483,6 +483,43 @@ func TestCommandsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("a stopped start after the completed run: the completed run is shown", func(t *testing.T) {
+		ctx := context.Background()
+		done, err := h.tc.DescribeWorkflow(ctx, id, "")
+		if err != nil || done.RawResponse.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			t.Fatalf("the migration before is not completed: %v", err)
+		}
+		doneRun := done.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+		h.listing.Set(sections[0].ID, true)
+		defer h.listing.Set(sections[0].ID, false)
+		if r := h.cmd(t, "migrate", "-user", "alice", "-notebook", h.notebook.ID, "-notion-parent", root, "-limits", testProfile, "-detach"); r.code != 0 {
+			t.Fatalf("migrate -detach:\n%v", r)
+		}
+		if err := h.tc.TerminateWorkflow(ctx, id, "", "a start by mistake"); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"status", "-w", id}, {"status", "-user", "alice", "-notebook", h.notebook.ID}, {"status", "-user", "alice"}} {
+			r := h.cmd(t, args[0], args[1:]...)
+			if r.code != 0 || !strings.Contains(r.stdout, "Migration "+id+" run "+doneRun+": completed") ||
+				!strings.Contains(r.stderr, "latest completed migration") || !strings.Contains(r.stderr, "terminated") && args[1] != "-user" {
+				t.Errorf("%s: want the completed run %s, said so:\n%v", strings.Join(args, " "), doneRun, r)
+			}
+		}
+		if r := h.cmd(t, "retry", "-w", id, "-all"); r.code != 1 || !strings.Contains(r.stderr, "is completed, so there is nothing to retry") {
+			t.Errorf("retry picks the completed run:\n%v", r)
+		}
+		var st statusJSON
+		decodeJSON(t, h.cmd(t, "status", "-w", id, "-json"), &st)
+		if st.RunID != doneRun || st.State != "completed" {
+			t.Errorf("status -json: run %s %s, want %s completed", st.RunID, st.State, doneRun)
+		}
+		latest, _ := h.tc.DescribeWorkflow(ctx, id, "")
+		stopped := latest.RawResponse.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+		if r := h.cmd(t, "status", "-w", id, "-run-id", stopped); r.code != 0 || !strings.Contains(r.stdout, "run "+stopped+": terminated") {
+			t.Errorf("status -run-id of the stopped run:\n%v", r)
+		}
+	})
+
 	t.Run("unknown migrations say how to list them", func(t *testing.T) {
 		r := h.cmd(t, "status", "-w", "migrate/alice/nope")
 		if r.code != 1 || !strings.Contains(r.stderr, "starter list") {

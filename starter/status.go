@@ -34,6 +34,7 @@ type statusCmd struct {
 	tc       client.Client
 	tf       *temporalFlags // the connection, for the commands it prints
 	id       string
+	runID    string // the run shown, "" for the latest
 	appID    string
 	scan     map[string]int // section ID -> pages, from the last scan
 	interval time.Duration
@@ -73,12 +74,12 @@ func (c *cli) status(ctx context.Context, tf *temporalFlags, target *targetFlags
 	if interval <= 0 {
 		return usagef("--interval must be positive")
 	}
-	tc, id, err := target.dial(ctx, tf)
+	tc, ref, err := target.dial(ctx, tf)
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	st := &statusCmd{cli: c, tc: tc, tf: tf, id: id, appID: appID, interval: interval}
+	st := &statusCmd{cli: c, tc: tc, tf: tf, id: ref.id, runID: ref.runID, appID: appID, interval: interval}
 	if err := st.loadScan(ctx); err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (s *statusCmd) loadScan(ctx context.Context) error {
 
 // once prints the migration's status.
 func (s *statusCmd) once(ctx context.Context) error {
-	g := &progress.Gatherer{Client: s.tc, ID: s.id, App: s.appID}
+	g := &progress.Gatherer{Client: s.tc, ID: s.id, RunID: s.runID, App: s.appID}
 	snap, err := gather(ctx, g)
 	if err != nil {
 		if d := s.tf.down(ctx, s.tc, err); d != "" {
@@ -123,7 +124,7 @@ func (s *statusCmd) once(ctx context.Context) error {
 // follow redraws the progress until the migration ends, then prints the
 // outcome; the error says how it ended.
 func (s *statusCmd) follow(ctx context.Context) error {
-	g := &progress.Gatherer{Client: s.tc, ID: s.id, App: s.appID}
+	g := &progress.Gatherer{Client: s.tc, ID: s.id, RunID: s.runID, App: s.appID}
 	tty := progress.IsTerminal(s.stdout) && !s.json
 	var lastKey string
 	var lastPrint time.Time
@@ -267,7 +268,11 @@ func outcomeErr(rep *workflows.NotebookReport) error {
 func (s *statusCmd) printStatus(snap *progress.Snapshot) {
 	w := s.stdout
 	t := progress.TotalsOf(snap, s.scan)
-	fmt.Fprintf(w, "Migration %s: %s, started %s (%s ago)\n", snap.ID, progress.StatusName(snap.Status),
+	run := ""
+	if s.runID != "" {
+		run = " run " + s.runID
+	}
+	fmt.Fprintf(w, "Migration %s%s: %s, started %s (%s ago)\n", snap.ID, run, progress.StatusName(snap.Status),
 		snap.Started.Local().Format(time.DateTime), progress.ShortDur(snap.Now.Sub(snap.Started)))
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 	if snap.Running() {

@@ -52,12 +52,12 @@ func (c *cli) verify(ctx context.Context, tf *temporalFlags, target *targetFlags
 	var err error
 	name := page
 	if page == "" {
-		var id string
-		if tc, id, err = target.dial(ctx, tf); err != nil {
+		var ref runRef
+		if tc, ref, err = target.dial(ctx, tf); err != nil {
 			return err
 		}
 		defer tc.Close()
-		nb, err := endedReport(ctx, tc, tf, id)
+		nb, err := endedReport(ctx, tc, tf, ref)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -35,8 +36,9 @@ func (f *frozen) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestWorkerLostDuringLayout loses the worker that creates the Notion
 // containers (EnsureLayout) mid-way: its Notion requests hang and it
-// stops, so it neither answers nor heartbeats again. Another worker takes
-// the layout over once the heartbeat timeout notices, well before its
+// stops, so it neither answers nor heartbeats again. Status names the
+// stall and the lost worker before another worker starts; that worker
+// takes the layout over once the heartbeat timeout notices, well before its
 // ten-minute start-to-close timeout would have, and the migration ends
 // with every page migrated. The time from the loss to the layout's end is
 // printed.
@@ -85,6 +87,28 @@ func TestWorkerLostDuringLayout(t *testing.T) {
 	}
 	doomed.Stop()
 	lost := time.Now()
+	// While no worker can take the layout over, status names the stall
+	// and its cause (the progress query gets no answer; the workflow's
+	// pending activity says it all).
+	g := &progress.Gatherer{Client: h.c, ID: id, RunID: run.GetRunID()}
+	for named := false; !named; {
+		gctx, gcancel := context.WithTimeout(ctx, 2*time.Second)
+		snap, err := g.Gather(gctx)
+		gcancel()
+		if err == nil {
+			for _, l := range snap.Lost {
+				if l.Activity == activities.EnsureLayoutName {
+					t.Logf("%s after the loss, status names it: %s; the line: %s", time.Since(lost).Round(100*time.Millisecond),
+						l.Text(snap.Now), progress.HealthShort(snap))
+					named = true
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatal("status never named the lost worker holding EnsureLayout")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 	t.Log("the worker creating the Notion containers is lost; starting another")
 	h.startWorker(t)
 	for {

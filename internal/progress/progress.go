@@ -58,6 +58,11 @@ type Snapshot struct {
 	// known: the workers (none polls the task queue), the Temporal server
 	// or its database ("" when nothing is known to be down).
 	Down string
+	// RunID is the run shown.
+	RunID string
+	// Lost are the activities of the notebook and its running sections
+	// that lost workers hold up (LostWorkers), while they do.
+	Lost []LostWorker
 }
 
 // Running reports whether the migration runs.
@@ -294,7 +299,19 @@ func Line(s *Snapshot, t Totals) string {
 // HealthShort is the health part of the one-line status: the stall, or
 // the upstream service failing now ("" while all is well).
 func HealthShort(s *Snapshot) string {
-	if !s.Running() || !s.ProgressOK {
+	if !s.Running() {
+		return ""
+	}
+	if len(s.Lost) > 0 {
+		// The stall's cause, named while it lasts: the workflow's own
+		// stall shows only after a minute without a page.
+		short := "STALLED " + s.Lost[0].Short(s.Now)
+		if n := len(s.Lost) - 1; n > 0 {
+			short += fmt.Sprintf(" (+%d more)", n)
+		}
+		return short
+	}
+	if !s.ProgressOK {
 		return ""
 	}
 	h := s.Progress.Health
@@ -317,6 +334,9 @@ func healthKey(s *Snapshot) string {
 	k := h.State
 	if e := h.LastError; e != nil && e.Ongoing {
 		k += " " + errorShort(e)
+	}
+	for _, l := range s.Lost {
+		k += fmt.Sprintf(" lost %s %s %d %t %t", l.Workflow, l.Activity, l.Attempt, l.Noticed.IsZero(), l.Started)
 	}
 	return k
 }
@@ -344,8 +364,13 @@ func errorShort(e *workflows.UpstreamError) string {
 // likely cause, and the next command to run. Only the rows that apply.
 func HealthLines(s *Snapshot) [][2]string {
 	var rows [][2]string
+	if s.Running() {
+		for _, l := range s.Lost {
+			rows = append(rows, [2]string{"worker lost", l.Text(s.Now) + where(s, l)})
+		}
+	}
 	if !s.ProgressOK {
-		return nil
+		return rows
 	}
 	h := s.Progress.Health
 	if e := h.LastError; e != nil {
@@ -480,10 +505,12 @@ func StatusName(st enumspb.WorkflowExecutionStatus) string {
 // Gatherer collects snapshots of one migration.
 type Gatherer struct {
 	Client client.Client
-	// ID is the notebook workflow's ID; App the Graph app whose limiter
-	// to ask ("" finds the only one running).
-	ID  string
-	App string
+	// ID is the notebook workflow's ID; RunID one of its runs ("" for
+	// the latest, which a migration that continues as new goes on in);
+	// App the Graph app whose limiter to ask ("" finds the only one
+	// running).
+	ID, RunID string
+	App       string
 	// limiterID is the limiter's workflow ID, once found.
 	limiterID string
 }
@@ -491,13 +518,13 @@ type Gatherer struct {
 // Gather takes a snapshot. Its error wraps the Temporal error (a
 // serviceerror.NotFound for no such workflow).
 func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
-	desc, err := g.Client.DescribeWorkflow(ctx, g.ID, "")
+	desc, err := g.Client.DescribeWorkflow(ctx, g.ID, g.RunID)
 	if err != nil {
 		return nil, fmt.Errorf("describe %s: %w", g.ID, err)
 	}
 	info := desc.RawResponse.GetWorkflowExecutionInfo()
-	s := &Snapshot{ID: g.ID, Status: info.GetStatus(), Started: info.GetStartTime().AsTime(), Now: time.Now(),
-		Sections: map[string]workflows.SectionProgress{}}
+	s := &Snapshot{ID: g.ID, RunID: info.GetExecution().GetRunId(), Status: info.GetStatus(), Started: info.GetStartTime().AsTime(),
+		Now: time.Now(), Sections: map[string]workflows.SectionProgress{}}
 	if info.GetCloseTime() != nil {
 		s.Closed = info.GetCloseTime().AsTime()
 	}
@@ -534,14 +561,19 @@ func (g *Gatherer) Gather(ctx context.Context) (*Snapshot, error) {
 		}
 		return s, nil
 	}
+	s.Lost = LostWorkers(g.ID, desc.RawResponse.GetPendingActivities(), s.Now)
 	for _, sec := range s.Progress.Sections {
 		if sec.Status != workflows.SectionRunning {
 			continue
 		}
-		v, err := g.Client.QueryWorkflow(ctx, workflows.SectionWorkflowID(s.User, s.NotebookID, sec.ID), "", workflows.QueryProgress)
+		secID := workflows.SectionWorkflowID(s.User, s.NotebookID, sec.ID)
+		v, err := g.Client.QueryWorkflow(ctx, secID, "", workflows.QueryProgress)
 		var sp workflows.SectionProgress
 		if err == nil && v.Get(&sp) == nil {
 			s.Sections[sec.ID] = sp
+		}
+		if d, err := g.Client.DescribeWorkflow(ctx, secID, ""); err == nil {
+			s.Lost = append(s.Lost, LostWorkers(secID, d.RawResponse.GetPendingActivities(), s.Now)...)
 		}
 	}
 	s.Limiter = g.limiterState(ctx)

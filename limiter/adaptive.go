@@ -21,6 +21,11 @@ type adapted struct {
 	// HitAt is when Hit was set. Throttles within a cooldown of it are
 	// one episode: Hit keeps the lowest count of the episode.
 	HitAt int64 `json:"hitAt,omitempty"`
+	// Seen is the count the window held at the latest throttle blamed on
+	// its scope, whichever window took the blame, at SeenAt: a window
+	// throttled at that count again binds (scopeView.again).
+	Seen   int   `json:"seen,omitempty"`
+	SeenAt int64 `json:"seenAt,omitempty"`
 }
 
 // hit records a throttle blamed on the window at count c: the lowest

@@ -81,6 +81,28 @@ func TestNoRatchet(t *testing.T) {
 			wantMinute: 79, wantHour: 198, wantStrike: 1,
 		},
 		{
+			// After the limits changed, the minute refuses at 64 (its
+			// believed limit is 120) while the hour slides: the hour,
+			// lowered at the last throttle to the 344 it held then,
+			// looks full at 330, the minute half empty. The minute
+			// refused at 64 at that throttle too: it binds.
+			name: "a minute throttled at the count it held at the last throttle is blamed, not the hour sliding under its lowering",
+			act: func(t *testing.T) scopeState {
+				st := newScopeState(2)
+				v := view(&st, &us)
+				v.prove([]int{63, 343}, 1, t1-sec, t1-sec)
+				v.lowerBusiest([]int{64, 344}, t1)
+				if st.Limits[1].Lowered != 344 {
+					t.Fatalf("first throttle: hour lowered to %d, want 344 (the fuller by believed limits)", st.Limits[1].Lowered)
+				}
+				later := t1 + 30*sec
+				v.prove([]int{63, 329}, 1, later-sec, later-sec)
+				v.lowerBusiest([]int{64, 330}, later)
+				return st
+			},
+			wantMinute: 64, wantHour: 344, wantStrike: 1,
+		},
+		{
 			// The hour was lowered to 160 by mistake (two strikes); it
 			// creeps back after its quiet, and upstream takes a request
 			// at 180, sent after the lowering.

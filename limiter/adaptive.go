@@ -21,6 +21,11 @@ type adapted struct {
 	// HitAt is when Hit was set. Throttles within a cooldown of it are
 	// one episode: Hit keeps the lowest count of the episode.
 	HitAt int64 `json:"hitAt,omitempty"`
+	// Seen is the count the window held at the latest throttle blamed on
+	// its scope, whichever window took the blame, at SeenAt: a window
+	// throttled at that count again binds (scopeView.again).
+	Seen   int   `json:"seen,omitempty"`
+	SeenAt int64 `json:"seenAt,omitempty"`
 }
 
 // hit records a throttle blamed on the window at count c: the lowest
@@ -50,6 +55,15 @@ func (a *adapted) prove(c int, granted, per, now int64) {
 			c = min(c, a.Hit)
 		}
 		a.Lowered = max(a.Lowered, c)
+		return
+	}
+	if a.Lowered > 0 && granted > a.At && c > a.Lowered {
+		// Sent after the lowering, above it (the limit crept back):
+		// upstream takes c now, so the lowering was too low. It is
+		// unlearned that far, and its strike with it, so that a
+		// mistaken lowering does not lengthen the next quiet period.
+		a.Lowered = c
+		a.Strikes = max(0, a.Strikes-1)
 	}
 }
 
@@ -96,11 +110,23 @@ func (a *adapted) lower(spec, to int, t *Tuning, now int64) bool {
 	if to >= a.limit(spec, t, now) {
 		return false
 	}
+	// What succeeded above the new limit before it says nothing of the
+	// limit now (upstream may have lowered it), but what succeeded up to
+	// it still proves that much: a later throttle at a lower count is
+	// not this window's doing unless nothing else could have caused it
+	// (lowerBusiest), so the limit does not ratchet down a unit with
+	// every throttle another window caused, once each time the window
+	// fills. A second lowering within MaxCooldown of the last shows the
+	// limit falling (upstream lowered it under a full window, and the
+	// probes walk it down as the window slides): what was taken before
+	// the fall proves nothing then, and the proof starts again.
+	if a.Lowered > 0 && now-a.At <= int64(t.MaxCooldown) {
+		a.Proven, a.ProvenAt = 0, 0
+	} else {
+		a.Proven = min(a.Proven, to)
+	}
 	a.Lowered = to
 	a.At = now
 	a.Strikes = min(a.Strikes+1, maxStrikes)
-	// What succeeded above the new limit before it says nothing of the
-	// limit now (upstream may have lowered it): the proof starts again.
-	a.Proven, a.ProvenAt = 0, 0
 	return true
 }

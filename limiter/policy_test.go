@@ -56,7 +56,8 @@ func TestForegroundDemandReserve(t *testing.T) {
 // TestProofUndoesALowering: a success granted before a lowering, at a
 // count above the lowered limit, raises it at once, up to the lowest
 // count throttled in the episode; a success granted after the lowering
-// says nothing of it.
+// above it (the limit crept back) shows upstream takes that many now,
+// and raises it to that count (TestNoRatchet shows the strike going).
 func TestProofUndoesALowering(t *testing.T) {
 	now := at(time.Hour).UnixNano()
 	sec := int64(time.Second)
@@ -69,7 +70,8 @@ func TestProofUndoesALowering(t *testing.T) {
 	}{
 		{"in flight at the throttle, above the lowering", 116, now - 2*sec, 116},
 		{"above the count throttled: no higher than it", 125, now - 2*sec, 120},
-		{"granted after the lowering", 116, now, 110},
+		{"granted after the lowering, above it", 116, now, 116},
+		{"granted after the lowering, at or under it", 108, now, 110},
 		{"at or under the lowered limit", 105, now - 2*sec, 110},
 	}
 	for _, tc := range tests {
@@ -83,17 +85,34 @@ func TestProofUndoesALowering(t *testing.T) {
 	}
 }
 
-// TestLoweringForgetsTheProofAboveIt: after a lowering, the count proven
-// before it no longer lets the window off the blame.
-func TestLoweringForgetsTheProofAboveIt(t *testing.T) {
+// TestLoweringKeepsTheProofUpToIt: after a lowering, the count proven
+// before it lets the window off the blame no higher than the new limit
+// (upstream may have lowered it), but up to it still does: a later
+// throttle at a lower count is not taken as this window's. A second
+// lowering within MaxCooldown of the last (a limit falling under a full
+// window, walked down probe by probe) starts the proof again.
+func TestLoweringKeepsTheProofUpToIt(t *testing.T) {
 	tun := DefaultTuning()
-	now := at(time.Hour).UnixNano()
-	a := adapted{Proven: 780, ProvenAt: now - int64(time.Minute)}
-	if !a.lower(800, 600, &tun, now) {
-		t.Fatal("not lowered")
+	now := at(2 * time.Hour).UnixNano()
+	tests := []struct {
+		name string
+		a    adapted
+		want int
+	}{
+		{"first lowering: proof kept up to it", adapted{Proven: 780, ProvenAt: now - int64(time.Minute)}, 600},
+		{"lowered an hour ago: proof kept up to it", adapted{Lowered: 700, At: now - int64(time.Hour), Strikes: 1, Proven: 700, ProvenAt: now - int64(time.Minute)}, 600},
+		{"lowered a minute ago: the limit is falling, proof gone", adapted{Lowered: 700, At: now - int64(time.Minute), Strikes: 1, Proven: 700, ProvenAt: now - int64(time.Minute)}, 0},
 	}
-	if p := a.proven(int64(time.Hour), now); p != 0 {
-		t.Errorf("proven %d after the lowering, want 0", p)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.a
+			if !a.lower(800, 600, &tun, now) {
+				t.Fatal("not lowered")
+			}
+			if p := a.proven(int64(time.Hour), now); p != tc.want {
+				t.Errorf("proven %d after the lowering, want %d", p, tc.want)
+			}
+		})
 	}
 }
 

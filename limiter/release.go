@@ -97,8 +97,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		}
 		uc, ac, _ := l.countsAt(u, ls, o, now)
 		if o.Scope == ScopeUnknown {
-			scope = l.plausibleScope(scope, usr, app, uc, ac, now)
-			scope = bindingScope(scope, usr, app, uc, ac, now)
+			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
 		v, before := usr, uc
 		if scope == ScopeApp {
@@ -166,6 +165,22 @@ func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user,
 		return out
 	}
 	return at1(&u.Scope.Log, l.userPers, make([]int, len(l.userPers))), at1(&l.st.App.Log, l.appPers, make([]int, len(l.appPers))), 1
+}
+
+// throttleScope is the scope a throttle without one is blamed on, from
+// the inferred one: plausibleScope, then bindingScope only when the
+// counts proven to succeed leave both scopes or neither. Fullness by
+// believed limits must not overrule the proof: a user window believed at
+// 400 while upstream holds it at 127 looks emptier than an app window
+// under the count it let through an hour ago, and blaming the app then
+// lowers the app's hour under what it took (every user waits for the
+// hour to slide) and ratchets it down a unit each hour.
+func (l *Limiter) throttleScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) ThrottleScope {
+	scope = l.plausibleScope(scope, usr, app, uc, ac, now)
+	if usr.plausible(uc, true, now) == app.plausible(ac, true, now) {
+		scope = bindingScope(scope, usr, app, uc, ac, now)
+	}
+	return scope
 }
 
 // plausibleScope corrects the inferred scope of a throttle without one:
@@ -284,13 +299,30 @@ func (l *Limiter) soft(usr, app scopeView, userCount, appCount []int, last int, 
 			v, counts = app, ac
 		}
 	}
-	w, ratio := v.busiest(counts, now)
-	if w < 0 || o.ThrottlePercent <= ratio+0.02 {
+	if _, ratio := v.busiest(counts, now); o.ThrottlePercent <= ratio+0.02 {
 		return
 	}
-	target := counts[w]
-	if o.ThrottlePercent < 1 {
-		target = int(float64(counts[w])/o.ThrottlePercent + 1e-9)
+	// The percentage is the fullest window's, and upstream does not say
+	// which. A window whose implied limit is below the count it recently
+	// let through is not the one: lowering it would ratchet it down with
+	// every report another window's fill sends. The busiest of the others
+	// is lowered.
+	w, best, target := -1, -1.0, 0
+	for x, c := range counts {
+		to := c
+		if o.ThrottlePercent < 1 {
+			to = int(float64(c)/o.ThrottlePercent + 1e-9)
+		}
+		a := v.st.Limits[x]
+		if to < a.proven(v.pers[x], now) {
+			continue
+		}
+		if r := float64(c) / float64(a.limit(v.spec.Windows[x].Limit, v.t, now)); r > best {
+			w, best, target = x, r, to
+		}
+	}
+	if w < 0 {
+		return
 	}
 	v.st.Limits[w].lower(v.spec.Windows[w].Limit, target, v.t, now)
 }

@@ -231,7 +231,9 @@ const provenShare = 0.7
 //
 // A window is lowered to the highest count recently proven to succeed in
 // it when that is below the count it held (upstream let that many through,
-// so lowering further would ratchet), else to the count it held. A window
+// so lowering further would ratchet), else to the count it held. Before
+// all that, a window throttled at the very count it held at the scope's
+// previous throttle is blamed alone (see again). A window
 // lowered earlier that holds less than its floor at this throttle cannot
 // have caused it: its lowering was a mistake and is undone.
 func (v scopeView) lowerBusiest(before []int, now int64) bool {
@@ -241,6 +243,12 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	ratios, best := v.blame(before, true, now)
 	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll {
 		ratios, best = all, bestAll
+	}
+	if again := v.again(before, now); again != nil {
+		ratios, best = again, 1
+	}
+	for w, c := range before {
+		v.st.Limits[w].Seen, v.st.Limits[w].SeenAt = c, now
 	}
 	changed := false
 	for w, c := range before {
@@ -261,6 +269,42 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		}
 	}
 	return changed
+}
+
+// again returns blame ratios (1 for the blamed, -1 for the others) when
+// some but not all of the scope's windows are throttled at the very
+// count they held at the scope's previous throttle, more than a cooldown
+// ago and within two of their lengths, at or above their floor: a window
+// that refuses at the same count again and again is the one that binds,
+// whatever its believed limit says (a minute hidden at 64, believed at
+// 120, looks half empty, while the hour it throttles, lowered to its
+// count at the last throttle, looks full and was walked down throttle by
+// throttle as it slid: 344 to 205 in an hour, then a 56 min stall). It
+// returns nil when that does not single windows out.
+func (v scopeView) again(before []int, now int64) []float64 {
+	var out []float64
+	n := 0
+	for w, c := range before {
+		a := v.st.Limits[w]
+		spec := v.spec.Windows[w].Limit
+		same := a.Seen > 0 && c == a.Seen && now-a.SeenAt > int64(v.t.Cooldown) &&
+			now-a.SeenAt <= 2*v.pers[w] && float64(c) >= v.t.AdaptFloor*float64(spec)
+		if !same {
+			continue
+		}
+		if out == nil {
+			out = make([]float64, len(before))
+			for i := range out {
+				out[i] = -1
+			}
+		}
+		out[w] = 1
+		n++
+	}
+	if n == len(before) {
+		return nil
+	}
+	return out
 }
 
 // blame rates each window of the scope as the cause of a throttle granted

@@ -87,22 +87,43 @@ func (c *Client) WriteReport(ctx context.Context, rep *report.Report) error {
 	return c.writeNotebookSummary(ctx, *rep)
 }
 
-// reportBlocks is the report page's content: the totals, then every lost
-// entry by kind, each linked to its page, then the approximations by
-// kind, each kind in a toggle.
-func reportBlocks(rep report.Report) []blocks.Block {
+// reportIntro is the report page's first sentence: the pages, what was
+// lost and on how many pages, and what was kept in another form on how
+// many pages. A page with both counts among the pages with losses, so the
+// approximated pages are "other" pages only when some page lost something.
+func reportIntro(rep report.Report) string {
 	pagesLost, pagesApprox := 0, 0
 	for _, s := range rep.Sections {
 		pagesLost += s.PagesWithLosses
 		pagesApprox += s.PagesApproximated
 	}
-	intro := fmt.Sprintf("%d pages migrated from OneNote. %d %s lost, on %d pages (each has a callout at its top); %d %s kept in another form, on %d more pages.",
-		rep.Pages, rep.Lost, plural(rep.Lost, "item", "items"), pagesLost, rep.Approximated, plural(rep.Approximated, "item", "items"), pagesApprox)
+	intro := fmt.Sprintf("%d %s migrated from OneNote.", rep.Pages, plural(rep.Pages, "page", "pages"))
+	if rep.Lost == 0 {
+		intro += " Nothing was lost."
+	} else {
+		intro += fmt.Sprintf(" %d %s lost, on %d %s (each has a callout at its top).",
+			rep.Lost, plural(rep.Lost, "item", "items"), pagesLost, plural(pagesLost, "page", "pages"))
+	}
+	if rep.Approximated > 0 {
+		other := ""
+		if pagesLost > 0 {
+			other = "other "
+		}
+		intro += fmt.Sprintf(" %d %s kept in another form, on %d %s%s.",
+			rep.Approximated, plural(rep.Approximated, "item", "items"), pagesApprox, other, plural(pagesApprox, "page", "pages"))
+	}
 	if rep.Skipped > 0 {
 		intro += fmt.Sprintf(" %d %s left out by the migration's options (skipImages, skipAttachments, skipInk).",
 			rep.Skipped, plural(rep.Skipped, "item was", "items were"))
 	}
-	out := []blocks.Block{paragraph(text(intro)), paragraph(text(verificationLine(rep.Verification)))}
+	return intro
+}
+
+// reportBlocks is the report page's content: the totals, then every lost
+// entry by kind, each linked to its page, then the approximations by
+// kind, each kind in a toggle.
+func reportBlocks(rep report.Report) []blocks.Block {
+	out := []blocks.Block{paragraph(text(reportIntro(rep))), paragraph(text(verificationLine(rep.Verification)))}
 	out = append(out, heading(blocks.Heading2, "Lost"))
 	if rep.Lost == 0 {
 		out = append(out, paragraph(text("Nothing was lost.")))

@@ -48,6 +48,7 @@ type options struct {
 	userMin, userHour, userConc, appMin, appHour, appConc             int
 	tokenTTL, refreshTokenTTL                                         time.Duration
 	strictRefreshRotation                                             bool
+	quirks                                                            graph.Config // the measured-quirk switches only
 	batchConcurrency                                                  int
 	faults                                                            graph.Faults
 }
@@ -89,6 +90,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.refreshTokenTTL, "refresh-token-ttl", 90*24*time.Hour, "lifetime of each refresh token")
 	fs.BoolVar(&o.strictRefreshRotation, "strict-refresh-rotation", false, "revoke a refresh token when it is redeemed (Microsoft keeps it valid until it expires)")
 	fs.IntVar(&o.batchConcurrency, "batch-concurrency", 4, "$batch sub-requests run at once")
+	fs.BoolVar(&o.quirks.InkMultipartRelated, "ink-multipart-related", false, "answer includeInkML=true as multipart/related (documented) instead of multipart/mixed (measured)")
+	fs.BoolVar(&o.quirks.LenientToLower, "lenient-tolower", false, "accept tolower(field) eq on the account-wide /sections (a real account answers 500 19999)")
+	fs.DurationVar(&o.quirks.FreshTitleLag, "fresh-title-lag", 30*time.Second, "how long GET /pages/{id} reads a new page's title as \"\" (scaled; negative: off)")
+	fs.BoolVar(&o.quirks.RefreshExpiredCode70008, "refresh-expired-70008", false, "refuse a lapsed refresh token with AADSTS70008 instead of AADSTS700082")
 	fs.Float64Var(&o.faults.ServerErrorRate, "fault-5xx", 0, "probability of a 5xx burst")
 	fs.IntVar(&o.faults.ServerErrorBurst, "fault-5xx-burst", 3, "requests per 5xx burst")
 	fs.Float64Var(&o.faults.SlowRate, "fault-slow", 0, "probability of a slow response")
@@ -167,6 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.RefreshTokenTTL, cfg.StrictRefreshRotation = o.refreshTokenTTL, o.strictRefreshRotation
+	cfg.InkMultipartRelated, cfg.LenientToLower = o.quirks.InkMultipartRelated, o.quirks.LenientToLower
+	cfg.FreshTitleLag, cfg.RefreshExpiredCode70008 = o.quirks.FreshTitleLag, o.quirks.RefreshExpiredCode70008
 	srv := graph.NewServer(cfg)
 	users := strings.Split(o.users, ",")
 	for _, u := range users {

@@ -230,3 +230,40 @@ func TestFreshTitleReadsEmpty(t *testing.T) {
 		})
 	}
 }
+
+// TestUntitledPagesListEmptyTitle: with GenSpec.UntitledEvery, every n-th
+// page is listed with "title": "" (the key present, as a real listing
+// carries it, [M1] fact 36), and its HTML has an empty <title>.
+func TestUntitledPagesListEmptyTitle(t *testing.T) {
+	for _, tc := range []struct {
+		every, pages, untitled int
+	}{
+		{0, 4, 0},
+		{2, 4, 2},
+		{1, 3, 3},
+	} {
+		t.Run(fmt.Sprint(tc.every), func(t *testing.T) {
+			f := newFixture(t, Config{Limits: UnlimitedLimits()}, GenSpec{Seed: 3, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: tc.pages, UntitledEvery: tc.every})
+			rec := f.get(t, "alice", "/v1.0/me/onenote/sections/"+f.firstSection("alice")+"/pages?$select=id,title")
+			list := decode[struct{ Value []map[string]any }](t, rec.Body.Bytes())
+			n := 0
+			for _, p := range list.Value {
+				title, ok := p["title"]
+				if !ok {
+					t.Fatalf("listing item without a title key: %v", p)
+				}
+				if title != "" {
+					continue
+				}
+				n++
+				body := readAll(t, f.content(t, "alice", p["id"].(string), "").Body)
+				if !strings.Contains(body, "<title></title>") {
+					t.Errorf("untitled page's HTML has a title: %.200s", body)
+				}
+			}
+			if n != tc.untitled {
+				t.Errorf("%d untitled pages listed, want %d", n, tc.untitled)
+			}
+		})
+	}
+}

@@ -70,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.spec.AttachmentsPerPage, "attachments", 1, "attachments per page")
 	fs.IntVar(&o.spec.PrintoutEvery, "printout-every", 5, "put a PDF printout on every n-th page (0: none)")
 	fs.IntVar(&o.spec.InkEvery, "ink-every", 4, "put ink on every n-th page (0: none)")
+	fs.IntVar(&o.spec.UntitledEvery, "untitled-every", 0, "leave every n-th page untitled (title \"\" in listings; 0: none)")
 	fs.IntVar(&o.spec.LinksPerPage, "links", 1, "onenote: links to other pages per page")
 	fs.IntVar(&o.spec.ImageBytes, "image-bytes", 2048, "size of each image resource")
 	fs.IntVar(&o.spec.AttachmentBytes, "attachment-bytes", 8192, "size of each attachment resource")

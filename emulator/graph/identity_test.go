@@ -44,8 +44,8 @@ func redeem(c identityClient, refreshToken string) (int, map[string]any, int) {
 // AADSTS70008 with RefreshExpiredCode70008.
 func TestRefreshTokenRotation(t *testing.T) {
 	cases := []struct {
-		name   string
-		strict bool
+		name      string
+		strict    bool
 		code70008 bool
 		// oldStatus and oldCode are the answer to a second redemption of
 		// a redeemed refresh token.

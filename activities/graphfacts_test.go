@@ -2,9 +2,16 @@ package activities_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/notebridge/notebridge/activities"
+	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/failure"
 	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/onenote"
 )
@@ -78,6 +85,45 @@ func TestUntitledPagesAreNamed(t *testing.T) {
 				if title, ok := rows[id]; !ok || title != onenote.UntitledPage {
 					t.Errorf("row of untitled page %s: %q (present %v), want %q", id, title, ok, onenote.UntitledPage)
 				}
+			}
+		})
+	}
+}
+
+// errTokens hands out token sources that fail with err.
+type errTokens struct{ err error }
+
+func (e errTokens) TokenSource(string) (onenote.TokenSource, error) {
+	return onenote.TokenSourceFunc(func(context.Context) (string, error) { return "", e.err }), nil
+}
+
+// TestInactiveRefreshTokenStops: the token store's answer to a refresh
+// token Microsoft rejects (invalid_grant, AADSTS700082 "inactive" and the
+// like, graph-reality.md fact 32; auth tests it against the emulator)
+// stops the Graph activity at once, not retryably, with the store's
+// message naming the login command, and without a Graph request.
+func TestInactiveRefreshTokenStops(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"inactive", fmt.Errorf(`Microsoft sign-in for user "alice" has expired or was revoked (Microsoft identity platform: invalid_grant: AADSTS700082: The refresh token has expired due to inactivity.): run "starter login --user alice" to sign in again: %w`, auth.ErrSignInExpired)},
+		{"not signed in", fmt.Errorf(`no Microsoft sign-in stored for user "alice": run "starter login --user alice": %w`, auth.ErrNotSignedIn)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.setActivities(t, errTokens{tc.err})
+			before := f.graph.Stats().Requests
+			_, err := run[activities.ListNotebooksResult](t, f, activities.ListNotebooksName, activities.ListNotebooksInput{User: "alice"})
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || app.Type() != failure.NotSignedIn || !app.NonRetryable() {
+				t.Fatalf("error %v, want a non-retryable %s", err, failure.NotSignedIn)
+			}
+			if !strings.Contains(err.Error(), `run "starter login --user alice"`) {
+				t.Errorf("error %q does not say to run starter login", err)
+			}
+			if got := f.graph.Stats().Requests - before; got != 0 {
+				t.Errorf("%d Graph requests without a token", got)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/notebridge/notebridge/emulator/graph"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/syncplan"
 )
 
 // These tests run the client against the Graph OneNote emulator.
@@ -495,6 +497,70 @@ func TestEmulatorInkMultipartSubtypes(t *testing.T) {
 				if string(pc.HTML) != wantHTML || string(pc.InkML) != wantInk || wantInk == "" || len(pc.Other) != 0 {
 					t.Errorf("page %s: HTML %d bytes (want %d), InkML %d bytes (want %d), %d other parts",
 						id, len(pc.HTML), len(wantHTML), len(pc.InkML), len(wantInk), len(pc.Other))
+				}
+			}
+		})
+	}
+}
+
+// TestEmulatorSectionMoveKeepsPageGUIDs: a section moved into a section
+// group of its notebook keeps its id and its pages theirs; moved to
+// another notebook it gets a new id and its pages new ids that keep their
+// GUID with the new section's suffix (graph-reality.md fact 21). The sync
+// plan finds each page again: unchanged, or moved by its page GUID (the
+// link GUID left out, so the ID alone decides).
+func TestEmulatorSectionMoveKeepsPageGUIDs(t *testing.T) {
+	spec := graph.GenSpec{Seed: 6, Owner: user, Notebooks: 2, GroupDepth: 1, GroupsPerLevel: 1, SectionsPerContainer: 1, PagesPerSection: 4}
+	for _, tc := range []struct {
+		name   string
+		to     func(nbs []*graph.Notebook) string
+		sameID bool
+		want   syncplan.Kind
+	}{
+		{"into a section group of its notebook", func(nbs []*graph.Notebook) string { return nbs[0].SectionGroups[0].ID }, true, syncplan.Unchanged},
+		{"to another notebook", func(nbs []*graph.Notebook) string { return nbs[1].ID }, false, syncplan.Moved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nbs := graph.Generate(spec)
+			e := newEnv(t, graph.Config{Limits: graph.UnlimitedLimits()}, nbs...)
+			ctx := context.Background()
+			secID := nbs[0].Sections[0].ID
+			list := func(sectionID string) []syncplan.Listed {
+				t.Helper()
+				b, _, err := e.client.ListPagesPage(ctx, onenote.PageCursor{SectionID: sectionID})
+				if err != nil || !b.Done || len(b.Pages) != 4 {
+					t.Fatalf("pages of %s: %v, %d", sectionID, err, len(b.Pages))
+				}
+				var out []syncplan.Listed
+				for _, p := range b.Pages {
+					out = append(out, syncplan.Listed{PageID: p.ID, Title: p.Title, LastModified: p.LastModifiedDateTime, SectionID: sectionID})
+				}
+				return out
+			}
+			before := list(secID)
+			var record []syncplan.Recorded
+			for i, l := range before {
+				record = append(record, syncplan.Recorded{PageID: l.PageID, Title: l.Title, LastModified: l.LastModified,
+					SectionID: l.SectionID, Row: fmt.Sprint("row-", i), Done: true, ContentHash: "h"})
+			}
+			mv, err := e.srv.MoveSection(secID, tc.to(nbs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (mv.ID == secID) != tc.sameID {
+				t.Fatalf("moved section id %s (was %s): same id %v, want %v", mv.ID, secID, mv.ID == secID, tc.sameID)
+			}
+			after := list(mv.ID)
+			plan := syncplan.Classify(record, after)
+			if len(plan.Changes) != len(record) || len(plan.Undecided) != 0 {
+				t.Fatalf("plan %+v: want one change a page, none undecided", plan)
+			}
+			for _, c := range plan.Changes {
+				if c.Kind != tc.want || (tc.want == syncplan.Moved && c.By != "page GUID") {
+					t.Errorf("page %s: %s by %q, want %s", c.Now.PageID, c.Kind, c.By, tc.want)
+				}
+				if tc.want == syncplan.Moved && (c.Now.PageID == c.Was.PageID || syncplan.PageGUID(c.Now.PageID) != syncplan.PageGUID(c.Was.PageID)) {
+					t.Errorf("moved page %s -> %s: want a new id with the same GUID", c.Was.PageID, c.Now.PageID)
 				}
 			}
 		})

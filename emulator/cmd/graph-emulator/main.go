@@ -154,6 +154,11 @@ func (o options) config(logger *slog.Logger) (graph.Config, error) {
 		TokenTTL:            o.tokenTTL,
 		BatchConcurrency:    o.batchConcurrency,
 		Logger:              logger,
+		// The measured quirks (graph-reality.md facts 25, 32, 33, 35).
+		InkMultipartRelated:     o.quirks.InkMultipartRelated,
+		LenientToLower:          o.quirks.LenientToLower,
+		FreshTitleLag:           o.quirks.FreshTitleLag,
+		RefreshExpiredCode70008: o.quirks.RefreshExpiredCode70008,
 	}, nil
 }
 
@@ -173,8 +178,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg.RefreshTokenTTL, cfg.StrictRefreshRotation = o.refreshTokenTTL, o.strictRefreshRotation
-	cfg.InkMultipartRelated, cfg.LenientToLower = o.quirks.InkMultipartRelated, o.quirks.LenientToLower
-	cfg.FreshTitleLag, cfg.RefreshExpiredCode70008 = o.quirks.FreshTitleLag, o.quirks.RefreshExpiredCode70008
 	srv := graph.NewServer(cfg)
 	users := strings.Split(o.users, ",")
 	for _, u := range users {

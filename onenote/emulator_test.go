@@ -439,9 +439,12 @@ func TestEmulatorPageTitles(t *testing.T) {
 				}
 			}
 			before := len(e.srv.Log())
-			p, _, err := e.client.GetPage(context.Background(), id)
+			p, obs, err := e.client.GetPage(context.Background(), id)
 			if err != nil {
 				t.Fatalf("GetPage: %v", err)
+			}
+			if obs.Cost != tc.requests {
+				t.Errorf("GetPage cost %d, want %d", obs.Cost, tc.requests)
 			}
 			if p.Title != want || p.ID != id {
 				t.Errorf("GetPage(%s) title %q, want %q", id, p.Title, want)

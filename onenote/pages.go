@@ -230,7 +230,8 @@ func (c *Client) Pages(ctx context.Context, cur PageCursor) iter.Seq2[Page, erro
 // section's listing already has it (graph-reality.md fact 25), so an
 // empty title is read again from the listing, with one more request:
 // the section's pages modified since this one (the unquoted datetime
-// comparison fact 34 saw accepted). A page the listing has no title for
+// comparison fact 34 saw accepted); the Observation is then the second
+// request's, with the Cost of both. A page the listing has no title for
 // either is untitled and named UntitledPage.
 func (c *Client) GetPage(ctx context.Context, pageID string) (Page, Observation, error) {
 	const op = "get page"
@@ -245,6 +246,7 @@ func (c *Client) GetPage(ctx context.Context, pageID string) (Page, Observation,
 	}
 	if strings.TrimSpace(p.Title) == "" && p.ParentSection != nil && p.ParentSection.ID != "" {
 		title, lobs, err := c.listedTitle(ctx, p)
+		lobs.Cost += obs.Cost // both requests count
 		if err != nil {
 			return Page{}, lobs, err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -142,9 +143,14 @@ func (a *Activities) WritePage(ctx context.Context, in WritePageInput) (WritePag
 	if err != nil {
 		return WritePageResult{}, stagingMissing("page losses", err)
 	}
+	// The HTML's title, else the listing's; an untitled page (Graph lists
+	// "title": "", graph-reality.md fact 36) is named as OneNote shows it.
 	title := conv.Title
-	if title == "" {
+	if strings.TrimSpace(title) == "" {
 		title = in.Page.Title
+	}
+	if strings.TrimSpace(title) == "" {
+		title = onenote.UntitledPage
 	}
 	pin := notion.PageInput{OneNotePageID: in.Page.ID, Title: title, SectionPath: in.SectionPath,
 		Link: in.Page.WebURL, ParentPageID: in.ParentNotionID, Blocks: conv.Blocks, Resources: a.opener(in.Key, in.Lost, conv.Ink),

@@ -65,7 +65,7 @@ func newEmulator(t *testing.T) *emulator {
 }
 
 // newEmulatorWith is newEmulator with cfg's TokenTTL (testTokenTTL if
-// zero) and StrictRefreshRotation.
+// zero), StrictRefreshRotation and RefreshExpiredCode70008.
 func newEmulatorWith(t *testing.T, cfg graph.Config) *emulator {
 	t.Helper()
 	e := &emulator{clock: newTestClock()}
@@ -74,7 +74,7 @@ func newEmulatorWith(t *testing.T, cfg graph.Config) *emulator {
 	}
 	e.srv = graph.NewServer(graph.Config{
 		Seed: 1, Now: e.clock.Now, TokenTTL: cfg.TokenTTL, Limits: graph.UnlimitedLimits(),
-		StrictRefreshRotation: cfg.StrictRefreshRotation,
+		StrictRefreshRotation: cfg.StrictRefreshRotation, RefreshExpiredCode70008: cfg.RefreshExpiredCode70008,
 	})
 	e.srv.AddNotebooks("alice", graph.Generate(graph.GenSpec{Seed: 1, Owner: "alice", Notebooks: 1})...)
 	e.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

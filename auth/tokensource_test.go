@@ -217,15 +217,24 @@ func TestGraphClient401Recovers(t *testing.T) {
 }
 
 // TestRevokedRefreshTokenNeedsLogin: a refresh token Microsoft no longer
-// accepts gives ErrSignInExpired naming the login command, reported (and
-// asked of Microsoft) once however many calls follow, until a new login.
+// accepts (invalid_grant, graph-reality.md fact 32) gives ErrSignInExpired
+// naming the login command, reported (and asked of Microsoft) once however
+// many calls follow, until a new login; the refresh token is in neither
+// the error nor the logs.
 func TestRevokedRefreshTokenNeedsLogin(t *testing.T) {
 	cases := []struct {
-		name   string
-		strict bool
-		revoke func(t *testing.T, e *emulator, s *Store)
-		aadsts string
+		name      string
+		strict    bool
+		code70008 bool
+		revoke    func(t *testing.T, e *emulator, s *Store)
+		aadsts    string
 	}{
+		{name: "inactive", aadsts: "AADSTS700082", revoke: func(t *testing.T, e *emulator, s *Store) {
+			e.clock.Advance(90 * 24 * time.Hour) // unused for its whole lifetime
+		}},
+		{name: "expired, 70008", code70008: true, aadsts: "AADSTS70008", revoke: func(t *testing.T, e *emulator, s *Store) {
+			e.clock.Advance(90 * 24 * time.Hour)
+		}},
 		{name: "sessions revoked", aadsts: "AADSTS50173", revoke: func(t *testing.T, e *emulator, s *Store) {
 			if e.srv.RevokeSessions("alice") == 0 {
 				t.Fatal("nothing revoked")
@@ -240,10 +249,11 @@ func TestRevokedRefreshTokenNeedsLogin(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEmulatorWith(t, graph.Config{StrictRefreshRotation: tc.strict})
+			e := newEmulatorWith(t, graph.Config{StrictRefreshRotation: tc.strict, RefreshExpiredCode70008: tc.code70008})
 			logs := &logBuffer{}
 			s := e.newStore(t, logs)
 			e.login(t, s, "alice")
+			refresh := stored(t, s, "alice").RefreshToken
 			tc.revoke(t, e, s)
 			e.clock.Advance(testTokenTTL)
 			before := e.refreshes.Load()
@@ -255,8 +265,8 @@ func TestRevokedRefreshTokenNeedsLogin(t *testing.T) {
 			if !errors.As(err, &ie) || ie.Code != "invalid_grant" || ie.AADSTS != tc.aadsts {
 				t.Errorf("cause = %#v, want invalid_grant %s", ie, tc.aadsts)
 			}
-			if !strings.Contains(err.Error(), `run "starter login --user alice" to sign in again`) {
-				t.Errorf("error does not say to log in again: %v", err)
+			if !strings.Contains(err.Error(), `run "starter login --user alice" to sign in again`) || !strings.Contains(err.Error(), tc.aadsts) {
+				t.Errorf("error does not say to log in again or why (%s): %v", tc.aadsts, err)
 			}
 			// Later calls get the same error without asking Microsoft again
 			// and without another log line.
@@ -270,6 +280,9 @@ func TestRevokedRefreshTokenNeedsLogin(t *testing.T) {
 			}
 			if n := strings.Count(logs.String(), "refresh token rejected"); n != 1 {
 				t.Errorf("%d log lines for the rejected refresh token, want 1:\n%s", n, logs)
+			}
+			if strings.Contains(err.Error(), refresh) || strings.Contains(logs.String(), refresh) {
+				t.Errorf("the refresh token is in the error or the logs")
 			}
 			// Logging in again fixes it.
 			e.login(t, s, "alice")

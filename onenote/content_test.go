@@ -32,6 +32,9 @@ func TestGetPageContent(t *testing.T) {
 		{"plain html", false, "text/html", pageHTML, false, KindUnknown},
 		{"ink asked, page has none", true, "text/html", pageHTML, false, KindUnknown},
 		{"multipart boundary in header", true, `multipart/related; boundary="b-123"`, multipartBody("b-123"), true, KindUnknown},
+		// What a real account answered (graph-reality.md fact 35).
+		{"multipart/mixed, as measured", true, `multipart/mixed; boundary="b-123"`, multipartBody("b-123"), true, KindUnknown},
+		{"multipart/mixed truncated", true, `multipart/mixed; boundary=b`, multipartBody("b")[:60], false, KindTransient},
 		{"multipart boundary from first line", true, "application/octet-stream", multipartBody("Part_0_xyz"), true, KindUnknown},
 		{"multipart truncated", true, `multipart/related; boundary=b`, multipartBody("b")[:60], false, KindTransient},
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/notebridge/notebridge/emulator/graph"
 	"github.com/notebridge/notebridge/onenote"
+	"github.com/notebridge/notebridge/syncplan"
 )
 
 // These tests run the client against the Graph OneNote emulator.
@@ -390,3 +392,180 @@ func TestEmulatorErrorKinds(t *testing.T) {
 }
 
 var _ http.Handler = (*graph.Server)(nil)
+
+// TestEmulatorPageTitles: GetPage and the listing never hand out an empty
+// title. A page created seconds before reads "" on GET /pages/{id} while
+// its section's listing has the title (graph-reality.md fact 25): GetPage
+// reads it from the listing, one request more. A page the listing has no
+// title for (fact 36) is named onenote.UntitledPage.
+func TestEmulatorPageTitles(t *testing.T) {
+	t0 := time.Date(2026, 8, 19, 14, 38, 36, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		cfg      graph.Config
+		untitled bool   // generate untitled pages
+		add      string // add a page with this title now ("-": none)
+		want     string
+		requests int // Graph requests GetPage made
+	}{
+		{name: "old page", add: "-", want: "", requests: 1},
+		{name: "fresh page reads the listed title", add: "Fresh", want: "Fresh", requests: 2},
+		{name: "fresh page without the quirk", cfg: graph.Config{FreshTitleLag: -1}, add: "Fresh", want: "Fresh", requests: 1},
+		{name: "fresh untitled page", add: "", want: onenote.UntitledPage, requests: 2},
+		{name: "untitled page", untitled: true, add: "-", want: onenote.UntitledPage, requests: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Limits, cfg.Now = graph.UnlimitedLimits(), func() time.Time { return t0 }
+			spec := graph.GenSpec{Seed: 4, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 3}
+			if tc.untitled {
+				spec.UntitledEvery = 1
+			}
+			nbs := graph.Generate(spec)
+			e := newEnv(t, cfg, nbs...)
+			sec := onlySection(t, e)
+			id := e.srv.PageIDs(user)[0]
+			if tc.add != "-" {
+				var err error
+				if id, err = e.srv.AddPage(sec.Section.ID, tc.add, "text"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := tc.want
+			if want == "" {
+				want = nbs[0].Sections[0].Pages[0].Title
+				if nbs[0].Sections[0].Pages[0].ID != id || want == "" {
+					t.Fatalf("first generated page %+v is not page %s", nbs[0].Sections[0].Pages[0], id)
+				}
+			}
+			before := len(e.srv.Log())
+			p, obs, err := e.client.GetPage(context.Background(), id)
+			if err != nil {
+				t.Fatalf("GetPage: %v", err)
+			}
+			if obs.Cost != tc.requests {
+				t.Errorf("GetPage cost %d, want %d", obs.Cost, tc.requests)
+			}
+			if p.Title != want || p.ID != id {
+				t.Errorf("GetPage(%s) title %q, want %q", id, p.Title, want)
+			}
+			if n := len(e.srv.Log()) - before; n != tc.requests {
+				t.Errorf("GetPage made %d requests, want %d", n, tc.requests)
+			}
+			// The listing names untitled pages too.
+			b, _, err := e.client.ListPagesPage(context.Background(), onenote.PageCursor{SectionID: sec.Section.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, lp := range b.Pages {
+				if lp.Title == "" || (tc.untitled && lp.ID != id && lp.Title != onenote.UntitledPage) {
+					t.Errorf("listed page %s titled %q", lp.ID, lp.Title)
+				}
+				if lp.ID == id && lp.Title != want {
+					t.Errorf("listed title %q, GetPage's %q", lp.Title, want)
+				}
+			}
+		})
+	}
+}
+
+// TestEmulatorInkMultipartSubtypes: a real account answers includeInkML
+// with multipart/mixed (graph-reality.md fact 35), the documentation says
+// multipart/related; the client splits both into the HTML and the InkML.
+func TestEmulatorInkMultipartSubtypes(t *testing.T) {
+	spec := graph.GenSpec{Seed: 5, Owner: user, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2, InkEvery: 1}
+	for _, tc := range []struct {
+		name string
+		cfg  graph.Config
+		want string
+	}{
+		{"measured multipart/mixed", graph.Config{}, "multipart/mixed"},
+		{"documented multipart/related", graph.Config{InkMultipartRelated: true}, "multipart/related"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nbs := graph.Generate(spec)
+			e := newEnv(t, tc.cfg, nbs...)
+			for _, id := range e.srv.PageIDs(user) {
+				pc, _, err := e.client.GetPageContent(context.Background(), id, onenote.ContentOptions{IncludeInkML: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasPrefix(pc.ContentType, tc.want+";") {
+					t.Errorf("Content-Type %q, want %s", pc.ContentType, tc.want)
+				}
+				wantHTML, wantInk, err := e.srv.PageContent(id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(pc.HTML) != wantHTML || string(pc.InkML) != wantInk || wantInk == "" || len(pc.Other) != 0 {
+					t.Errorf("page %s: HTML %d bytes (want %d), InkML %d bytes (want %d), %d other parts",
+						id, len(pc.HTML), len(wantHTML), len(pc.InkML), len(wantInk), len(pc.Other))
+				}
+			}
+		})
+	}
+}
+
+// TestEmulatorSectionMoveKeepsPageGUIDs: a section moved into a section
+// group of its notebook keeps its id and its pages theirs; moved to
+// another notebook it gets a new id and its pages new ids that keep their
+// GUID with the new section's suffix (graph-reality.md fact 21). The sync
+// plan finds each page again: unchanged, or moved by its page GUID (the
+// link GUID left out, so the ID alone decides).
+func TestEmulatorSectionMoveKeepsPageGUIDs(t *testing.T) {
+	spec := graph.GenSpec{Seed: 6, Owner: user, Notebooks: 2, GroupDepth: 1, GroupsPerLevel: 1, SectionsPerContainer: 1, PagesPerSection: 4}
+	for _, tc := range []struct {
+		name   string
+		to     func(nbs []*graph.Notebook) string
+		sameID bool
+		want   syncplan.Kind
+	}{
+		{"into a section group of its notebook", func(nbs []*graph.Notebook) string { return nbs[0].SectionGroups[0].ID }, true, syncplan.Unchanged},
+		{"to another notebook", func(nbs []*graph.Notebook) string { return nbs[1].ID }, false, syncplan.Moved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nbs := graph.Generate(spec)
+			e := newEnv(t, graph.Config{Limits: graph.UnlimitedLimits()}, nbs...)
+			ctx := context.Background()
+			secID := nbs[0].Sections[0].ID
+			list := func(sectionID string) []syncplan.Listed {
+				t.Helper()
+				b, _, err := e.client.ListPagesPage(ctx, onenote.PageCursor{SectionID: sectionID})
+				if err != nil || !b.Done || len(b.Pages) != 4 {
+					t.Fatalf("pages of %s: %v, %d", sectionID, err, len(b.Pages))
+				}
+				var out []syncplan.Listed
+				for _, p := range b.Pages {
+					out = append(out, syncplan.Listed{PageID: p.ID, Title: p.Title, LastModified: p.LastModifiedDateTime, SectionID: sectionID})
+				}
+				return out
+			}
+			before := list(secID)
+			var record []syncplan.Recorded
+			for i, l := range before {
+				record = append(record, syncplan.Recorded{PageID: l.PageID, Title: l.Title, LastModified: l.LastModified,
+					SectionID: l.SectionID, Row: fmt.Sprint("row-", i), Done: true, ContentHash: "h"})
+			}
+			mv, err := e.srv.MoveSection(secID, tc.to(nbs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (mv.ID == secID) != tc.sameID {
+				t.Fatalf("moved section id %s (was %s): same id %v, want %v", mv.ID, secID, mv.ID == secID, tc.sameID)
+			}
+			after := list(mv.ID)
+			plan := syncplan.Classify(record, after)
+			if len(plan.Changes) != len(record) || len(plan.Undecided) != 0 {
+				t.Fatalf("plan %+v: want one change a page, none undecided", plan)
+			}
+			for _, c := range plan.Changes {
+				if c.Kind != tc.want || (tc.want == syncplan.Moved && c.By != "page GUID") {
+					t.Errorf("page %s: %s by %q, want %s", c.Now.PageID, c.Kind, c.By, tc.want)
+				}
+				if tc.want == syncplan.Moved && (c.Now.PageID == c.Was.PageID || syncplan.PageGUID(c.Now.PageID) != syncplan.PageGUID(c.Was.PageID)) {
+					t.Errorf("moved page %s -> %s: want a new id with the same GUID", c.Was.PageID, c.Now.PageID)
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -19,9 +20,32 @@ const PageListTop = 100
 // PageSelect is the $select used when listing and getting pages.
 const PageSelect = "id,title,createdDateTime,lastModifiedDateTime,level,order,contentUrl,links"
 
+// UntitledPage is the title the client gives a page Graph lists with an
+// empty title ("title": "", graph-reality.md fact 36): what OneNote's
+// page list shows for it. Rows are keyed by page ID, never by title, so
+// any number of untitled pages can carry it.
+const UntitledPage = "Untitled page"
+
+// nameUntitled gives every page without a title (empty or blank) the
+// title UntitledPage.
+func nameUntitled(pages []Page) {
+	for i := range pages {
+		pages[i].Title = titleOrUntitled(pages[i].Title)
+	}
+}
+
+// titleOrUntitled returns title, or UntitledPage for an empty or blank one.
+func titleOrUntitled(title string) string {
+	if strings.TrimSpace(title) == "" {
+		return UntitledPage
+	}
+	return title
+}
+
 // Page is a Graph onenotePage's metadata, as listed with pagelevel=true.
 type Page struct {
-	ID                   string    `json:"id"`
+	ID string `json:"id"`
+	// Title is never empty: an untitled page is named UntitledPage.
 	Title                string    `json:"title"`
 	CreatedDateTime      time.Time `json:"createdDateTime"`
 	LastModifiedDateTime time.Time `json:"lastModifiedDateTime"`
@@ -32,6 +56,13 @@ type Page struct {
 	ContentURL string `json:"contentUrl"`
 	Self       string `json:"self,omitempty"`
 	Links      Links  `json:"links"`
+	// ParentSection is set by GetPage only.
+	ParentSection *ParentRef `json:"parentSection,omitempty"`
+}
+
+// ParentRef is the id of a page's section (parentSection).
+type ParentRef struct {
+	ID string `json:"id"`
 }
 
 // PageCursor says where a section's page listing stands. It is plain data
@@ -92,6 +123,7 @@ func (c *Client) ListPagesPage(ctx context.Context, cur PageCursor) (PageBatch, 
 	if err != nil {
 		return PageBatch{}, obs, err
 	}
+	nameUntitled(body.Value)
 	return nextPageBatch(cur, body.Value, body.NextLink), obs, nil
 }
 
@@ -193,14 +225,58 @@ func (c *Client) Pages(ctx context.Context, cur PageCursor) iter.Seq2[Page, erro
 	}
 }
 
-// GetPage returns one page's metadata, with level and order.
+// GetPage returns one page's metadata, with level and order. Graph
+// answers the title of a page created seconds before as "" while its
+// section's listing already has it (graph-reality.md fact 25), so an
+// empty title is read again from the listing, with one more request:
+// the section's pages modified since this one (the unquoted datetime
+// comparison fact 34 saw accepted); the Observation is then the second
+// request's, with the Cost of both. A page the listing has no title for
+// either is untitled and named UntitledPage.
 func (c *Client) GetPage(ctx context.Context, pageID string) (Page, Observation, error) {
 	const op = "get page"
 	if pageID == "" {
 		return Page{}, Observation{}, &Error{Kind: KindInvalidArgument, Op: op, Message: "page ID is empty"}
 	}
-	u := c.url("pages/"+url.PathEscape(pageID), url.Values{"pagelevel": {"true"}, "$select": {PageSelect}})
+	u := c.url("pages/"+url.PathEscape(pageID), url.Values{"pagelevel": {"true"}, "$select": {PageSelect + ",parentSection"}})
 	var p Page
 	obs, err := c.getJSON(ctx, call{op: op, method: http.MethodGet, url: u, cost: 1, class: requestClass{pageGET: true}}, &p)
-	return p, obs, err
+	if err != nil {
+		return p, obs, err
+	}
+	if strings.TrimSpace(p.Title) == "" && p.ParentSection != nil && p.ParentSection.ID != "" {
+		title, lobs, err := c.listedTitle(ctx, p)
+		lobs.Cost += obs.Cost // both requests count
+		if err != nil {
+			return Page{}, lobs, err
+		}
+		p.Title, obs = title, lobs
+	}
+	p.Title = titleOrUntitled(p.Title)
+	return p, obs, nil
+}
+
+// listedTitle returns page p's title as its section's listing has it, ""
+// if the listing has none or does not list p.
+func (c *Client) listedTitle(ctx context.Context, p Page) (string, Observation, error) {
+	const op = "get page title from the listing"
+	q := url.Values{"$select": {"id,title"}, "$top": {strconv.Itoa(PageListTop)}}
+	if !p.LastModifiedDateTime.IsZero() {
+		// Unquoted, as measured (fact 34).
+		q.Set("$filter", "lastModifiedDateTime ge "+p.LastModifiedDateTime.UTC().Format(time.RFC3339))
+	}
+	u := c.url("sections/"+url.PathEscape(p.ParentSection.ID)+"/pages", q)
+	var body struct {
+		Value []Page `json:"value"`
+	}
+	obs, err := c.getJSON(ctx, call{op: op, method: http.MethodGet, url: u, cost: 1, class: requestClass{pageGET: true}}, &body)
+	if err != nil {
+		return "", obs, err
+	}
+	for _, lp := range body.Value {
+		if lp.ID == p.ID {
+			return lp.Title, obs, nil
+		}
+	}
+	return "", obs, nil
 }

@@ -168,6 +168,27 @@ type Config struct {
 	// AllPagesSectionLimit is the number of sections above which the
 	// account-wide /onenote/pages answers 400 with code 20266. Zero means 10.
 	AllPagesSectionLimit int
+	// InkMultipartRelated answers page content with includeInkML=true as
+	// multipart/related, as the documentation says. By default it is
+	// multipart/mixed, as a real account answered ([M1], reference fact
+	// 35).
+	InkMultipartRelated bool
+	// LenientToLower accepts tolower(field) eq '…' on the account-wide
+	// /sections list. By default it answers 500 with code 19999, as a
+	// real account did, while displayName eq '…' and
+	// contains(tolower(displayName),'…') answer ([M1], fact 33).
+	LenientToLower bool
+	// FreshTitleLag is how long after a page is created (AddPage,
+	// AddPageAt) GET /pages/{id} answers its title as "" while the
+	// section's page listing has it at once ([M1], fact 25: "" for pages
+	// created seconds before). Scaled by TimeScale. Zero means 30 seconds;
+	// negative turns it off.
+	FreshTitleLag time.Duration
+	// RefreshExpiredCode70008 answers a refresh token that lapsed unused
+	// with AADSTS70008 ("expired"). By default it answers AADSTS700082
+	// ("inactive"), the code Microsoft's reference gives for a refresh
+	// token unused for longer than its lifetime (fact 32).
+	RefreshExpiredCode70008 bool
 	// Logger receives debug logs of every request. Nil discards them.
 	Logger *slog.Logger
 }

@@ -38,8 +38,10 @@ func renderGenerated(b *strings.Builder, p *Page, env renderEnv) {
 	// Outline: heading, formatted text, to-dos and inline images.
 	var o strings.Builder
 	o.Grow(4 << 10)
-	fmt.Fprintf(&o, `<h1 style="font-size:16pt;color:#1e4e79;margin-top:0pt;margin-bottom:0pt">%s</h1>`, html.EscapeString(p.Title))
-	o.WriteString("\n")
+	if p.Title != "" { // an untitled page (GenSpec.UntitledEvery) has no heading either
+		fmt.Fprintf(&o, `<h1 style="font-size:16pt;color:#1e4e79;margin-top:0pt;margin-bottom:0pt">%s</h1>`, html.EscapeString(p.Title))
+		o.WriteString("\n")
+	}
 	o.WriteString(styledParagraph(rng))
 	if p.version > 0 {
 		fmt.Fprintf(&o, `<p style="margin-top:0pt;margin-bottom:0pt">Edited (revision %d): %s</p>`+"\n", p.version, sentence(rng, 6))

@@ -146,35 +146,50 @@ func TestResourcesServeValidBytes(t *testing.T) {
 	}
 }
 
+// TestIncludeInkMLMultipart: the ink answer is multipart/mixed by default,
+// as a real account answered ([M1], fact 35), and multipart/related (the
+// documentation) with Config.InkMultipartRelated; either way an HTML part
+// then an InkML part.
 func TestIncludeInkMLMultipart(t *testing.T) {
-	f := newFixture(t, Config{}, richSpec)
-	resp := f.content(t, "alice", f.srv.PageIDs("alice")[0], "?includeInkML=true")
-	mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err != nil || !strings.HasPrefix(mediaType, "multipart/") {
-		t.Fatalf("Content-Type %q: want multipart (%v)", resp.Header.Get("Content-Type"), err)
-	}
-	body := readAll(t, resp.Body)
-	if !strings.HasPrefix(body, "--"+params["boundary"]) {
-		t.Errorf("body does not start with the boundary line")
-	}
-	mr := multipart.NewReader(strings.NewReader(body), params["boundary"])
-	var types []string
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		types = append(types, part.Header.Get("Content-Type"))
-	}
-	if strings.Join(types, ",") != "text/html,application/inkml+xml" {
-		t.Errorf("parts %v", types)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"measured default", Config{}, "multipart/mixed"},
+		{"documented form", Config{InkMultipartRelated: true}, "multipart/related"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.cfg, richSpec)
+			resp := f.content(t, "alice", f.srv.PageIDs("alice")[0], "?includeInkML=true")
+			mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+			if err != nil || mediaType != tc.want {
+				t.Fatalf("Content-Type %q: want %s (%v)", resp.Header.Get("Content-Type"), tc.want, err)
+			}
+			body := readAll(t, resp.Body)
+			if !strings.HasPrefix(body, "--"+params["boundary"]) {
+				t.Errorf("body does not start with the boundary line")
+			}
+			mr := multipart.NewReader(strings.NewReader(body), params["boundary"])
+			var types []string
+			for {
+				part, err := mr.NextPart()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				types = append(types, part.Header.Get("Content-Type"))
+			}
+			if strings.Join(types, ",") != "text/html,application/inkml+xml" {
+				t.Errorf("parts %v", types)
+			}
+		})
 	}
 	// A page without ink comes back as plain HTML.
 	plain := newFixture(t, Config{}, GenSpec{Seed: 5, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1})
-	resp = plain.content(t, "alice", plain.srv.PageIDs("alice")[0], "?includeInkML=true")
+	resp := plain.content(t, "alice", plain.srv.PageIDs("alice")[0], "?includeInkML=true")
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 		t.Errorf("page without ink: Content-Type %q", ct)
 	}

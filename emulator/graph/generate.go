@@ -44,6 +44,10 @@ type GenSpec struct {
 	// Start is the creation time of the oldest item. Zero means
 	// 2024-01-01T00:00:00Z.
 	Start time.Time
+	// UntitledEvery leaves every n-th page untitled (0: none): its
+	// listing carries "title": "" ([M1], fact 36) and its HTML an empty
+	// <title>.
+	UntitledEvery int
 	// LockedSections is how many sections are password-protected (see
 	// LockSection): the last LockedSections sections in tree order, so the
 	// first sections of the first notebook stay readable.
@@ -210,6 +214,9 @@ func (g *generator) pages(nb *Notebook, sec *Section) []*Page {
 			Order: i,
 		}
 		p.GUID = guidOf("page", p.ID)
+		if spec.UntitledEvery > 0 && n%spec.UntitledEvery == 0 {
+			p.Title = ""
+		}
 		if i > 0 && spec.SubpageLevels > 0 {
 			level = g.rng.IntN(min(level+1, spec.SubpageLevels) + 1)
 		}

@@ -41,6 +41,7 @@ type refreshGrant struct {
 	user     string
 	clientID string
 	scopes   []string
+	issued   time.Time
 	expires  time.Time
 	// redeemed counts the grants made with this token.
 	redeemed int
@@ -66,7 +67,9 @@ type IdentityStats struct {
 	// redeemed before (only possible without StrictRefreshRotation).
 	Reused int64 `json:"reused"`
 	// Rejected counts refused refresh-token grants of tokens the server
-	// issued, by reason: "expired", "revoked" (RevokeSessions) and
+	// issued, by reason: "inactive" (unused past its lifetime,
+	// AADSTS700082), "expired" (the same with
+	// Config.RefreshExpiredCode70008), "revoked" (RevokeSessions) and
 	// "already redeemed" (StrictRefreshRotation). Unknown tokens are not
 	// counted.
 	Rejected map[string]int64 `json:"rejected"`
@@ -203,6 +206,7 @@ func (s *Server) redeemDeviceCode(w http.ResponseWriter, code string) {
 var refreshRefusals = map[string]string{
 	"unknown":          "AADSTS9002313: Invalid request. Request is malformed or invalid: the refresh token is not one this tenant issued.",
 	"expired":          "AADSTS70008: The provided authorization code or refresh token has expired due to inactivity.",
+	"inactive":         "AADSTS700082: The refresh token has expired due to inactivity. The token was issued on %s and was inactive for %s.",
 	"revoked":          "AADSTS50173: The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.",
 	"already redeemed": "AADSTS70000: The provided refresh token was already used (the emulator's StrictRefreshRotation revokes a refresh token when it is redeemed).",
 }
@@ -223,8 +227,13 @@ func (s *Server) redeemRefreshToken(w http.ResponseWriter, token string) {
 		reason = "already redeemed"
 	case g.revoked:
 		reason = "revoked"
-	case !s.now().Before(g.expires):
+	case !s.now().Before(g.expires) && s.cfg.RefreshExpiredCode70008:
 		reason = "expired"
+	case !s.now().Before(g.expires):
+		// Every use replaces a refresh token, so one past its lifetime
+		// went unused that long: Microsoft's reference names it
+		// AADSTS700082, "expired due to inactivity" (fact 32).
+		reason = "inactive"
 	}
 	if reason != "" {
 		if g != nil {
@@ -234,7 +243,11 @@ func (s *Server) redeemRefreshToken(w http.ResponseWriter, token string) {
 			g.refused[reason]++
 		}
 		s.authMu.Unlock()
-		s.identityError(w, http.StatusBadRequest, "invalid_grant", refreshRefusals[reason])
+		desc := refreshRefusals[reason]
+		if reason == "inactive" {
+			desc = fmt.Sprintf(desc, g.issued.UTC().Format("2006-01-02T15:04:05.0000000Z"), netDuration(g.expires.Sub(g.issued)))
+		}
+		s.identityError(w, http.StatusBadRequest, "invalid_grant", desc)
 		return
 	}
 	g.redeemed++
@@ -297,7 +310,8 @@ func (s *Server) tokenResponseLocked(user, clientID string, scopes []string) map
 		s.tokenSeq++
 		rt := "nbr." + hexID(48, "refresh", itoa(s.cfg.Seed), user, itoa(s.tokenSeq))
 		s.issued = append(s.issued, rt)
-		s.refresh[rt] = &refreshGrant{user: user, clientID: clientID, scopes: scopes, expires: s.now().Add(s.refreshTokenTTL())}
+		now := s.now()
+		s.refresh[rt] = &refreshGrant{user: user, clientID: clientID, scopes: scopes, issued: now, expires: now.Add(s.refreshTokenTTL())}
 		body["refresh_token"] = rt
 	}
 	return body
@@ -369,4 +383,12 @@ func (s *Server) refreshTokenTTL() time.Duration {
 		return s.cfg.RefreshTokenTTL
 	}
 	return defaultRefreshTokenTTL
+}
+
+// netDuration writes d as .NET's TimeSpan does in AADSTS messages
+// ("90.00:00:00" for 90 days).
+func netDuration(d time.Duration) string {
+	days := int(d / (24 * time.Hour))
+	d -= time.Duration(days) * 24 * time.Hour
+	return fmt.Sprintf("%d.%02d:%02d:%02d", days, int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second))
 }

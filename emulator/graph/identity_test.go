@@ -2,6 +2,7 @@ package graph
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,28 +39,33 @@ func redeem(c identityClient, refreshToken string) (int, map[string]any, int) {
 // redeemed refresh token stays valid until its own lifetime ends, as on
 // the Microsoft identity platform (graph-reality.md fact 31), and with
 // StrictRefreshRotation it is revoked when redeemed. In both, the new
-// refresh token works, RevokeSessions ends every refresh token, and
-// expired ones answer AADSTS70008.
+// refresh token works, RevokeSessions ends every refresh token, and one
+// that lapsed unused answers AADSTS700082 "inactive" (fact 32), or
+// AADSTS70008 with RefreshExpiredCode70008.
 func TestRefreshTokenRotation(t *testing.T) {
 	cases := []struct {
-		name   string
-		strict bool
+		name      string
+		strict    bool
+		code70008 bool
 		// oldStatus and oldCode are the answer to a second redemption of
 		// a redeemed refresh token.
 		oldStatus, oldCode int
 		wantReused         int64
 		wantRejected       map[string]int64
+		lapseCode          int
 	}{
 		{name: "Microsoft's behaviour", oldStatus: 200, wantReused: 1,
-			wantRejected: map[string]int64{"revoked": 2, "expired": 1}},
+			wantRejected: map[string]int64{"revoked": 2, "inactive": 1}, lapseCode: 700082},
 		{name: "StrictRefreshRotation", strict: true, oldStatus: 400, oldCode: 70000,
-			wantRejected: map[string]int64{"already redeemed": 4, "expired": 1}},
+			wantRejected: map[string]int64{"already redeemed": 4, "inactive": 1}, lapseCode: 700082},
+		{name: "RefreshExpiredCode70008", code70008: true, oldStatus: 200, wantReused: 1,
+			wantRejected: map[string]int64{"revoked": 2, "expired": 1}, lapseCode: 70008},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := newFakeClock()
 			srv := NewServer(Config{Now: clock.Now, TokenTTL: 45 * time.Second, RefreshTokenTTL: 24 * time.Hour,
-				StrictRefreshRotation: tc.strict})
+				StrictRefreshRotation: tc.strict, RefreshExpiredCode70008: tc.code70008})
 			c := identityClient{t: t, srv: srv}
 			first := signIn(t, c, srv)
 			if first["expires_in"] != float64(45) {
@@ -109,8 +115,12 @@ func TestRefreshTokenRotation(t *testing.T) {
 				t.Errorf("RevokeSessions(bob) revoked %d of alice's tokens", n)
 			}
 			clock.Advance(24 * time.Hour)
-			if st, body, code := redeem(c, fresh); st != 400 || code != 70008 {
-				t.Errorf("after its lifetime: %d %v, want AADSTS70008", st, body)
+			st, body, code = redeem(c, fresh)
+			if st != 400 || body["error"] != "invalid_grant" || code != tc.lapseCode {
+				t.Errorf("after its lifetime: %d %v, want invalid_grant AADSTS%d", st, body, tc.lapseCode)
+			}
+			if desc, _ := body["error_description"].(string); tc.lapseCode == 700082 && !strings.Contains(desc, "inactive for 1.00:00:00") {
+				t.Errorf("AADSTS700082 description %q does not say how long the token was inactive", desc)
 			}
 			if st, _, code := redeem(c, "nbr.never-issued"); st != 400 || code != 9002313 {
 				t.Errorf("unknown refresh token: %d AADSTS%d, want 400 AADSTS9002313", st, code)

@@ -62,6 +62,10 @@ type Page struct {
 	gen     *pageGen // lazy content; nil for HTML pages
 	version int      // bumped by Server.TouchPage
 	deleted bool
+	// live marks a page created while the server runs (AddPage,
+	// AddPageAt): its title reads "" on GET /pages/{id} for
+	// Config.FreshTitleLag after CreatedDateTime.
+	live bool
 }
 
 // Resource is a binary (image or attachment) referenced by page HTML.

@@ -50,7 +50,7 @@ func (s *Server) AddPageAt(sectionID, title, body string, at Place) (string, err
 		ID: pageID(hexID(32, "added", sectionID, itoa(ud.seq), title), len(sec.Pages)+1, ownerHex(ud.name), sec.GUID),
 		HTML: fmt.Sprintf("<html><head><title>%s</title><meta name=\"created\" content=\"%s\" /></head>"+
 			"<body><div><p>%s</p></div></body></html>", html.EscapeString(title), now.Format(time.RFC3339), html.EscapeString(body))}
-	p.GUID = guidOf("page", p.ID)
+	p.GUID, p.live = guidOf("page", p.ID), true
 	pages, err := placeGroupIn(sec.Pages, []*Page{p}, at)
 	if err != nil {
 		return "", fmt.Errorf("graph emulator: add page %q to section %q: %w", title, sectionID, err)

@@ -45,8 +45,9 @@ func pageInkML(p *Page) string {
 }
 
 // pageContent answers /pages/{id}/content: text/html, or with
-// includeInkML=true and ink on the page, a multipart body with a text/html
-// part and an application/inkml+xml part.
+// includeInkML=true and ink on the page, a multipart/mixed body (see
+// Config.InkMultipartRelated) with a text/html part and an
+// application/inkml+xml part.
 func (s *Server) pageContent(ar *apiRequest, ref *pageRef) response {
 	body := s.pageHTML(ar, ref)
 	ink := ""
@@ -70,5 +71,11 @@ func (s *Server) pageContent(ar *apiRequest, ref *pageRef) response {
 		_, _ = w.Write([]byte(part.body))
 	}
 	_ = mw.Close()
-	return response{status: http.StatusOK, header: http.Header{"Content-Type": {"multipart/related; boundary=" + mw.Boundary()}}, body: buf.Bytes()}
+	// A real account answered multipart/mixed ([M1], fact 35); the
+	// documentation says multipart/related.
+	subtype := "mixed"
+	if s.cfg.InkMultipartRelated {
+		subtype = "related"
+	}
+	return response{status: http.StatusOK, header: http.Header{"Content-Type": {"multipart/" + subtype + "; boundary=" + mw.Boundary()}}, body: buf.Bytes()}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bigSection is a fixture whose alice has one section of 250 pages, with
@@ -165,5 +166,104 @@ func TestAccountWidePagesAndPageLevelErrors(t *testing.T) {
 	small := newFixture(t, Config{}, GenSpec{Notebooks: 1, SectionsPerContainer: 2, PagesPerSection: 3})
 	if rec := small.get(t, "alice", "/v1.0/me/onenote/pages"); rec.Code != http.StatusOK || len(decode[pageList](t, rec.Body.Bytes()).Value) != 6 {
 		t.Errorf("few sections: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestFreshTitleReadsEmpty: a page created seconds before reads title ""
+// on GET /pages/{id} while the section's listing has the title at once
+// ([M1], fact 25); after Config.FreshTitleLag (scaled) it reads the title,
+// and a negative lag turns the quirk off. Pages that were there from the
+// start never read "".
+func TestFreshTitleReadsEmpty(t *testing.T) {
+	spec := GenSpec{Seed: 2, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 2}
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		after time.Duration // clock advance before the second read
+		first string        // title on the first read
+		later string        // title after the advance
+	}{
+		{"measured default", Config{}, 29 * time.Second, "", ""},
+		{"default lag ends", Config{}, 30 * time.Second, "", "Fresh"},
+		{"scaled lag", Config{FreshTitleLag: 10 * time.Second, TimeScale: 10}, time.Second, "", "Fresh"},
+		{"off", Config{FreshTitleLag: -1}, 0, "Fresh", "Fresh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.cfg, spec)
+			sec := f.firstSection("alice")
+			old := f.srv.PageIDs("alice")[0]
+			id, err := f.srv.AddPage(sec, "Fresh", "new text")
+			if err != nil {
+				t.Fatal(err)
+			}
+			title := func(id string) string {
+				t.Helper()
+				rec := f.get(t, "alice", "/v1.0/me/onenote/pages/"+id+"?$select=title")
+				if rec.Code != http.StatusOK {
+					t.Fatalf("GET page: %d %s", rec.Code, rec.Body)
+				}
+				return decode[struct{ Title string }](t, rec.Body.Bytes()).Title
+			}
+			listed := func() string {
+				t.Helper()
+				for _, p := range decode[pageList](t, f.get(t, "alice", "/v1.0/me/onenote/sections/"+sec+"/pages").Body.Bytes()).Value {
+					if p.ID == id {
+						return p.Title
+					}
+				}
+				t.Fatalf("page %s not listed", id)
+				return ""
+			}
+			if got := title(id); got != tc.first {
+				t.Errorf("title read at once = %q, want %q", got, tc.first)
+			}
+			if got := listed(); got != "Fresh" {
+				t.Errorf("listed title = %q, want the title at once", got)
+			}
+			if got := title(old); got == "" {
+				t.Errorf("a page there from the start reads an empty title")
+			}
+			f.clock.Advance(tc.after)
+			if got := title(id); got != tc.later {
+				t.Errorf("title read after %v = %q, want %q", tc.after, got, tc.later)
+			}
+		})
+	}
+}
+
+// TestUntitledPagesListEmptyTitle: with GenSpec.UntitledEvery, every n-th
+// page is listed with "title": "" (the key present, as a real listing
+// carries it, [M1] fact 36), and its HTML has an empty <title>.
+func TestUntitledPagesListEmptyTitle(t *testing.T) {
+	for _, tc := range []struct {
+		every, pages, untitled int
+	}{
+		{0, 4, 0},
+		{2, 4, 2},
+		{1, 3, 3},
+	} {
+		t.Run(fmt.Sprint(tc.every), func(t *testing.T) {
+			f := newFixture(t, Config{Limits: UnlimitedLimits()}, GenSpec{Seed: 3, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: tc.pages, UntitledEvery: tc.every})
+			rec := f.get(t, "alice", "/v1.0/me/onenote/sections/"+f.firstSection("alice")+"/pages?$select=id,title")
+			list := decode[struct{ Value []map[string]any }](t, rec.Body.Bytes())
+			n := 0
+			for _, p := range list.Value {
+				title, ok := p["title"]
+				if !ok {
+					t.Fatalf("listing item without a title key: %v", p)
+				}
+				if title != "" {
+					continue
+				}
+				n++
+				body := readAll(t, f.content(t, "alice", p["id"].(string), "").Body)
+				if !strings.Contains(body, "<title></title>") {
+					t.Errorf("untitled page's HTML has a title: %.200s", body)
+				}
+			}
+			if n != tc.untitled {
+				t.Errorf("%d untitled pages listed, want %d", n, tc.untitled)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // apiRequest is one admitted Graph request being answered.
@@ -200,8 +201,9 @@ func (s *Server) routeSections(ar *apiRequest, segs []string) response {
 	ud := ar.owner
 	if len(segs) == 0 {
 		// The account-wide list answers 500/19999 unless it is filtered
-		// ([M1]).
-		if ar.filter == nil {
+		// ([M1]), and to tolower(field) eq '…' though contains() and
+		// displayName eq answer ([M1], fact 33).
+		if ar.filter == nil || (ar.filter.lowerEq() && !s.cfg.LenientToLower) {
 			return s.undetermined(ar)
 		}
 		var items []map[string]any
@@ -260,7 +262,13 @@ func (s *Server) routePages(ar *apiRequest, segs []string) response {
 		if s.faultHit(faultBadRequest) {
 			return s.errorFor(ar, http.StatusBadRequest, "BadRequest", "")
 		}
-		return s.entity(ar, "pages/$entity", s.pageJSON(ar, ref, ar.query.Get("pagelevel") == "true"))
+		m := s.pageJSON(ar, ref, ar.query.Get("pagelevel") == "true")
+		if s.freshTitle(ref.page) {
+			// The listing has the title at once; the page itself reads
+			// "" for a while ([M1], fact 25).
+			m["title"] = ""
+		}
+		return s.entity(ar, "pages/$entity", m)
 	case len(segs) == 2 && (segs[1] == "content" || segs[1] == "$value"):
 		if s.faultHit(faultBadRequest) {
 			return s.errorFor(ar, http.StatusBadRequest, "BadRequest", "")
@@ -268,4 +276,18 @@ func (s *Server) routePages(ar *apiRequest, segs []string) response {
 		return s.pageContent(ar, ref)
 	}
 	return s.notFound(ar)
+}
+
+// defaultFreshTitleLag is how long a new page's title reads "" on
+// GET /pages/{id}: [M1] saw "" for pages created seconds before and
+// published no end, so half a minute.
+const defaultFreshTitleLag = 30 * time.Second
+
+// freshTitle reports whether page p, created while the server runs, is
+// still within Config.FreshTitleLag of its creation.
+func (s *Server) freshTitle(p *Page) bool {
+	if !p.live || s.cfg.FreshTitleLag < 0 {
+		return false
+	}
+	return s.now().Sub(p.CreatedDateTime) < s.scaled(s.cfg.FreshTitleLag, defaultFreshTitleLag)
 }

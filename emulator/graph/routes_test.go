@@ -21,7 +21,8 @@ func TestOddRequestsGetGraphErrors(t *testing.T) {
 		{"GET", "/v1.0/me/onenote/sections?$skip=999&$filter=displayName ne 'x'", "", 200},
 		{"GET", "/v1.0/me/onenote/notebooks?$expand=sectionGroups(((", "", 400},
 		{"GET", "/v1.0/me/onenote/notebooks?$expand=%ZZ", "", 400},
-		{"GET", "/v1.0/me/onenote/notebooks?$filter=contains(displayName,'x')", "", 400},
+		{"GET", "/v1.0/me/onenote/notebooks?$filter=contains(displayName,'x')", "", 200}, // [M1], fact 33
+		{"GET", "/v1.0/me/onenote/notebooks?$filter=endswith(displayName,'x')", "", 400},
 		{"GET", "/v1.0/me/onenote/notebooks?$filter=displayName gt 'x'", "", 400},
 		{"POST", "/v1.0/me/onenote/notebooks", "{}", 405},
 		{"GET", "/v1.0/$batch", "", 405},

@@ -183,9 +183,72 @@ func TestAccountWideListsFailLikeGraph(t *testing.T) {
 	if len(got) != 1 || got[0].ID != want.ID {
 		t.Errorf("$filter=id eq %q gave %+v", want.ID, got)
 	}
-	lower := decode[struct{ Value []container }](t, f.get(t, "alice", "/v1.0/me/onenote/sections?$filter=tolower(displayName) eq '"+strings.ToLower(want.DisplayName)+"' and id eq '"+want.ID+"'").Body.Bytes()).Value
+	lower := decode[struct{ Value []container }](t, f.get(t, "alice", "/v1.0/me/onenote/sections/"+want.ID+"/pages?$filter=tolower(title) ne 'x' and lastModifiedDateTime ge 2000-01-01T00:00:00Z").Body.Bytes()).Value
 	if len(lower) != 1 {
 		t.Errorf("tolower() and and: %+v", lower)
+	}
+}
+
+// TestFilterQuirks: the account-wide $filter as a real account answered
+// it ([M1], facts 33 and 34): tolower(displayName) eq on /sections is 500
+// 19999 (unless Config.LenientToLower), displayName eq and contains() and
+// startswith() answer, and an unquoted datetime comparison is accepted
+// on a section's pages.
+func TestFilterQuirks(t *testing.T) {
+	strict := newFixture(t, Config{Limits: UnlimitedLimits()}, treeSpec)
+	lenient := newFixture(t, Config{Limits: UnlimitedLimits(), LenientToLower: true}, treeSpec)
+	secs := decode[struct{ Value []container }](t, strict.get(t, "alice", "/v1.0/me/onenote/sections?$filter=displayName ne 'x'").Body.Bytes()).Value
+	nbs := decode[struct{ Value []container }](t, strict.get(t, "alice", "/v1.0/me/onenote/notebooks").Body.Bytes()).Value
+	sec, nb := secs[3], nbs[1]
+	count := func(list []container, keep func(container) bool) int {
+		n := 0
+		for _, c := range list {
+			if keep(c) {
+				n++
+			}
+		}
+		return n
+	}
+	word := strings.ToLower(strings.Fields(sec.DisplayName)[0])
+	withWord := count(secs, func(c container) bool { return strings.Contains(strings.ToLower(c.DisplayName), word) })
+	prefix := nb.DisplayName[:3]
+	withPrefix := count(nbs, func(c container) bool { return strings.HasPrefix(c.DisplayName, prefix) })
+
+	secPages := decode[pageList](t, strict.get(t, "alice", "/v1.0/me/onenote/sections/"+sec.ID+"/pages").Body.Bytes()).Value
+	lm := secPages[0].LastModifiedDateTime
+
+	for _, tc := range []struct {
+		name   string
+		f      *fixture
+		path   string
+		status int
+		code   string
+		n      int // items in a 200
+	}{
+		{"tolower eq on /sections", strict, "/v1.0/me/onenote/sections?$filter=tolower(displayName) eq '" + strings.ToLower(sec.DisplayName) + "'", 500, "19999", 0},
+		{"tolower eq and id eq", strict, "/v1.0/me/onenote/sections?$filter=tolower(displayName) eq '" + strings.ToLower(sec.DisplayName) + "' and id eq '" + sec.ID + "'", 500, "19999", 0},
+		{"tolower eq, lenient", lenient, "/v1.0/me/onenote/sections?$filter=tolower(displayName) eq '" + strings.ToLower(sec.DisplayName) + "' and id eq '" + sec.ID + "'", 200, "", 1},
+		{"displayName eq", strict, "/v1.0/me/onenote/sections?$filter=displayName eq '" + sec.DisplayName + "' and id eq '" + sec.ID + "'", 200, "", 1},
+		{"contains(tolower())", strict, "/v1.0/me/onenote/sections?$filter=contains(tolower(displayName),'" + word + "')", 200, "", withWord},
+		{"startswith on /notebooks", strict, "/v1.0/me/onenote/notebooks?$filter=startswith(displayName,'" + prefix + "')", 200, "", withPrefix},
+		{"contains(tolower()) on /notebooks", strict, "/v1.0/me/onenote/notebooks?$filter=contains(tolower(displayName),'" + strings.ToLower(nb.DisplayName) + "')", 200, "", 1},
+		{"unquoted datetime ge", strict, "/v1.0/me/onenote/sections/" + sec.ID + "/pages?$filter=lastModifiedDateTime ge " + lm, 200, "", 1},
+		{"unquoted datetime gt", strict, "/v1.0/me/onenote/sections/" + sec.ID + "/pages?$filter=lastModifiedDateTime gt " + lm, 200, "", 0},
+		{"unquoted datetime lt, far future", strict, "/v1.0/me/onenote/sections/" + sec.ID + "/pages?$filter=lastModifiedDateTime lt 2999-01-01T00:00:00Z", 200, "", 1},
+		{"quoted datetime ge is refused", strict, "/v1.0/me/onenote/sections/" + sec.ID + "/pages?$filter=lastModifiedDateTime ge '" + lm + "'", 400, "20106", 0},
+		{"unknown function", strict, "/v1.0/me/onenote/sections?$filter=endswith(displayName,'x')", 400, "20106", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := tc.f.get(t, "alice", tc.path)
+			if rec.Code != tc.status || (tc.code != "" && graphErrorCode(t, rec.Body.Bytes()) != tc.code) {
+				t.Fatalf("GET %s: %d %s, want %d %s", tc.path, rec.Code, rec.Body, tc.status, tc.code)
+			}
+			if tc.status == 200 {
+				if got := decode[struct{ Value []any }](t, rec.Body.Bytes()).Value; len(got) != tc.n {
+					t.Errorf("GET %s: %d items, want %d", tc.path, len(got), tc.n)
+				}
+			}
+		})
 	}
 }
 

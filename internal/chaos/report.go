@@ -168,7 +168,7 @@ func (r *Result) signInLine() string {
 		ttl, rotation, si.Refreshes, r.GraphRequests, per, si.Reused)
 	if len(si.Rejected) > 0 {
 		reasons := make([]string, 0, len(si.Rejected))
-		for _, k := range []string{"already redeemed", "revoked", "expired"} {
+		for _, k := range []string{"already redeemed", "revoked", "inactive", "expired"} {
 			if n := si.Rejected[k]; n > 0 {
 				reasons = append(reasons, fmt.Sprintf("%d %s", n, k))
 			}

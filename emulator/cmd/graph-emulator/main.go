@@ -48,6 +48,7 @@ type options struct {
 	userMin, userHour, userConc, appMin, appHour, appConc             int
 	tokenTTL, refreshTokenTTL                                         time.Duration
 	strictRefreshRotation                                             bool
+	quirks                                                            graph.Config // the measured-quirk switches only
 	batchConcurrency                                                  int
 	faults                                                            graph.Faults
 }
@@ -69,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.spec.AttachmentsPerPage, "attachments", 1, "attachments per page")
 	fs.IntVar(&o.spec.PrintoutEvery, "printout-every", 5, "put a PDF printout on every n-th page (0: none)")
 	fs.IntVar(&o.spec.InkEvery, "ink-every", 4, "put ink on every n-th page (0: none)")
+	fs.IntVar(&o.spec.UntitledEvery, "untitled-every", 0, "leave every n-th page untitled (title \"\" in listings; 0: none)")
 	fs.IntVar(&o.spec.LinksPerPage, "links", 1, "onenote: links to other pages per page")
 	fs.IntVar(&o.spec.ImageBytes, "image-bytes", 2048, "size of each image resource")
 	fs.IntVar(&o.spec.AttachmentBytes, "attachment-bytes", 8192, "size of each attachment resource")
@@ -89,6 +91,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.refreshTokenTTL, "refresh-token-ttl", 90*24*time.Hour, "lifetime of each refresh token")
 	fs.BoolVar(&o.strictRefreshRotation, "strict-refresh-rotation", false, "revoke a refresh token when it is redeemed (Microsoft keeps it valid until it expires)")
 	fs.IntVar(&o.batchConcurrency, "batch-concurrency", 4, "$batch sub-requests run at once")
+	fs.BoolVar(&o.quirks.InkMultipartRelated, "ink-multipart-related", false, "answer includeInkML=true as multipart/related (documented) instead of multipart/mixed (measured)")
+	fs.BoolVar(&o.quirks.LenientToLower, "lenient-tolower", false, "accept tolower(field) eq on the account-wide /sections (a real account answers 500 19999)")
+	fs.DurationVar(&o.quirks.FreshTitleLag, "fresh-title-lag", 30*time.Second, "how long GET /pages/{id} reads a new page's title as \"\" (scaled; negative: off)")
+	fs.BoolVar(&o.quirks.RefreshExpiredCode70008, "refresh-expired-70008", false, "refuse a lapsed refresh token with AADSTS70008 instead of AADSTS700082")
 	fs.Float64Var(&o.faults.ServerErrorRate, "fault-5xx", 0, "probability of a 5xx burst")
 	fs.IntVar(&o.faults.ServerErrorBurst, "fault-5xx-burst", 3, "requests per 5xx burst")
 	fs.Float64Var(&o.faults.SlowRate, "fault-slow", 0, "probability of a slow response")
@@ -148,6 +154,11 @@ func (o options) config(logger *slog.Logger) (graph.Config, error) {
 		TokenTTL:            o.tokenTTL,
 		BatchConcurrency:    o.batchConcurrency,
 		Logger:              logger,
+		// The measured quirks (graph-reality.md facts 25, 32, 33, 35).
+		InkMultipartRelated:     o.quirks.InkMultipartRelated,
+		LenientToLower:          o.quirks.LenientToLower,
+		FreshTitleLag:           o.quirks.FreshTitleLag,
+		RefreshExpiredCode70008: o.quirks.RefreshExpiredCode70008,
 	}, nil
 }
 

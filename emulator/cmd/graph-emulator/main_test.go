@@ -55,6 +55,17 @@ func TestFlagsBuildConfig(t *testing.T) {
 					t.Errorf("locked sections %d, tls %v", o.spec.LockedSections, o.tls)
 				}
 			}},
+		{name: "measured quirks by default", check: func(t *testing.T, o options, cfg graph.Config) {
+			if cfg.InkMultipartRelated || cfg.LenientToLower || cfg.FreshTitleLag != 30*time.Second || cfg.RefreshExpiredCode70008 || o.spec.UntitledEvery != 0 {
+				t.Errorf("quirk switches %+v, untitled every %d", cfg, o.spec.UntitledEvery)
+			}
+		}},
+		{name: "quirk switches", args: []string{"-ink-multipart-related", "-lenient-tolower", "-fresh-title-lag", "-1s", "-refresh-expired-70008", "-untitled-every", "3"},
+			check: func(t *testing.T, o options, cfg graph.Config) {
+				if !cfg.InkMultipartRelated || !cfg.LenientToLower || cfg.FreshTitleLag != -time.Second || !cfg.RefreshExpiredCode70008 || o.spec.UntitledEvery != 3 {
+					t.Errorf("quirk switches %+v, untitled every %d", cfg, o.spec.UntitledEvery)
+				}
+			}},
 		{name: "app scope on by default", check: func(t *testing.T, o options, cfg graph.Config) {
 			if cfg.Limits.App.Windows[1] != (graph.Window{N: 800, Duration: time.Hour}) {
 				t.Errorf("app limits %+v", cfg.Limits.App)

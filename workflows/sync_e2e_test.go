@@ -1,9 +1,12 @@
 package workflows_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -446,6 +449,58 @@ func TestSyncEndToEnd(t *testing.T) {
 		if rep.Sync.KeptDeleted != 1 || rep.Sync.KeptBefore != 1 || len(rep.Sync.Changes) != 0 || entries() != had {
 			t.Errorf("the next run: kept %d (%d before), changes %q, report entries %d then %d; want it counted, not named again",
 				rep.Sync.KeptDeleted, rep.Sync.KeptBefore, rep.Sync.Changes, had, entries())
+		}
+	})
+
+	// A person adds a second data source to a migrated section database
+	// (issue 33). On Notion-Version 2022-06-28 every row create and query
+	// on it would fail; the writer keeps addressing its own data source, so
+	// the sync writes nothing twice and nothing lands in the person's.
+	t.Run("a second data source added by a person: the sync writes nothing twice", func(t *testing.T) {
+		book := notebookPage(t, h.notion.Export(), nb.DisplayName)
+		var db notionemu.Database
+		for _, d := range book.Databases {
+			if d.Title == s0.DisplayName {
+				db = d
+			}
+		}
+		if db.ID == "" {
+			t.Fatalf("no section database %q under the notebook page", s0.DisplayName)
+		}
+		body, _ := json.Marshal(map[string]any{
+			"parent":     map[string]any{"type": "database_id", "database_id": db.ID},
+			"title":      []any{map[string]any{"text": map[string]any{"content": "My ideas"}}},
+			"properties": map[string]any{"Idea": map[string]any{"title": map[string]any{}}},
+		})
+		req := httptest.NewRequest(http.MethodPost, "/v1/data_sources", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+h.notionTok)
+		req.Header.Set("Notion-Version", notionemu.Version20250903)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.notion.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("a person's second data source: %d %s", rec.Code, rec.Body)
+		}
+		// It runs last, keeping deletes: the page deleted before stays.
+		// One page changed and one added in OneNote: the sync updates a
+		// row and creates one in the database that now has two sources.
+		must(h.graph.TouchPage(s0.Pages[0].ID))
+		if _, err := h.graph.AddPage(s0.ID, "Written beside a person's data source", "New text."); err != nil {
+			t.Fatal(err)
+		}
+		rows := len(db.Rows) + 1
+		rep := h.syncRun(t, 6, workflows.DeletesKeep)
+		t.Logf("after a second data source: %s", rep.Message)
+		if rep.FailedSections != 0 || rep.Written != 2 || rep.Sync.Added != 1 || rep.Sync.Updated != 1 || rep.Sync.Archived != 0 {
+			t.Errorf("failed sections %d, written %d, counts %+v", rep.FailedSections, rep.Written, rep.Sync.Counts)
+		}
+		if _, dup := exportedRows(t, h.notion.Export(), nb.DisplayName); len(dup) > 0 {
+			t.Errorf("pages written more than once: %v", dup)
+		}
+		for _, d := range notebookPage(t, h.notion.Export(), nb.DisplayName).Databases {
+			if d.ID == db.ID && len(d.Rows) != rows {
+				t.Errorf("the section database holds %d rows, want %d", len(d.Rows), rows)
+			}
 		}
 	})
 }

@@ -3,12 +3,11 @@ package workflows_test
 import (
 	"context"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/internal/progress"
@@ -16,38 +15,47 @@ import (
 	"github.com/notebridge/notebridge/workflows"
 )
 
-// frozen is a transport whose requests, once frozen, never return: the
-// machine of a worker that is gone answers nothing, and says nothing. The
-// readiness check's reads of the workspace's users, which come before the
-// layout, still pass, so the loss falls inside EnsureLayout.
+// frozen is a transport whose requests made by one activity never
+// return: the machine of a worker that is gone answers nothing, and says
+// nothing. Requests of the other activities (the readiness check's reads
+// before the layout, the pages before the link pass) pass, so the loss
+// falls inside the activity named.
 type frozen struct {
-	next    http.RoundTripper
-	on      atomic.Bool
-	release chan struct{}
+	next     http.RoundTripper
+	activity string
+	hit      atomic.Bool
+	release  chan struct{}
 }
 
 func (f *frozen) RoundTrip(r *http.Request) (*http.Response, error) {
-	if f.on.Load() && !strings.HasPrefix(r.URL.Path, "/v1/users") {
+	if ctx := r.Context(); activity.IsActivity(ctx) && activity.GetInfo(ctx).ActivityType.Name == f.activity {
+		f.hit.Store(true)
 		<-f.release // ignores the request's context, as a dead machine does
 		return nil, http.ErrServerClosed
 	}
 	return f.next.RoundTrip(r)
 }
 
-// TestWorkerLostDuringLayout loses the worker that creates the Notion
-// containers (EnsureLayout) mid-way: its Notion requests hang and it
-// stops, so it neither answers nor heartbeats again. Status names the
-// stall and the lost worker before another worker starts; that worker
-// takes the layout over once the heartbeat timeout notices, well before its
-// ten-minute start-to-close timeout would have, and the migration ends
-// with every page migrated. The time from the loss to the layout's end is
-// printed.
-func TestWorkerLostDuringLayout(t *testing.T) {
+// TestWorkerLostDuringALongActivity loses, for each of the notebook's long
+// Notion steps, the worker running it mid-way: its Notion requests hang
+// and it stops, so it neither answers nor heartbeats again. Status names
+// the stall and the lost worker before another worker starts; that worker
+// takes the step over once the heartbeat timeout (or the session's)
+// notices, well before a start-to-close timeout would have, and the
+// migration ends with every page migrated. The time from the loss to the
+// step's end is printed.
+func TestWorkerLostDuringALongActivity(t *testing.T) {
+	for _, step := range []string{activities.EnsureLayoutName, activities.RewriteLinksName, activities.WriteReportName} {
+		t.Run(step, func(t *testing.T) { loseWorkerDuring(t, step) })
+	}
+}
+
+func loseWorkerDuring(t *testing.T, step string) {
 	h := newFaultHarness(t)
 	for _, w := range h.workers {
 		w.Stop()
 	}
-	fz := &frozen{next: http.DefaultTransport.(*http.Transport).Clone(), release: make(chan struct{})}
+	fz := &frozen{next: http.DefaultTransport.(*http.Transport).Clone(), activity: step, release: make(chan struct{})}
 	t.Cleanup(func() { close(fz.release) })
 	nc, err := notion.NewClient(notion.Config{BaseURL: h.notionURL, Token: notion.StaticToken(h.notionTok),
 		HTTPClient: &http.Client{Transport: fz}, Pacers: notion.NewPacers(notion.PacerConfig{Rate: 500, Burst: 50}, nil), Logger: h.logger})
@@ -59,37 +67,36 @@ func TestWorkerLostDuringLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	doomed := h.startWorkerWith(t, acts)
-	fz.on.Store(true) // the layout's first Notion request hangs
-	parent := h.parent(t, "worker lost during the layout")
+	parent := h.parent(t, "worker lost during "+step)
 	want := h.expected(t)
 	id := workflows.NotebookWorkflowID(faultUser, h.nb.ID)
 	run := h.start(t, id, h.input(h.nb, parent))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	layoutRunning := func() bool {
+	pending := func() bool {
 		d, err := h.c.DescribeWorkflow(ctx, id, run.GetRunID())
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range d.RawResponse.GetPendingActivities() {
-			if a.GetActivityType().GetName() == activities.EnsureLayoutName && a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
+			if a.GetActivityType().GetName() == step {
 				return true
 			}
 		}
 		return false
 	}
-	for !layoutRunning() {
+	for !fz.hit.Load() {
 		if ctx.Err() != nil {
-			t.Fatal("EnsureLayout never started")
+			t.Fatalf("%s never sent a Notion request", step)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	doomed.Stop()
 	lost := time.Now()
-	// While no worker can take the layout over, status names the stall
-	// and its cause (the progress query gets no answer; the workflow's
-	// pending activity says it all).
+	// While no worker can take the step over, status names the stall and
+	// its cause (the progress query gets no answer; the workflow's pending
+	// activity says it all).
 	g := &progress.Gatherer{Client: h.c, ID: id, RunID: run.GetRunID()}
 	for named := false; !named; {
 		gctx, gcancel := context.WithTimeout(ctx, 2*time.Second)
@@ -97,7 +104,7 @@ func TestWorkerLostDuringLayout(t *testing.T) {
 		gcancel()
 		if err == nil {
 			for _, l := range snap.Lost {
-				if l.Activity == activities.EnsureLayoutName {
+				if l.Activity == step {
 					t.Logf("%s after the loss, status names it: %s; the line: %s", time.Since(lost).Round(100*time.Millisecond),
 						l.Text(snap.Now), progress.HealthShort(snap))
 					named = true
@@ -105,27 +112,22 @@ func TestWorkerLostDuringLayout(t *testing.T) {
 			}
 		}
 		if ctx.Err() != nil {
-			t.Fatal("status never named the lost worker holding EnsureLayout")
+			t.Fatalf("status never named the lost worker holding %s", step)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Log("the worker creating the Notion containers is lost; starting another")
+	t.Logf("the worker running %s is lost; starting another", step)
 	h.startWorker(t)
-	for {
-		var p workflows.NotebookProgress
-		v, err := h.c.QueryWorkflow(ctx, id, run.GetRunID(), workflows.QueryProgress)
-		if err == nil && v.Get(&p) == nil && p.Phase != "" && p.Phase != "creating Notion containers" && p.Phase != "reading" {
-			break
-		}
+	for pending() {
 		if ctx.Err() != nil {
-			t.Fatal("the layout never went on after its worker was lost")
+			t.Fatalf("%s never went on after its worker was lost", step)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 	took := time.Since(lost)
-	t.Logf("the layout went on %s after its worker was lost (heartbeat timeout 30 s; start-to-close 10 min)", took.Round(100*time.Millisecond))
+	t.Logf("%s went on and ended %s after its worker was lost (heartbeat timeout 30 s)", step, took.Round(100*time.Millisecond))
 	if took > 3*time.Minute {
-		t.Errorf("the layout went on %s after its worker was lost: the loss was not noticed by a heartbeat", took)
+		t.Errorf("%s ended %s after its worker was lost: the loss was not noticed by a heartbeat", step, took)
 	}
 	var rep workflows.NotebookReport
 	if err := run.Get(ctx, &rep); err != nil {

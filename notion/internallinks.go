@@ -244,8 +244,8 @@ const (
 	asURL
 )
 
-// notionPageURL is the web address of a Notion page.
-func notionPageURL(id string) string {
+// PageURL is the web address of a Notion page.
+func PageURL(id string) string {
 	return "https://www.notion.so/" + strings.ReplaceAll(id, "-", "")
 }
 
@@ -434,7 +434,7 @@ func rewriteRecorded(b blocks.Block, links []InternalLink, targets map[string]st
 					out = append(out, blocks.RichText{Text: linkText, Mention: id, Annotations: mid[0].Annotations})
 				} else {
 					for _, r := range mid {
-						r.Link, r.PageRef = notionPageURL(id), ""
+						r.Link, r.PageRef = PageURL(id), ""
 						out = append(out, r)
 					}
 				}

@@ -350,27 +350,86 @@ func SortKinds(ks []KindCount) {
 // ×1; approximated: color-approximated ×7; skipped by option:
 // image-skipped ×4", or "" when nothing was lost.
 func Summary(ks []KindCount) string {
-	var lost, approx, skipped []string
-	for _, k := range ks {
-		s := fmt.Sprintf("%s ×%d", k.Kind, k.Count)
-		switch k.Severity {
-		case Lost:
-			lost = append(lost, s)
-		case Skipped:
-			skipped = append(skipped, s)
-		default:
-			approx = append(approx, s)
+	var parts []string
+	for _, sev := range []Severity{Lost, Approximated, Skipped} {
+		if list, _ := kindList(ks, sev); list != "" {
+			parts = append(parts, strings.ToLower(severityLabel[sev])+": "+list)
 		}
 	}
-	var parts []string
-	if len(lost) > 0 {
-		parts = append(parts, "lost: "+strings.Join(lost, ", "))
-	}
-	if len(approx) > 0 {
-		parts = append(parts, "approximated: "+strings.Join(approx, ", "))
-	}
-	if len(skipped) > 0 {
-		parts = append(parts, "skipped by option: "+strings.Join(skipped, ", "))
-	}
 	return strings.Join(parts, "; ")
+}
+
+// severityLabel names each severity's line.
+var severityLabel = map[Severity]string{Lost: "Lost", Approximated: "Approximated", Skipped: "Skipped by option"}
+
+// kindList is the kinds of severity sev in ks's order, "equation ×1,
+// verification ×1", and their total. An unknown severity reads as
+// approximated (as Counts counts it).
+func kindList(ks []KindCount, sev Severity) (string, int) {
+	var list []string
+	n := 0
+	for _, k := range ks {
+		s := k.Severity
+		if s != Lost && s != Skipped {
+			s = Approximated
+		}
+		if s == sev {
+			list = append(list, fmt.Sprintf("%s ×%d", k.Kind, k.Count))
+			n += k.Count
+		}
+	}
+	return strings.Join(list, ", "), n
+}
+
+// Line is one line of a migration's outcome at a glance: "Lost" and
+// "2 (equation ×1, verification ×1)".
+type Line struct {
+	Label string
+	Text  string
+}
+
+// String reads "Lost: 2 (equation ×1, verification ×1)".
+func (l Line) String() string { return l.Label + ": " + l.Text }
+
+// Glance is a finished migration's losses, approximations and
+// verification at a glance, one Line each, as the notebook workflow's
+// current details and the demo's summary show them (the one home of the
+// wording):
+//
+//	Lost: nothing                    Lost: 2 (equation ×1, verification ×1)
+//	Approximated: nothing            Approximated: 52 (ink-as-image ×40, color-approximated ×12)
+//	Skipped by option: 4 (image-skipped ×4)            (only when some)
+//	Verification: 160 of 160 pages verified            or "skipped (skipVerify)"
+//
+// ks are the counts by kind (SortKinds' order); v the verdicts, nil
+// when not known (then there is no verification line unless
+// verifySkipped).
+func Glance(ks []KindCount, v *Verification, verifySkipped bool) []Line {
+	var lines []Line
+	for _, sev := range []Severity{Lost, Approximated, Skipped} {
+		list, n := kindList(ks, sev)
+		switch {
+		case list != "":
+			lines = append(lines, Line{severityLabel[sev], fmt.Sprintf("%d (%s)", n, list)})
+		case sev != Skipped:
+			lines = append(lines, Line{severityLabel[sev], "nothing"})
+		}
+	}
+	if t := VerificationText(v, verifySkipped); t != "" {
+		lines = append(lines, Line{"Verification", t})
+	}
+	return lines
+}
+
+// VerificationText is the read-back verdicts, "160 of 160 pages
+// verified", "skipped (skipVerify)" when the migration turned
+// verification off, or "" when not known.
+func VerificationText(v *Verification, skipped bool) string {
+	switch {
+	case skipped:
+		return "skipped (skipVerify)"
+	case v == nil:
+		return ""
+	}
+	return v.String()
 }

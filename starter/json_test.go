@@ -10,6 +10,7 @@ import (
 
 	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/internal/seconds"
+	"github.com/notebridge/notebridge/report"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -25,7 +26,8 @@ func TestStatusAndProgressShareOneStructure(t *testing.T) {
 			{SectionRef: workflows.SectionRef{ID: "b"}, Status: workflows.SectionRunning, Pages: 30,
 				Live: &workflows.SectionPulse{Pages: 30, Done: 12, Permits: 20, Waited: 40 * time.Second}}},
 		PagesListed: 40, PagesDone: 22, PagesSkipped: 2, Permits: 31, Waited: 61 * time.Second, ETA: 2 * time.Minute,
-		Health: workflows.Health{State: "ok", StallAfter: seconds.Of(30 * time.Second)}}
+		Health:  workflows.Health{State: "ok", StallAfter: seconds.Of(30 * time.Second)},
+		Outcome: workflows.NotebookReport{LossKinds: []report.KindCount{{Kind: "equation", Severity: report.Lost, Count: 1, Pages: 1}}}.Outcome()}
 	snap := &progress.Snapshot{ID: "migrate/alice/nb", User: "alice", Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING,
 		Started: started, Now: started.Add(10 * time.Minute), Progress: p, ProgressOK: true}
 	s := &statusCmd{cli: &cli{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}}
@@ -49,12 +51,12 @@ func TestStatusAndProgressShareOneStructure(t *testing.T) {
 	if err := json.Unmarshal(pq, &pm); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"phase", "pages", "sectionCounts", "permits", "permitWaitSeconds", "sections"} {
+	for _, k := range []string{"phase", "pages", "sectionCounts", "permits", "permitWaitSeconds", "sections", "outcome"} {
 		if string(sm[k]) != string(pm[k]) {
 			t.Errorf("%s: status --json %s, progress query %s", k, sm[k], pm[k])
 		}
 	}
-	for _, k := range []string{"summary", "etaSeconds"} {
+	for _, k := range []string{"summary", "etaSeconds", "outcome"} {
 		if _, ok := sm[k]; !ok {
 			t.Errorf("status --json has no %q", k)
 		}

@@ -35,7 +35,10 @@ type statusJSON struct {
 	Budget            string                     `json:"budget,omitempty"`
 	Sections          []workflows.SectionSummary `json:"sections"`
 	Report            *workflows.NotebookReport  `json:"report,omitempty"`
-	Failure           string                     `json:"failure,omitempty"`
+	// Outcome is what the ended migration lost, approximated and
+	// verified: the progress query's "outcome" (one structure).
+	Outcome *workflows.Outcome `json:"outcome,omitempty"`
+	Failure string             `json:"failure,omitempty"`
 	// Answer is the migration's answer to finish.
 	Answer              string `json:"answer,omitempty"`
 	ProgressQueryFailed bool   `json:"progressQueryFailed,omitempty"`
@@ -74,6 +77,12 @@ func (s *statusCmd) statusJSONOf(snap *progress.Snapshot, t progress.Totals) sta
 		j.ElapsedSeconds = snap.Closed.Sub(snap.Started).Round(time.Second).Seconds()
 	}
 	j.RunID = snap.RunID
+	switch {
+	case snap.Report != nil:
+		j.Outcome = snap.Report.Outcome()
+	case snap.ProgressOK:
+		j.Outcome = snap.Progress.Outcome
+	}
 	if snap.Running() {
 		j.Phase = snap.Progress.Phase
 		j.ProgressQueryFailed = !snap.ProgressOK

@@ -3,8 +3,10 @@ package workflows_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 	graph "github.com/notebridge/notebridge/emulator/graph"
 	notionemu "github.com/notebridge/notebridge/emulator/notion"
 	"github.com/notebridge/notebridge/internal/stack"
+	"github.com/notebridge/notebridge/notion"
 	"github.com/notebridge/notebridge/workflows"
 )
 
@@ -41,7 +44,8 @@ func TestEndToEnd(t *testing.T) {
 	var first workflows.NotebookReport
 	t.Run("first run migrates every page once", func(t *testing.T) {
 		start := time.Now()
-		rep := wait(t, h.start(t, h.input()), 5*time.Minute)
+		run := h.start(t, h.input())
+		rep := wait(t, run, 5*time.Minute)
 		first = rep
 		t.Logf("first run: %s in %s", rep.Message, time.Since(start).Round(time.Second))
 		if rep.Written != 300 || rep.FailedPages != 0 || rep.FailedSections != 0 || len(rep.Sections) != 5 {
@@ -91,6 +95,7 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("%d pages differ from their converted OneNote content", bad)
 		}
 		checkLossReport(t, h.notion.Export(), rep, rows)
+		checkOutcome(t, h, run.GetID(), rep, "300 of 300 pages verified")
 	})
 	if t.Failed() {
 		return
@@ -265,6 +270,47 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("no token in any history", func(t *testing.T) {
 		h.checkHistories(t)
 	})
+}
+
+// checkOutcome checks that the ended notebook's current details (the Web
+// UI's) say, after the counts and before the health, what was lost and
+// approximated by kind, the verification and where the report is, and
+// that the progress query's outcome is the report's.
+func checkOutcome(t *testing.T, h *harness, id string, rep workflows.NotebookReport, verification string) {
+	t.Helper()
+	details := currentDetails(t, h.c, id)
+	t.Logf("current details at the end:\n%s", details)
+	counts, health := strings.Index(details, " · pages "), strings.Index(details, "Health: ")
+	lost, approx := strings.Index(details, "**Lost:** "), strings.Index(details, "**Approximated:** ")
+	if counts < 0 || health < 0 || lost < counts || approx < lost || health < approx {
+		t.Errorf("current details do not say the counts, then what was lost and approximated, then the health:\n%s", details)
+	}
+	if len(rep.LossKinds) == 0 {
+		t.Errorf("the report counts no losses or approximations by kind (the generated notebook has some)")
+	}
+	for _, k := range rep.LossKinds {
+		if !strings.Contains(details, fmt.Sprintf("%s ×%d", k.Kind, k.Count)) {
+			t.Errorf("current details do not count %s ×%d:\n%s", k.Kind, k.Count, details)
+		}
+	}
+	for _, want := range []string{"**Verification:** " + verification, "**Report:** ", notion.PageURL(rep.ReportPageID)} {
+		if rep.ReportPageID == "" || !strings.Contains(details, want) {
+			t.Errorf("current details do not say %q:\n%s", want, details)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, err := h.c.QueryWorkflow(ctx, id, "", workflows.QueryProgress)
+	if err != nil {
+		t.Fatalf("progress query of %s: %v", id, err)
+	}
+	var p workflows.NotebookProgress
+	if err := v.Get(&p); err != nil {
+		t.Fatal(err)
+	}
+	if want := rep.Outcome(); p.Outcome == nil || !reflect.DeepEqual(*p.Outcome, *want) {
+		t.Errorf("the progress query's outcome %+v, want the report's %+v", p.Outcome, want)
+	}
 }
 
 func contains(ss []string, s string) bool {

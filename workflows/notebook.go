@@ -111,6 +111,12 @@ type NotebookReport struct {
 	Verification *report.Verification `json:"verification,omitempty"`
 	Verified     int                  `json:"verified,omitempty"`
 	VerifyReads  int                  `json:"verifyReads,omitempty"`
+	// VerifySkipped is set when the migration turned verification off
+	// (skipVerify). ReportKept is set when a sync run changed no row and
+	// so left the migration report, and its counts, as they were
+	// (LossKinds and Verification are then not known).
+	VerifySkipped bool `json:"verifySkipped,omitempty"`
+	ReportKept    bool `json:"reportKept,omitempty"`
 	// LinkPages and LinkBlocks count the link pass; LinkFailed counts
 	// pages whose links Notion refused to change.
 	LinkPages  int `json:"linkPages"`
@@ -208,6 +214,9 @@ type NotebookProgress struct {
 	Message string        `json:"message,omitempty"`
 	// Health names the last upstream error, a stall and what to do.
 	Health Health `json:"health"`
+	// Outcome is what the migration lost, approximated and verified,
+	// once it ended with its report (nil before, and for a dry run).
+	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
 // notebook is one MigrateNotebook run.
@@ -267,6 +276,9 @@ type notebook struct {
 	// listings and checks).
 	step stepWatch
 	own  SectionCount
+	// outcome is the ended migration's losses, approximations and
+	// verification (NotebookReport.Outcome).
+	outcome *Outcome
 }
 
 // MigrateNotebook migrates one notebook into Notion: it reads the tree (one
@@ -509,10 +521,14 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if nb.syncRep == nil || nb.syncRep.changedRows() {
 			// A sync that changed no row leaves the losses as they were.
 			nb.writeReport(ctx, &rep)
+		} else {
+			rep.ReportKept = true
 		}
 		nb.appendSyncReport(ctx, &rep)
 	}
 	rep.Sync = nb.syncRep
+	rep.VerifySkipped = nb.in.SkipVerify
+	nb.outcome = rep.Outcome()
 	nb.phase = "done"
 	rep.Message = nb.summary(rep)
 	return rep, nil
@@ -1014,6 +1030,7 @@ func (nb *notebook) progress() NotebookProgress {
 	p.Waited += nb.own.Waited.D()
 	p.ETA = nb.eta(p)
 	p.Health = nb.health(p)
+	p.Outcome = nb.outcome
 	return p
 }
 
@@ -1060,6 +1077,9 @@ func (nb *notebook) details(ctx workflow.Context) {
 		clipText(name, 100), p.Phase, p.Done, p.Running, p.Pending, p.Failed, p.Skipped, p.PagesDone, p.PagesFailed)
 	if p.ETA > 0 {
 		md += fmt.Sprintf(" · ETA %s", p.ETA)
+	}
+	if o := p.Outcome; o != nil {
+		md += o.Markdown()
 	}
 	md += healthMarkdown(p.Health)
 	workflow.SetCurrentDetails(ctx, md)

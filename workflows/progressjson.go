@@ -50,6 +50,7 @@ type notebookProgressJSON struct {
 	Waited        seconds.Duration  `json:"permitWaitSeconds"`
 	Message       string            `json:"message,omitempty"`
 	Health        Health            `json:"health"`
+	Outcome       *Outcome          `json:"outcome,omitempty"`
 	Sections      []SectionSummary  `json:"sections"`
 }
 
@@ -113,7 +114,7 @@ func cmpOr(s, def string) string {
 func (p NotebookProgress) MarshalJSON() ([]byte, error) {
 	j := notebookProgressJSON{Phase: p.Phase, Summary: p.Summary(), Pages: p.PageCounts(),
 		SectionCounts: SectionCounts{Done: p.Done, Running: p.Running, Pending: p.Pending, Failed: p.Failed, Skipped: p.Skipped},
-		Permits:       p.Permits, Waited: seconds.Of(p.Waited), Message: p.Message, Health: p.Health, Sections: p.Sections}
+		Permits:       p.Permits, Waited: seconds.Of(p.Waited), Message: p.Message, Health: p.Health, Outcome: p.Outcome, Sections: p.Sections}
 	if p.ETA > 0 {
 		eta := seconds.Of(p.ETA)
 		j.ETA = &eta
@@ -133,7 +134,7 @@ func (p *NotebookProgress) UnmarshalJSON(b []byte) error {
 	*p = NotebookProgress{Phase: j.Phase, Sections: j.Sections, Pending: j.SectionCounts.Pending, Running: j.SectionCounts.Running,
 		Done: j.SectionCounts.Done, Failed: j.SectionCounts.Failed, Skipped: j.SectionCounts.Skipped,
 		PagesListed: j.Pages.Total, PagesDone: j.Pages.Done, PagesFailed: j.Pages.Failed, PagesSkipped: j.Pages.Unchanged,
-		Permits: j.Permits, Waited: j.Waited.D(), Message: j.Message, Health: j.Health}
+		Permits: j.Permits, Waited: j.Waited.D(), Message: j.Message, Health: j.Health, Outcome: j.Outcome}
 	if j.ETA != nil {
 		p.ETA = j.ETA.D()
 	}

@@ -29,7 +29,6 @@ import (
 	"github.com/notebridge/notebridge/internal/progress"
 	"github.com/notebridge/notebridge/internal/shell"
 	"github.com/notebridge/notebridge/internal/stack"
-	"github.com/notebridge/notebridge/notion"
 	lossreport "github.com/notebridge/notebridge/report"
 	"github.com/notebridge/notebridge/workflows"
 )
@@ -41,14 +40,12 @@ type Result struct {
 	// come from the workflow's report.
 	Pages, Written, Skipped, Failed int
 	FailedSections                  int
-	// Losses is the report's loss counts by kind ("" when nothing was
-	// lost or approximated).
-	Losses string
-	// Verification is the read-back verdicts and their Notion reads
-	// ("160 of 160 pages verified (640 Notion reads)"; "" when the
-	// report has none).
-	Verification string
-	Duration     time.Duration
+	// Outcome is what was lost, approximated and verified, the lines
+	// the notebook's current details in the Web UI show
+	// (workflows.Outcome), the verification's with its Notion reads
+	// ("160 of 160 pages verified (640 Notion reads)").
+	Outcome  []lossreport.Line
+	Duration time.Duration
 	// Permits and PermitsWaited are the Graph permits the workflows
 	// took and their wait, from the report: the progress line's figures.
 	Permits       int
@@ -137,8 +134,7 @@ func (d *demo) run(ctx context.Context) (res *Result, err error) {
 	res.Duration = time.Since(start)
 	res.Written, res.Skipped, res.Failed, res.FailedSections = report.Written, report.Skipped, report.FailedPages, report.FailedSections
 	res.Permits, res.PermitsWaited = report.Permits, report.PermitsWaited.D()
-	res.Losses = lossLine(report)
-	res.Verification = verificationLine(report)
+	res.Outcome = outcomeLines(report)
 	if report.Pages > 0 {
 		res.Pages = report.Pages
 	}
@@ -563,11 +559,8 @@ func (d *demo) printSummary(r *Result) {
 	fmt.Fprintf(w, "\nSummary of %s\n", r.WorkflowID)
 	fmt.Fprintf(w, "  pages migrated:      %d of %d (%d already there)\n", r.Written+r.Skipped, r.Pages, r.Skipped)
 	fmt.Fprintf(w, "  pages failed:        %d (sections failed: %d)\n", r.Failed, r.FailedSections)
-	if r.Losses != "" {
-		fmt.Fprintf(w, "  loss report:         %s\n", r.Losses)
-	}
-	if r.Verification != "" {
-		fmt.Fprintf(w, "  verification:        %s\n", r.Verification)
+	for _, l := range r.Outcome {
+		fmt.Fprintf(w, "  %-20s %s\n", strings.ToLower(l.Label)+":", l.Text)
 	}
 	fmt.Fprintf(w, "  duration:            %s\n", r.Duration.Round(time.Second))
 	fmt.Fprintf(w, "  Graph permits:       %d, waited %s (the workflows' count, as the progress line)\n", r.Permits,
@@ -606,22 +599,21 @@ func (d *demo) reportCommand(id string) string {
 		"-temporal-address", d.temporalAddr, "-w", id)
 }
 
-// lossLine is the report's loss counts by kind, and where to read them.
-func lossLine(rep workflows.NotebookReport) string {
-	s := lossreport.Summary(rep.LossKinds)
-	if s == "" {
-		return ""
+// outcomeLines is the report's losses, approximations and verification
+// as the notebook's current details say them (one wording), the
+// verification with the Notion reads this run's read-backs cost.
+func outcomeLines(rep workflows.NotebookReport) []lossreport.Line {
+	o := rep.Outcome()
+	if o == nil {
+		return nil
 	}
-	return s + " (each listed on the \"" + notion.ReportTitle + "\" page in Notion)"
-}
-
-// verificationLine is the read-back verdicts of every migrated page, as
-// the rows hold them, and the Notion reads this run's read-backs cost.
-func verificationLine(rep workflows.NotebookReport) string {
-	if rep.Verification == nil {
-		return ""
+	lines := o.Lines()
+	for i, l := range lines {
+		if l.Label == "Verification" && o.Verification != nil && !o.VerifySkipped {
+			lines[i].Text += fmt.Sprintf(" (%d Notion reads)", rep.VerifyReads)
+		}
 	}
-	return fmt.Sprintf("%s (%d Notion reads)", rep.Verification, rep.VerifyReads)
+	return lines
 }
 
 func getBytes(ctx context.Context, u string) ([]byte, error) {

@@ -12,7 +12,7 @@ if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "version $want "; the
   exit 0
 fi
 
-echo "Building the temporal CLI v$want into $bin (about 5 minutes the first time)..." >&2
+echo "Building the temporal CLI v$want from source into $bin, once (the README says how long it takes)..." >&2
 mkdir -p bin
 # The machine's own Go builds it (GOTOOLCHAIN=local, even where the
 # Makefile exports a newer toolchain for our code): the dev server is a

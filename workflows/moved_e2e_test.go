@@ -51,7 +51,7 @@ func TestMigrationAgainAfterMoves(t *testing.T) {
 		t.Fatal("section 1 has no page with a subpage")
 	}
 	time.Sleep(1100 * time.Millisecond) // the edit gets a timestamp of its own second
-	moved := map[string]string{} // new ID -> old ID
+	moved := map[string]string{}        // new ID -> old ID
 	old := s0.Pages[1].ID
 	to, err := h.graph.MovePage(old, s2.ID)
 	if err != nil {

@@ -16,6 +16,15 @@ const ReconcileStructureName = "ReconcileStructure"
 // with its database, and the databases of former sections.
 type ReconcileStructureInput struct {
 	Sections []SyncSection `json:"sections"`
+	// MovesOnly places only the rows found in another database than
+	// their page's section's (a migration re-run, before its sections
+	// write): they are moved there, so WritePage, which looks only in
+	// its section's database, finds them instead of making a second
+	// row. A row already in its section's database is left to WritePage,
+	// and a file import's row (keyed by the page's link GUID) keeps its
+	// key, so WritePage takes it over as it does in place (replaced or
+	// rekeyed, never resumed).
+	MovesOnly bool `json:"movesOnly,omitempty"`
 }
 
 // ReconcileStructureResult counts what the pass found and set.
@@ -36,6 +45,18 @@ type ReconcileStructureResult struct {
 	Failed []string `json:"failed,omitempty"`
 }
 
+// Add counts a later pass o into r: its counts are added, its failures
+// appended, and its duplicates replace r's (it saw the rows later).
+func (r *ReconcileStructureResult) Add(o ReconcileStructureResult) {
+	r.Checked = max(r.Checked, o.Checked)
+	r.Parents += o.Parents
+	r.Orders += o.Orders
+	r.Titles += o.Titles
+	r.Moved += o.Moved
+	r.Duplicates = o.Duplicates
+	r.Failed = append(r.Failed, o.Failed...)
+}
+
 // placedRow is a row and the database it is in.
 type placedRow struct {
 	notion.Row
@@ -47,7 +68,10 @@ type placedRow struct {
 // section), Order and Name, for every listed page, not only the ones a
 // run wrote. So a subpage whose parent moved away, was deleted or came
 // back follows what OneNote shows now. Rows are found by OneNote page ID,
-// then by page GUID, then by link GUID, across every database given. Each
+// then by page GUID, then by link GUID (in any case: OneNote writes it in
+// upper case, a file import keys rows by it in lower case), across every
+// database given: the one lookup of a page's row across a notebook, for
+// a sync's last pass and a migration re-run's first (MovesOnly). Each
 // change is safe to repeat.
 func (a *Activities) ReconcileStructure(ctx context.Context, in ReconcileStructureInput) (ReconcileStructureResult, error) {
 	if a.cfg.Notion == nil {
@@ -68,8 +92,8 @@ func (a *Activities) ReconcileStructure(ctx context.Context, in ReconcileStructu
 			pr := &placedRow{Row: r, db: s.DatabaseID}
 			byID[r.OneNotePageID] = append(byID[r.OneNotePageID], pr)
 			byGUID[syncplan.PageGUID(r.OneNotePageID)] = append(byGUID[syncplan.PageGUID(r.OneNotePageID)], pr)
-			if r.LinkID != "" {
-				byLink[r.LinkID] = append(byLink[r.LinkID], pr)
+			if k := syncplan.LinkKey(r.LinkID); k != "" {
+				byLink[k] = append(byLink[k], pr)
 			}
 			return nil
 		})
@@ -89,7 +113,7 @@ func (a *Activities) ReconcileStructure(ctx context.Context, in ReconcileStructu
 		if rs := byGUID[syncplan.PageGUID(p.ID)]; len(rs) > 0 {
 			return rs[0]
 		}
-		if rs := byLink[p.LinkID]; p.LinkID != "" && len(rs) > 0 {
+		if rs := byLink[syncplan.LinkKey(p.LinkID)]; p.LinkID != "" && len(rs) > 0 {
 			return rs[0]
 		}
 		return nil
@@ -117,7 +141,10 @@ func (a *Activities) ReconcileStructure(ctx context.Context, in ReconcileStructu
 				parent = stack[len(stack)-1].row
 			}
 			stack = append(stack, open{level: p.Level, row: r.PageID})
-			if err := a.place(ctx, r, s, p, i+1, parent, &out); err != nil {
+			if in.MovesOnly && r.db == s.DatabaseID {
+				continue // WritePage finds it where it is
+			}
+			if err := a.place(ctx, r, s, p, i+1, parent, in.MovesOnly, &out); err != nil {
 				if errors.Is(err, notion.ErrValidation) || errors.Is(err, notion.ErrNotFound) {
 					out.Failed = append(out.Failed, fmt.Sprintf("row %s (%q): %v", r.PageID, p.Title, err))
 					continue
@@ -130,19 +157,22 @@ func (a *Activities) ReconcileStructure(ctx context.Context, in ReconcileStructu
 }
 
 // place sets what differs of row r's place: its database, Parent item,
-// Order and Name.
-func (a *Activities) place(ctx context.Context, r *placedRow, s SyncSection, p PageMeta, order int, parent string, out *ReconcileStructureResult) error {
+// Order and Name. A moved row takes the page's ID, section path and links;
+// under keepImported, a file import's row keeps its key (see
+// ReconcileStructureInput.MovesOnly).
+func (a *Activities) place(ctx context.Context, r *placedRow, s SyncSection, p PageMeta, order int, parent string, keepImported bool, out *ReconcileStructureResult) error {
 	c := a.cfg.Notion
 	var u notion.RowUpdate
+	imported := p.LinkID != "" && r.OneNotePageID != p.ID && syncplan.LinkKey(r.OneNotePageID) == syncplan.LinkKey(p.LinkID)
 	if r.db != s.DatabaseID {
 		if err := c.MoveRow(ctx, r.PageID, s.DatabaseID); err != nil {
 			return err
 		}
 		out.Moved++
 		r.db, r.ParentRow = s.DatabaseID, ""
-		u.OneNotePageID, u.SectionPath, u.LinkID = p.ID, s.Path, p.LinkID
+		u.SectionPath, u.LinkID, u.Link = s.Path, p.LinkID, p.WebURL
 	}
-	if r.OneNotePageID != p.ID {
+	if r.OneNotePageID != p.ID && !(keepImported && imported) {
 		u.OneNotePageID = p.ID
 	}
 	if !notion.SameID(r.ParentRow, parent) {

@@ -381,7 +381,10 @@ func TestLayoutFindsBeforeCreating(t *testing.T) {
 	if first.Created != 7 || second.Created != 0 {
 		t.Errorf("created %d then %d containers, want 7 then 0", first.Created, second.Created)
 	}
-	first.Created = 0
+	if first.Existing || !second.Existing {
+		t.Errorf("notebook page existing before the run: %v then %v, want false then true", first.Existing, second.Existing)
+	}
+	first.Created, first.Existing = 0, true
 	if fmt.Sprint(first) != fmt.Sprint(second) {
 		t.Errorf("second layout %+v, want %+v", second, first)
 	}

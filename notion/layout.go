@@ -63,6 +63,11 @@ type Layout struct {
 	// section to another group): Notion's API cannot move a database,
 	// so each stays, is used where it is, and is named.
 	Elsewhere []string `json:",omitempty"`
+	// Existing is set when the notebook page was there before this run
+	// (found, or a file import's adopted): its section databases may
+	// hold rows, so a migration run looks for pages moved between them
+	// before it writes. A brand-new notebook has none to look for.
+	Existing bool `json:",omitempty"`
 	// Renamed counts the containers whose title was set to OneNote's
 	// (renamed in OneNote, or by a person in Notion); Created counts the
 	// containers made.
@@ -110,7 +115,7 @@ func (c *Client) EnsureLayout(ctx context.Context, parentPageID string, nb Noteb
 		}
 		l.Renamed++
 	}
-	l.NotebookPageID = page.id
+	l.NotebookPageID, l.Existing = page.id, !page.created
 	e := &layoutRun{c: c, rec: rec, l: &l, seen: map[string]bool{}}
 	if err := e.contents(ctx, page, nb.Sections, nb.SectionGroups, nb.Name); err != nil {
 		return Layout{}, err

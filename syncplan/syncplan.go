@@ -144,6 +144,11 @@ func PageGUID(id string) string {
 	return id
 }
 
+// LinkKey is how a link GUID is matched: in any case, since OneNote writes
+// it in upper case in its links and a file import keys rows by it in
+// lower case.
+func LinkKey(guid string) string { return strings.ToLower(guid) }
+
 // Classify compares the record with the listings. Recorded rows of the
 // same page ID (there should be one) are taken once, the first in
 // record order.
@@ -210,7 +215,7 @@ func Classify(record []Recorded, listed []Listed) Plan {
 	take(func(r Recorded) string { return PageGUID(r.PageID) }, func(l Listed) string { return PageGUID(l.PageID) }, "page GUID")
 	// A link GUID is matched in any case: OneNote writes it in upper case
 	// in its links, a file import keys rows by it in lower case.
-	take(func(r Recorded) string { return strings.ToLower(r.LinkID) }, func(l Listed) string { return strings.ToLower(l.LinkID) }, "link GUID")
+	take(func(r Recorded) string { return LinkKey(r.LinkID) }, func(l Listed) string { return LinkKey(l.LinkID) }, "link GUID")
 	// The rest may have moved and be known only by content: a moved page
 	// keeps its timestamp, so only records of the same second (with a
 	// hash) are candidates, and only those cost a content fetch.

@@ -76,6 +76,25 @@ func (s *section) listFile(ctx workflow.Context) error {
 	return s.findExisting(ctx, r.Pages)
 }
 
+// listFileAll reads a section's whole listing from the file, fileBatch
+// pages at a time (a migration re-run's search for moved pages, see
+// findMoved).
+func (nb *notebook) listFileAll(ctx workflow.Context, ref SectionRef) ([]activities.PageMeta, error) {
+	var pages []activities.PageMeta
+	for {
+		actx := workflow.WithActivityOptions(ctx, fileOptions(fmt.Sprintf("List pages of %s from the file from %d", clip(ref.Name), len(pages))))
+		var r activities.ListFilePagesResult
+		if err := workflow.ExecuteActivity(actx, activities.ListFilePagesName,
+			activities.ListFilePagesInput{File: nb.in.File, SectionID: ref.ID, Skip: len(pages), Top: fileBatch}).Get(ctx, &r); err != nil {
+			return nil, fmt.Errorf("listing the pages of section %q from the file: %w", ref.Path, err)
+		}
+		pages = append(pages, r.Pages...)
+		if r.Done || len(r.Pages) == 0 {
+			return pages, nil
+		}
+	}
+}
+
 // fetchFile stages page p from the file on the session's worker: its HTML,
 // ink and binaries at once (no permit: nothing goes to Graph). It returns
 // the binaries that cannot be migrated, for the write.

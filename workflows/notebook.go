@@ -147,6 +147,12 @@ type NotebookReport struct {
 	Readiness string `json:"readiness,omitempty"`
 	// Sync is what a sync run found and did (nil for a migration).
 	Sync *SyncReport `json:"sync,omitempty"`
+	// Structure is a migration re-run's row passes (nil on a first
+	// migration, and on a sync, whose report holds its own): the rows
+	// of pages moved to another section since, found in the database of
+	// the section they left and moved to their page's (Moved), then the
+	// parents, order and titles of the listed rows when some moved.
+	Structure *activities.ReconcileStructureResult `json:"structure,omitempty"`
 	// ViewsNotMade names the section databases left without their view
 	// "OneNote order" because Notion refused the Views API (notion.Layout).
 	ViewsNotMade string `json:"viewsNotMade,omitempty"`
@@ -178,6 +184,8 @@ type NotebookState struct {
 	Own SectionCount `json:"own,omitzero"`
 	// ViewsNotMade: see NotebookReport.
 	ViewsNotMade string `json:"viewsNotMade,omitempty"`
+	// Structure: see NotebookReport.
+	Structure *activities.ReconcileStructureResult `json:"structure,omitempty"`
 }
 
 // CarriedSection is a section's line with its last result.
@@ -271,6 +279,8 @@ type notebook struct {
 	// handed to the sections that write (see sweep).
 	syncRep *SyncReport
 	listed  map[string][]activities.PageMeta
+	// structure is a migration re-run's row passes (see findMoved).
+	structure *activities.ReconcileStructureResult
 	// step is when the phase last changed (stepStall); own counts the
 	// Graph permits of the notebook's own calls (the tree, a sync's
 	// listings and checks).
@@ -394,6 +404,11 @@ func (nb *notebook) run(ctx workflow.Context, lim caller) (NotebookReport, error
 		}
 		return nb.migrate(ctx)
 	}
+	if layout.Existing && !nb.in.DryRun {
+		if err := nb.findMoved(ctx, lim); err != nil {
+			return NotebookReport{}, err
+		}
+	}
 	for i, s := range nb.sections {
 		if s.Status == SectionPending {
 			nb.queue = append(nb.queue, i)
@@ -410,6 +425,7 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 	nb.own = st.Own
 	nb.page = st.NotebookPageID
 	nb.syncRep = st.Sync
+	nb.structure = st.Structure
 	nb.queue = append([]int(nil), st.Queue...)
 	if !st.Started.IsZero() {
 		nb.started = st.Started
@@ -426,7 +442,8 @@ func (nb *notebook) restore(ctx workflow.Context, st *NotebookState) {
 func (nb *notebook) state() *NotebookState {
 	st := &NotebookState{NotebookID: nb.id, NotebookName: nb.name, Queue: append([]int(nil), nb.queue...),
 		Finish: nb.finish, Databases: nb.dbs, Gone: nb.gone, NotebookPageID: nb.page, Started: nb.started, Runs: nb.runs + 1,
-		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep, Own: nb.own, ViewsNotMade: nb.viewsNotMade}
+		LastPage: nb.lastPage, LastError: nb.lastErr, Sync: nb.syncRep, Own: nb.own, ViewsNotMade: nb.viewsNotMade,
+		Structure: nb.structure}
 	// Keep the carried input small: a few failures and losses per
 	// section are enough for the report.
 	const keep = 5
@@ -510,6 +527,10 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		if err := nb.reconcileStructure(ctx); err != nil {
 			return rep, err
 		}
+	} else if !nb.in.DryRun {
+		if err := nb.placeMoved(ctx); err != nil {
+			return rep, err
+		}
 	}
 	if !nb.in.DryRun {
 		nb.phase = "rewriting links"
@@ -526,7 +547,7 @@ func (nb *notebook) migrate(ctx workflow.Context) (NotebookReport, error) {
 		}
 		nb.appendSyncReport(ctx, &rep)
 	}
-	rep.Sync = nb.syncRep
+	rep.Sync, rep.Structure = nb.syncRep, nb.structure
 	rep.VerifySkipped = nb.in.SkipVerify
 	nb.outcome = rep.Outcome()
 	nb.phase = "done"
@@ -955,6 +976,7 @@ func (nb *notebook) summary(rep NotebookReport) string {
 	if rep.DryRun {
 		msg = fmt.Sprintf("Dry run of notebook %q: %d sections, %d pages; nothing written", rep.NotebookName, len(rep.Sections), rep.Pages)
 	}
+	msg += movedSummary(rep.Structure)
 	if s := report.Summary(rep.LossKinds); s != "" {
 		msg += "; " + s + " (every item on the \"" + notion.ReportTitle + "\" page under the notebook's page in Notion)"
 	} else if rep.Losses+rep.Approximations > 0 {

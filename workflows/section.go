@@ -35,8 +35,9 @@ type SectionInput struct {
 	PageParallelism int    `json:"pageParallelism,omitempty"`
 	PagesPerRun     int    `json:"pagesPerRun,omitempty"`
 	// Listed, when set, is the section's whole listing, read already by
-	// a sync run: the section takes it as its one batch and lists
-	// nothing. A continue-as-new carries it in State.
+	// a sync run or a migration re-run (findMoved): the section takes it
+	// as its one batch and lists nothing. A continue-as-new carries it in
+	// State.
 	Listed []activities.PageMeta `json:"listed,omitempty"`
 	// Content are the migration's content options (MigrateInput's).
 	Content activities.ContentOptions `json:"content,omitzero"`

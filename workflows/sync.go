@@ -269,19 +269,9 @@ func (nb *notebook) reconcileStructure(ctx workflow.Context) error {
 	}
 	nb.phase = "sync: checking parents and order"
 	nb.details(ctx)
-	in := activities.ReconcileStructureInput{}
-	for _, s := range nb.sections {
-		if db := nb.dbs[s.ID]; db != "" && s.Status != SectionFailed {
-			in.Sections = append(in.Sections, activities.SyncSection{ID: s.ID, Path: s.Path, DatabaseID: db, Pages: nb.listed[s.ID]})
-		}
-	}
-	for _, f := range nb.former {
-		in.Sections = append(in.Sections, activities.SyncSection{ID: f.ID, DatabaseID: f.DatabaseID})
-	}
-	var res activities.ReconcileStructureResult
-	actx := workflow.WithActivityOptions(ctx, notionReportOptions("Set every row's parent, order and title to OneNote's"))
-	if err := workflow.ExecuteActivity(actx, activities.ReconcileStructureName, in).Get(ctx, &res); err != nil {
-		return nb.explain(err)
+	res, err := nb.structurePass(ctx, false, "Set every row's parent, order and title to OneNote's")
+	if err != nil {
+		return err
 	}
 	r := nb.syncRep
 	r.Structure = res

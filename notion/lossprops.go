@@ -87,7 +87,7 @@ func lossCallout(es []report.Entry) (blocks.Block, bool) {
 	}
 	n, _ := report.Counts(lost)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%d %s lost):", lossCalloutLead, n, plural(n, "item", "items"))
+	fmt.Fprintf(&b, "%s (%d %s lost):", lossCalloutLead, n, report.Plural(n, "item", "items"))
 	for i, e := range lost {
 		if i == calloutShown {
 			fmt.Fprintf(&b, "\n… and %d more: see the %s page.", len(lost)-calloutShown, ReportTitle)
@@ -97,11 +97,4 @@ func lossCallout(es []report.Entry) (blocks.Block, bool) {
 		b.WriteString(e.String())
 	}
 	return blocks.Block{Type: blocks.Callout, Icon: "⚠️", Color: "yellow_background", RichText: text(b.String())}, true
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

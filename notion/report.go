@@ -97,12 +97,12 @@ func reportIntro(rep report.Report) string {
 		pagesLost += s.PagesWithLosses
 		pagesApprox += s.PagesApproximated
 	}
-	intro := fmt.Sprintf("%d %s migrated from OneNote.", rep.Pages, plural(rep.Pages, "page", "pages"))
+	intro := fmt.Sprintf("%d %s migrated from OneNote.", rep.Pages, report.Plural(rep.Pages, "page", "pages"))
 	if rep.Lost == 0 {
 		intro += " Nothing was lost."
 	} else {
 		intro += fmt.Sprintf(" %d %s lost, on %d %s (each has a callout at its top).",
-			rep.Lost, plural(rep.Lost, "item", "items"), pagesLost, plural(pagesLost, "page", "pages"))
+			rep.Lost, report.Plural(rep.Lost, "item", "items"), pagesLost, report.Plural(pagesLost, "page", "pages"))
 	}
 	if rep.Approximated > 0 {
 		other := ""
@@ -110,11 +110,11 @@ func reportIntro(rep report.Report) string {
 			other = "other "
 		}
 		intro += fmt.Sprintf(" %d %s kept in another form, on %d %s%s.",
-			rep.Approximated, plural(rep.Approximated, "item", "items"), pagesApprox, other, plural(pagesApprox, "page", "pages"))
+			rep.Approximated, report.Plural(rep.Approximated, "item", "items"), pagesApprox, other, report.Plural(pagesApprox, "page", "pages"))
 	}
 	if rep.Skipped > 0 {
 		intro += fmt.Sprintf(" %d %s left out by the migration's options (skipImages, skipAttachments, skipInk).",
-			rep.Skipped, plural(rep.Skipped, "item was", "items were"))
+			rep.Skipped, report.Plural(rep.Skipped, "item was", "items were"))
 	}
 	return intro
 }
@@ -189,10 +189,10 @@ func heading(t blocks.Type, s string) blocks.Block { return blocks.Block{Type: t
 func notebookSummary(rep report.Report) []blocks.RichText {
 	var secs []string
 	for _, s := range rep.Sections {
-		secs = append(secs, fmt.Sprintf("%s (%d %s)", s.Name, s.Pages, plural(s.Pages, "page", "pages")))
+		secs = append(secs, fmt.Sprintf("%s (%d %s)", s.Name, s.Pages, report.Plural(s.Pages, "page", "pages")))
 	}
 	lead := fmt.Sprintf("Migrated from OneNote: %d %s, %d %s: %s. Each section is a database; sort it by %s to read its pages in OneNote's order. What could not be carried over (%d lost, %d approximated) is in ",
-		len(rep.Sections), plural(len(rep.Sections), "section", "sections"), rep.Pages, plural(rep.Pages, "page", "pages"),
+		len(rep.Sections), report.Plural(len(rep.Sections), "section", "sections"), rep.Pages, report.Plural(rep.Pages, "page", "pages"),
 		strings.Join(secs, ", "), quoteName(PropOrder), rep.Lost, rep.Approximated)
 	rt := text(lead)
 	rt = append(rt, blocks.RichText{Text: ReportTitle, Mention: rep.ReportPageID}, blocks.RichText{Text: "."})

@@ -203,7 +203,7 @@ func (v Verification) String() string {
 	total := v.Verified + v.Differs + v.Edited + v.Unverified
 	s := fmt.Sprintf("%d of %d pages verified", v.Verified, total)
 	if v.Differs > 0 {
-		s += fmt.Sprintf(", %d %s", v.Differs, plural(v.Differs, "differs", "differ"))
+		s += fmt.Sprintf(", %d %s", v.Differs, Plural(v.Differs, "differs", "differ"))
 	}
 	if v.Edited > 0 {
 		s += fmt.Sprintf(", %d edited in Notion since", v.Edited)
@@ -214,7 +214,9 @@ func (v Verification) String() string {
 	return s
 }
 
-func plural(n int, one, many string) string {
+// Plural is one when n is 1, else many: the one rule for the words a
+// person reads beside a count.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

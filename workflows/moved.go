@@ -7,6 +7,7 @@ import (
 
 	"github.com/notebridge/notebridge/activities"
 	"github.com/notebridge/notebridge/failure"
+	"github.com/notebridge/notebridge/report"
 )
 
 // A page moved to another section between two migrations (or since the
@@ -119,12 +120,13 @@ func movedSummary(r *activities.ReconcileStructureResult) string {
 	if r == nil || r.Moved+len(r.Failed)+len(r.Duplicates) == 0 {
 		return ""
 	}
-	msg := fmt.Sprintf("; %d pages moved to another section in OneNote: their rows moved with them", r.Moved)
+	msg := fmt.Sprintf("; %d %s moved to another section in OneNote: %s", r.Moved,
+		report.Plural(r.Moved, "page", "pages"), report.Plural(r.Moved, "its row moved with it", "their rows moved with them"))
 	if n := len(r.Failed); n > 0 {
-		msg += fmt.Sprintf(" (%d rows Notion refused to change: see structure.failed)", n)
+		msg += fmt.Sprintf(" (%d %s Notion refused to change: see structure.failed)", n, report.Plural(n, "row", "rows"))
 	}
 	if n := len(r.Duplicates); n > 0 {
-		msg += fmt.Sprintf("; %d pages held by more than one row (see structure.duplicates)", n)
+		msg += fmt.Sprintf("; %d %s held by more than one row (see structure.duplicates)", n, report.Plural(n, "page", "pages"))
 	}
 	return msg
 }

@@ -67,6 +67,8 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			u.Scope.Breaker.close()
 		}
 		granted := ls.Granted.UnixNano()
+		u.Scope.OKAt = max(u.Scope.OKAt, granted)
+		l.st.App.OKAt = max(l.st.App.OKAt, granted)
 		usr.prove(uc, last, granted, now)
 		app.prove(ac, last, granted, now)
 		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
@@ -99,6 +101,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
+		u.Scope.RefusedAt = now
 		v, before := usr, uc
 		if scope == ScopeApp {
 			v, before = app, ac
@@ -176,11 +179,32 @@ func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user,
 // lowers the app's hour under what it took (every user waits for the
 // hour to slide) and ratchets it down a unit each hour.
 func (l *Limiter) throttleScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) ThrottleScope {
+	if refusedAgain(usr, app, uc, now) {
+		return ScopeUser
+	}
 	scope = l.plausibleScope(scope, usr, app, uc, ac, now)
 	if usr.plausible(uc, true, now) == app.plausible(ac, true, now) {
 		scope = bindingScope(scope, usr, app, uc, ac, now)
 	}
 	return scope
+}
+
+// refusedAgain reports whether a throttle without a scope is the user's
+// own scope refusing it again: the user was throttled before, within its
+// longest window, nothing of it succeeded since, the app took a request
+// granted after that throttle (another user's: the app had room), and a
+// user window is at or above the count recently proven to succeed in it
+// (and its floor). Fullness by believed limits must not overrule that: a
+// user hour hidden at 121, believed at 400, looks a third full while the
+// app's hour looks two-thirds full, and blaming the app lowered its hour
+// under the real 800 to the count it held (issue 32: every user then
+// idled 57 min until the hour slid, small-115, full-40).
+func refusedAgain(usr, app scopeView, uc []int, now int64) bool {
+	r := usr.st.RefusedAt
+	if r == 0 || now-r > usr.pers[longest(usr.pers)] || app.st.OKAt <= r || usr.st.OKAt > r {
+		return false
+	}
+	return usr.plausible(uc, true, now)
 }
 
 // plausibleScope corrects the inferred scope of a throttle without one:

@@ -16,6 +16,11 @@ type scopeState struct {
 	// FG logs the foreground units enqueued, over the scope's windows: the
 	// demand the foreground reserve follows (see demand).
 	FG rollingLog `json:"fg,omitzero"`
+	// RefusedAt is when a request of the scope was last throttled; OKAt
+	// is the grant time of the latest success in the scope (see
+	// refusedAgain).
+	RefusedAt int64 `json:"refusedAt,omitempty"`
+	OKAt      int64 `json:"okAt,omitempty"`
 	// fgMemo is demand's last answer, per window: a decision asks for it
 	// at one time many times over.
 	fgMemo demandMemo

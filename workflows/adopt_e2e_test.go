@@ -237,15 +237,12 @@ func TestFileImportThenGraphSyncAdopts(t *testing.T) {
 	}
 }
 
-// TestFileImportThenGraphMigrationAdopts is TestFileImportThenGraphSyncAdopts
-// with a plain migration: a migration finds the import's rows by the page
-// GUID in each page's link (in WritePage's one lookup) and writes each
-// once in place; none is added, and no container is made. Migrating
-// again (without adoptNotebookPage) writes nothing.
-func TestFileImportThenGraphMigrationAdopts(t *testing.T) {
+// smallAdoption imports a notebook smaller than the sync's, to keep the
+// migration tests short (a section with a page and its subpage, and the
+// group's section), and adds its Graph twin of the same GUIDs.
+func smallAdoption(t *testing.T) (*harness, fileImport, *graph.Notebook) {
+	t.Helper()
 	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 3, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1}})
-	// A smaller notebook than the sync's, to keep the test short: a
-	// section with a page and its subpage, and the group's section.
 	spec := adoptNotebook()
 	spec.Sections = spec.Sections[:1]
 	spec.Sections[0].Pages = spec.Sections[0].Pages[:2]
@@ -253,6 +250,16 @@ func TestFileImportThenGraphMigrationAdopts(t *testing.T) {
 	fi := importForAdoption(t, h, spec)
 	twin := graphTwin(fi.spec)
 	h.graph.AddNotebooks(e2eUser, twin)
+	return h, fi, twin
+}
+
+// TestFileImportThenGraphMigrationAdopts is TestFileImportThenGraphSyncAdopts
+// with a plain migration: a migration finds the import's rows by the page
+// GUID in each page's link (in WritePage's one lookup) and writes each
+// once in place; none is added, and no container is made. Migrating
+// again (without adoptNotebookPage) writes nothing.
+func TestFileImportThenGraphMigrationAdopts(t *testing.T) {
+	h, fi, twin := smallAdoption(t)
 	migrate := func(adopt string) workflows.NotebookReport {
 		t.Helper()
 		in := workflows.MigrateInput{User: e2eUser, Notebook: twin.ID, NotionParent: h.root, Limits: h.profile, SectionParallelism: 3,

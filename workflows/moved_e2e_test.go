@@ -119,14 +119,7 @@ func TestMigrationAgainAfterMoves(t *testing.T) {
 // import: the moved page's row is the import's, moved to its new
 // section's database; no row is added.
 func TestFileImportThenGraphMigrationAfterAMove(t *testing.T) {
-	h := newHarnessWith(t, harnessOptions{spec: graph.GenSpec{Seed: 3, Owner: e2eUser, Notebooks: 1, SectionsPerContainer: 1, PagesPerSection: 1}})
-	spec := adoptNotebook()
-	spec.Sections = spec.Sections[:1]
-	spec.Sections[0].Pages = spec.Sections[0].Pages[:2]
-	spec.Groups[0].Sections[0].Pages = spec.Groups[0].Sections[0].Pages[:1]
-	fi := importForAdoption(t, h, spec)
-	twin := graphTwin(fi.spec)
-	h.graph.AddNotebooks(e2eUser, twin)
+	h, fi, twin := smallAdoption(t)
 	work, old := twin.Sections[0], twin.SectionGroups[0].Sections[0]
 	movedRow := fi.rows[strings.ToLower(work.Pages[1].GUID)].ID
 	to, err := h.graph.MovePage(work.Pages[1].ID, old.ID)

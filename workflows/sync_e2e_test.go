@@ -354,13 +354,7 @@ func TestSyncEndToEnd(t *testing.T) {
 	// Regression: a section database renamed in Notion made the next run
 	// create a database under the old title and write the section again.
 	t.Run("a section database renamed in Notion is found, and nothing is written twice", func(t *testing.T) {
-		book := notebookPage(t, h.notion.Export(), nb.DisplayName)
-		var db notionemu.Database
-		for _, d := range book.Databases {
-			if d.Title == s0.DisplayName {
-				db = d
-			}
-		}
+		db := sectionDatabase(t, h.notion.Export(), nb.DisplayName, s0.DisplayName)
 		must(h.notion.PersonRename(db.ID, "My renamed section"))
 		rep := h.syncRun(t, 10, workflows.DeletesArchive)
 		t.Logf("after a rename in Notion: %s", rep.Message)
@@ -457,16 +451,7 @@ func TestSyncEndToEnd(t *testing.T) {
 	// on it would fail; the writer keeps addressing its own data source, so
 	// the sync writes nothing twice and nothing lands in the person's.
 	t.Run("a second data source added by a person: the sync writes nothing twice", func(t *testing.T) {
-		book := notebookPage(t, h.notion.Export(), nb.DisplayName)
-		var db notionemu.Database
-		for _, d := range book.Databases {
-			if d.Title == s0.DisplayName {
-				db = d
-			}
-		}
-		if db.ID == "" {
-			t.Fatalf("no section database %q under the notebook page", s0.DisplayName)
-		}
+		db := sectionDatabase(t, h.notion.Export(), nb.DisplayName, s0.DisplayName)
 		body, _ := json.Marshal(map[string]any{
 			"parent":     map[string]any{"type": "database_id", "database_id": db.ID},
 			"title":      []any{map[string]any{"text": map[string]any{"content": "My ideas"}}},
@@ -497,10 +482,8 @@ func TestSyncEndToEnd(t *testing.T) {
 		if _, dup := exportedRows(t, h.notion.Export(), nb.DisplayName); len(dup) > 0 {
 			t.Errorf("pages written more than once: %v", dup)
 		}
-		for _, d := range notebookPage(t, h.notion.Export(), nb.DisplayName).Databases {
-			if d.ID == db.ID && len(d.Rows) != rows {
-				t.Errorf("the section database holds %d rows, want %d", len(d.Rows), rows)
-			}
+		if got := sectionDatabase(t, h.notion.Export(), nb.DisplayName, s0.DisplayName); len(got.Rows) != rows {
+			t.Errorf("the section database holds %d rows, want %d", len(got.Rows), rows)
 		}
 	})
 }

@@ -212,6 +212,19 @@ func notebookPage(t *testing.T, ws notionemu.Workspace, name string) *notionemu.
 	return p
 }
 
+// sectionDatabase finds the database titled title directly under the live
+// notebook page titled notebook.
+func sectionDatabase(t *testing.T, ws notionemu.Workspace, notebook, title string) notionemu.Database {
+	t.Helper()
+	for _, d := range notebookPage(t, ws, notebook).Databases {
+		if d.Title == title {
+			return d
+		}
+	}
+	t.Fatalf("no section database %q under the notebook page %q", title, notebook)
+	return notionemu.Database{}
+}
+
 // groupCount counts a notebook's section groups.
 func groupCount(gs []*graph.SectionGroup) int {
 	n := len(gs)

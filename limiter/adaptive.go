@@ -67,6 +67,19 @@ func (a *adapted) prove(c int, granted, per, now int64) {
 	}
 }
 
+// raise unlearns a lowering up to to, the limit upstream showed it has
+// now (at most the spec's: at or above it the lowering is gone). The
+// strike goes with it, as a success above the lowering takes it back
+// (prove), and a throttled count under the new limit (Hit) no longer
+// names this window.
+func (a *adapted) raise(spec, to int) {
+	if a.Lowered == 0 || to <= a.Lowered {
+		return
+	}
+	a.Lowered = min(to, spec)
+	a.Strikes = max(0, a.Strikes-1)
+}
+
 // proven is the count known to succeed, remembered for two window
 // lengths (the real limit may drop later).
 func (a adapted) proven(per, now int64) int {

@@ -364,3 +364,48 @@ func TestThrottleBlameFarEmptierWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftRaise: a success whose percentage shows a lowered window
+// emptier than the model believes raises it to the limit the percentage
+// implies (issue 32, full-133: the app hour was learned right at 444,
+// the real limit then rose to 482, and the percentage reports only ever
+// lowered, so every hour idled some 58 minutes until the creep back).
+// The user minute of bigSpec (100) is lowered to 50 by a throttle; a
+// minute later 45 requests go, the last with the percentage.
+func TestSoftRaise(t *testing.T) {
+	tests := []struct {
+		name    string
+		pct     float64
+		scope   ThrottleScope
+		wantEff int
+	}{
+		{"emptier than the lowered limit: rises to count ÷ percentage", 0.8, ScopeUser, 56},
+		{"agrees with the lowered limit: stays", 0.9, ScopeUser, 50},
+		{"a report of the app's fill leaves the user's windows", 0.8, ScopeApp, 50},
+		{"a report without a scope bounds both scopes", 0.8, ScopeUnknown, 56},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, bigSpec())
+			var q seq
+			for i := range 50 {
+				sendOne(t, l, &q, "a", ok200, at(time.Duration(i)*time.Millisecond), 0)
+			}
+			sendOne(t, l, &q, "a", Outcome{Status: 429, Code: CodeThrottled, Scope: ScopeUser}, at(time.Second), 0)
+			if got := l.State(at(time.Second)).Users[0].Windows[0].Effective; got != 50 {
+				t.Fatalf("after the throttle: effective minute limit = %d, want 50", got)
+			}
+			start := at(70 * time.Second)
+			for i := range 44 {
+				if !sendOne(t, l, &q, "a", ok200, start.Add(time.Duration(i)*time.Millisecond), 0) {
+					t.Fatalf("request %d of the next minute was not granted", i)
+				}
+			}
+			now := start.Add(time.Second)
+			sendOne(t, l, &q, "a", Outcome{Status: 200, ThrottlePercent: tc.pct, Scope: tc.scope}, now, 0)
+			if got := l.State(now).Users[0].Windows[0].Effective; got != tc.wantEff {
+				t.Fatalf("effective minute limit = %d, want %d", got, tc.wantEff)
+			}
+		})
+	}
+}

@@ -103,6 +103,25 @@ func TestNoRatchet(t *testing.T) {
 			wantMinute: 64, wantHour: 344, wantStrike: 1,
 		},
 		{
+			// small-120: the hour is hidden at 177. The minute, lowered
+			// by mistake to 89, took the blame at 88; 30 s later the
+			// hour refuses again one unit on (the counts blur by the
+			// requests in flight) while the minute holds 70, which by
+			// believed limits still looks the fuller. The hour binds.
+			name: "a window refused again within a unit of its last count is blamed, not a fuller-looking one that moved",
+			act: func(t *testing.T) scopeState {
+				st := newScopeState(2)
+				st.Limits[0] = adapted{Lowered: 89, At: t1 - int64(2*time.Minute), Strikes: 1}
+				v := view(&st, &us)
+				v.prove([]int{87, 176}, 1, t1-sec, t1-sec)
+				v.lowerBusiest([]int{88, 177}, t1)
+				later := t1 + 30*sec
+				v.lowerBusiest([]int{70, 178}, later)
+				return st
+			},
+			wantMinute: 88, wantHour: 177, wantStrike: 1,
+		},
+		{
 			// The hour was lowered to 160 by mistake (two strikes); it
 			// creeps back after its quiet, and upstream takes a request
 			// at 180, sent after the lowering.

@@ -27,7 +27,9 @@ import (
 //   - a success with ThrottlePercent >= 0.8 that shows the scope fuller
 //     than the model thinks lowers the busiest window to the limit the
 //     percentage implies (>= 1.0: to its count, so nothing more leaves
-//     until a unit leaves the window).
+//     until a unit leaves the window); one that shows it emptier than a
+//     lowered window raises that window to the limit the percentage
+//     implies (the real limit rose, or the lowering went too far).
 //   - ErrorThreshold server errors in a row open the app breaker.
 //   - a success earns RetryRatio retry tokens and closes the breakers it
 //     probed.
@@ -301,9 +303,12 @@ func (l *Limiter) infer(user string, now int64) ThrottleScope {
 	return scope
 }
 
-// soft reacts to x-ms-throttle-limit-percentage on a success. It acts only
-// when upstream reports the scope fuller than the model counts it (with
-// exact limits the two agree and nothing changes).
+// soft reacts to x-ms-throttle-limit-percentage on a success. With exact
+// limits the model and upstream agree and nothing changes. When upstream
+// reports the scope emptier than a lowered window of it (the percentage
+// names the scope; without a scope it bounds both), that window rises
+// (scopeView.raise). When upstream reports the scope fuller than the
+// model counts it, the busiest window that can be to blame is lowered.
 func (l *Limiter) soft(usr, app scopeView, userCount, appCount []int, last int, o Outcome, now int64) {
 	after := func(c []int) []int {
 		out := make([]int, len(c))
@@ -322,6 +327,12 @@ func (l *Limiter) soft(usr, app scopeView, userCount, appCount []int, last int, 
 		if _, ar := app.busiest(ac, now); ar > ur {
 			v, counts = app, ac
 		}
+	}
+	if o.Scope == ScopeUnknown {
+		usr.raise(uc, o.ThrottlePercent, now)
+		app.raise(ac, o.ThrottlePercent, now)
+	} else {
+		v.raise(counts, o.ThrottlePercent, now)
 	}
 	if _, ratio := v.busiest(counts, now); o.ThrottlePercent <= ratio+0.02 {
 		return

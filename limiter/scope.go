@@ -284,7 +284,12 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 // whatever its believed limit says (a minute hidden at 64, believed at
 // 120, looks half empty, while the hour it throttles, lowered to its
 // count at the last throttle, looks full and was walked down throttle by
-// throttle as it slid: 344 to 205 in an hour, then a 56 min stall). It
+// throttle as it slid: 344 to 205 in an hour, then a 56 min stall). A
+// count one unit on from the last, above what the window proved, is the
+// same count: the counts blur by the requests in flight, and a window
+// that let nothing through beyond its proof refused again (small-120: a
+// user hour hidden at 177 refused at 177 and 178 while the minute, held
+// at 88 and 70, looked the fuller and was walked down to 31). It
 // returns nil when that does not single windows out.
 func (v scopeView) again(before []int, now int64) []float64 {
 	var out []float64
@@ -292,7 +297,8 @@ func (v scopeView) again(before []int, now int64) []float64 {
 	for w, c := range before {
 		a := v.st.Limits[w]
 		spec := v.spec.Windows[w].Limit
-		same := a.Seen > 0 && c == a.Seen && now-a.SeenAt > int64(v.t.Cooldown) &&
+		sameCount := c == a.Seen || c == a.Seen+1 && c > a.proven(v.pers[w], now)
+		same := a.Seen > 0 && sameCount && now-a.SeenAt > int64(v.t.Cooldown) &&
 			now-a.SeenAt <= 2*v.pers[w] && float64(c) >= v.t.AdaptFloor*float64(spec)
 		if !same {
 			continue
@@ -415,4 +421,26 @@ func (v scopeView) busiest(counts []int, now int64) (int, float64) {
 		}
 	}
 	return bw, best
+}
+
+// raise lifts each lowered window of the scope that upstream reports
+// emptier than the model: the percentage is the fullest window's, so a
+// window at count c holds no more than pct of its real limit, which is
+// at least c ÷ pct. A lowered window whose count is over that share of
+// its effective limit (by more than two points, for rounding) was
+// lowered too far, and rises to the implied limit (adapted.raise).
+// Without it, a limit learned right that then rose (or one lowered for
+// another window's throttle) is found again only by creeping back, an
+// hour a step for an hour window, while every hour idles.
+func (v scopeView) raise(counts []int, pct float64, now int64) {
+	if pct <= 0 || len(counts) != len(v.st.Limits) {
+		return
+	}
+	for w, c := range counts {
+		spec := v.spec.Windows[w].Limit
+		a := &v.st.Limits[w]
+		if eff := a.limit(spec, v.t, now); a.Lowered > 0 && float64(c)/float64(eff) > pct+0.02 {
+			a.raise(spec, int(float64(c)/pct+1e-9))
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -130,5 +131,51 @@ func TestStateSizeFor1000Users(t *testing.T) {
 	t.Logf("state: %d users, %d bytes (%d per user)", len(l.st.Users), len(b), len(b)/1000)
 	if len(b) > 512<<10 {
 		t.Fatalf("state is %d bytes, want under 512 KiB", len(b))
+	}
+}
+
+func TestRollingLogJSON(t *testing.T) {
+	base := at(0).UnixNano()
+	cases := []struct {
+		name    string
+		entries []stamp
+	}{
+		{"empty", nil},
+		{"one", []stamp{{base, 1}}},
+		{"same instant and costs", []stamp{{base, 3}, {base, 1}, {base + 9e9, 40}, {base + 3600e9, 1}}},
+		{"before 1970", []stamp{{-5, 2}, {7, 1}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := json.Marshal(rollingLog{entries: c.entries})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back rollingLog
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("%s: %v", b, err)
+			}
+			if len(back.entries) != len(c.entries) || len(c.entries) > 0 && !reflect.DeepEqual(back.entries, c.entries) {
+				t.Errorf("read back %v, want %v", back.entries, c.entries)
+			}
+		})
+	}
+	// A full hour of one user at its limit, a grant every 9 s: about 8
+	// bytes an entry, against about 16 as decimal numbers.
+	var full rollingLog
+	for i := range 400 {
+		full.entries = append(full.entries, stamp{base + int64(i)*9e9 + int64(i%7)*1e6, 1})
+	}
+	b, _ := json.Marshal(full)
+	if len(b) > 8*400+16 {
+		t.Errorf("a full user hour is %d bytes, want <= %d", len(b), 8*400+16)
+	}
+	// Forms that do not decode say so.
+	for _, bad := range []string{`[1796205798000000000,1]`, `"!!"`, `"gA"`, `12`} {
+		var g rollingLog
+		err := json.Unmarshal([]byte(bad), &g)
+		if err == nil || !strings.Contains(err.Error(), "rolling log") {
+			t.Errorf("%s: error %v, want a rolling log error", bad, err)
+		}
 	}
 }

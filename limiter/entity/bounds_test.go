@@ -129,3 +129,94 @@ func TestShardsCarryBoundedStateAt10000Users(t *testing.T) {
 		t.Errorf("a shard's continue-as-new input is %d bytes, want < %d", largest, maxPayload)
 	}
 }
+
+// TestShardPayloadBoundedAtFullRate runs the busiest of the shards that
+// shard.Count chooses for 10,000 users at full rate for longer than the
+// longest window plus the log's keep: every user has its page workers'
+// asks queued all the time, every grant is released at once as a
+// success, and the app budget never binds (the shard's lease is the
+// whole OneNote app budget times the users, the worst case for its
+// logs). Every user's log then holds its hour's limit. The shard's
+// continue-as-new input must stay under the payload target.
+func TestShardPayloadBoundedAtFullRate(t *testing.T) {
+	shards := shard.Count(boundUsers)
+	per := make([][]string, shards)
+	for u := range boundUsers {
+		user := fmt.Sprintf("user%05d@contoso.example", u)
+		k := shard.Of(user, shards)
+		per[k] = append(per[k], user)
+	}
+	busiest := 0
+	for k := range per {
+		if len(per[k]) > len(per[busiest]) {
+			busiest = k
+		}
+	}
+	users := per[busiest]
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	spec := limiter.OneNote()
+	spec.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}, {Limit: 10_000_000, Per: limiter.Duration(time.Hour)}}, Concurrency: 1_000_000}
+	m, err := limiter.New(padded(spec, 0), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := map[string]Address{}
+	stats := Stats{Granted: map[string]int{}, Units: map[string]int{}}
+	queued := map[string]int{}
+	seq := 0
+	ask := func(user string, at time.Time) {
+		for queued[user] < boundWorkers {
+			seq++
+			id := fmt.Sprintf("0123456789abcdef0123456789abcdef/%d", seq)
+			if err := m.Enqueue(limiter.Request{ID: id, User: user, Lane: limiter.Background}, at); err != nil {
+				t.Fatal(err)
+			}
+			reqs[id] = Address{WorkflowID: "migrate-section/" + user, RunID: "0123456789abcdef0123456789abcdef"}
+			queued[user]++
+		}
+	}
+	granted := 0
+	end := now.Add(time.Hour + 10*time.Minute)
+	for at := now; at.Before(end); at = at.Add(time.Second) {
+		for _, u := range users {
+			ask(u, at)
+		}
+		gs := m.Grant(at)
+		for _, g := range gs {
+			stats.Granted[g.User]++
+			stats.Units[g.User] += g.Cost
+		}
+		granted += len(gs)
+		// The next second's releases: each sent at once, a success.
+		for _, g := range gs {
+			if !m.Release(g.LeaseID, limiter.Outcome{Status: 200, Sent: at}, at.Add(time.Second)) {
+				t.Fatalf("release of %s refused", g.LeaseID)
+			}
+			delete(reqs, g.RequestID)
+			queued[g.User]--
+		}
+	}
+	// The final state: every user's asks queued again, and some held.
+	for _, u := range users {
+		ask(u, end)
+	}
+	gs := m.Grant(end)
+	st, err := m.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(Input{Resource: "graph-onenote", App: "app", Spec: &spec, State: st, Requesters: reqs,
+		Stats: stats, Shard: &ShardConfig{Index: busiest, Count: shards}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Full rate: each user gets its hour's limit in the first hour.
+	if want := len(users) * spec.User.Windows[1].Limit; granted < want {
+		t.Errorf("granted %d in the run, want at least %d (every user's hour)", granted, want)
+	}
+	t.Logf("%d shards for %d users; the busiest holds %d users; %d granted, %d held at the end; continue-as-new input %d KiB (state %d KiB)",
+		shards, boundUsers, len(users), granted, len(gs), len(raw)>>10, len(st)>>10)
+	if len(raw) >= maxPayload {
+		t.Errorf("the busiest shard's continue-as-new input is %d bytes after an hour at full rate, want < %d", len(raw), maxPayload)
+	}
+}

@@ -63,6 +63,7 @@
 package entity
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -175,7 +176,7 @@ type Input struct {
 	// It is ignored when State is set.
 	Spec *limiter.Spec `json:"spec,omitempty"`
 	// State is the model's state carried across continue-as-new.
-	State []byte `json:"state,omitempty"`
+	State json.RawMessage `json:"state,omitempty"`
 	// Requesters maps request IDs (queued or leased) to their requester.
 	Requesters map[string]Address `json:"requesters,omitempty"`
 	// Stats carries the running counters across continue-as-new.

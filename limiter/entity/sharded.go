@@ -2,6 +2,7 @@ package entity
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,7 +103,7 @@ type CoordinatorInput struct {
 	// TTL is a lease's lifetime; 0 means shard.DefaultTTL.
 	TTL time.Duration `json:"ttl,omitempty"`
 	// State is the coordinator's state across continue-as-new.
-	State []byte `json:"state,omitempty"`
+	State json.RawMessage `json:"state,omitempty"`
 	// MaxHistory continues as new at this many events; 0 means 8,000.
 	MaxHistory int `json:"maxHistory,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/auth"
 	"github.com/notebridge/notebridge/codec"
 	"github.com/notebridge/notebridge/limiter"
+	"github.com/notebridge/notebridge/limiter/shard"
 	"github.com/notebridge/notebridge/onenote"
 	"github.com/notebridge/notebridge/readiness"
 )
@@ -74,8 +75,11 @@ type config struct {
 	NotionSpec   limiter.PaceSpec
 	GraphTimeout time.Duration
 	LogLevel     string
-	// LimiterShards is the number of Graph limiter shards (1: the single
-	// limiter entity).
+	// LimiterUsers is how many users the install migrates (-limiter-users);
+	// LimiterShards, the number of Graph limiter shards, is chosen from it
+	// (shard.Count: one per shard.UsersPerShard users, one for a small
+	// install), so every shard's state stays bounded.
+	LimiterUsers  int
 	LimiterShards int
 	// NotionToken is read from NOTION_TOKEN or the file NOTION_TOKEN_FILE
 	// names.
@@ -161,8 +165,8 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 		"blocks the Notion workspace has created in its life (Settings > Plans shows the usage; the API does not tell it) (env NOTEBRIDGE_NOTION_BLOCKS_USED)")
 	fs.IntVar(&c.NotionFacts.Members, "notion-members", envInt("NOTEBRIDGE_NOTION_MEMBERS", 0),
 		"the Notion workspace's members, guests excluded, if the integration may not read users (otherwise counted through the API) (env NOTEBRIDGE_NOTION_MEMBERS)")
-	fs.IntVar(&c.LimiterShards, "limiter-shards", envInt("NOTEBRIDGE_LIMITER_SHARDS", 1),
-		"Graph limiter shards: 1 is one limiter entity per app (enough for hundreds of users); above 1 users are spread over that many shards, which share the app limits through a coordinator's leases (for thousands of users; give every worker the same number; runs already going keep the count they started with) (env NOTEBRIDGE_LIMITER_SHARDS)")
+	fs.IntVar(&c.LimiterUsers, "limiter-users", envInt("NOTEBRIDGE_LIMITER_USERS", shard.UsersPerShard),
+		"users the install migrates: the Graph limiter gets one shard per "+strconv.Itoa(shard.UsersPerShard)+" users (one for a small install), and shards share the app limits through a coordinator's leases (give every worker the same number; runs already going keep the shard count they started with) (env NOTEBRIDGE_LIMITER_USERS)")
 	fs.DurationVar(&c.GraphTimeout, "graph-timeout", 60*time.Second, "timeout of one Graph request")
 	fs.StringVar(&c.LogLevel, "log-level", env("NOTEBRIDGE_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -191,9 +195,10 @@ func parseConfigWith(args []string, more func(*flag.FlagSet)) (config, error) {
 	if c.NotionFacts.BlocksUsed < 0 || c.NotionFacts.Members < 0 {
 		return c, fmt.Errorf("-notion-blocks-used %d, -notion-members %d: want counts of at least 0", c.NotionFacts.BlocksUsed, c.NotionFacts.Members)
 	}
-	if c.LimiterShards < 1 {
-		return c, fmt.Errorf("-limiter-shards %d: want at least 1", c.LimiterShards)
+	if c.LimiterUsers < 1 {
+		return c, fmt.Errorf("-limiter-users %d: want at least 1", c.LimiterUsers)
 	}
+	c.LimiterShards = shard.Count(c.LimiterUsers)
 	if c.AppID == "" {
 		return c, errors.New("-app-id (or NOTEBRIDGE_APP_ID) is required")
 	}

@@ -19,12 +19,14 @@ func TestParseConfigLimiterShards(t *testing.T) {
 		wantErr string
 	}{
 		{"", nil, 1, ""},
-		{"", []string{"-limiter-shards", "16"}, 16, ""},
-		{"8", nil, 8, ""},
-		{"8", []string{"-limiter-shards=2"}, 2, ""},
-		{"", []string{"-limiter-shards", "0"}, 0, "want at least 1"},
+		{"", []string{"-limiter-users", "40"}, 1, ""},
+		{"", []string{"-limiter-users", "41"}, 2, ""},
+		{"", []string{"-limiter-users", "10000"}, 250, ""},
+		{"1000", nil, 25, ""},
+		{"1000", []string{"-limiter-users=3"}, 1, ""},
+		{"", []string{"-limiter-users", "0"}, 0, "want at least 1"},
 	} {
-		t.Setenv("NOTEBRIDGE_LIMITER_SHARDS", tc.env)
+		t.Setenv("NOTEBRIDGE_LIMITER_USERS", tc.env)
 		c, err := parseConfig(append([]string{"-app-id", "a", "-token-dir", "/tmp/t"}, tc.args...))
 		switch {
 		case tc.wantErr != "":
@@ -37,9 +39,9 @@ func TestParseConfigLimiterShards(t *testing.T) {
 	}
 }
 
-// TestWorkerMigratesThroughLimiterShards runs the worker with
-// -limiter-shards 4 and migrates a notebook: every Graph request the
-// emulator received had a permit from the user's shard, the coordinator
+// TestWorkerMigratesThroughLimiterShards runs the worker with 4 limiter
+// shards (what -limiter-users 160 chooses) and migrates a notebook: every
+// Graph request the emulator received had a permit from the user's shard, the coordinator
 // leased the app budget, and the single limiter entity never ran.
 func TestWorkerMigratesThroughLimiterShards(t *testing.T) {
 	stk := newWorkerStack(t, stackSpec{taskQueue: "worker-shards-test", lowLatency: true, sections: 2, pages: 3,

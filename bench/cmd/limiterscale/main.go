@@ -22,6 +22,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,9 +40,9 @@ import (
 
 func main() {
 	var (
-		users      = flag.Int("users", 10_000, "users")
+		userList   = flag.String("users", "1000,10000", "user counts the model measures, comma-separated (the dev server's requesters are drawn from the last)")
 		workers    = flag.Int("workers", 5, "page workers per user (asks queued at once)")
-		shards     = flag.Int("shards", 128, "shards of the sharded design")
+		shards     = flag.Int("shards", 128, "shards of the fixed-count sharded design the model measures beside shard.Count's")
 		passes     = flag.Int("passes", 300, "decision passes timed per entity")
 		runEntity  = flag.Bool("entity", false, "also measure the entity on a Temporal dev server")
 		entShards  = flag.Int("entity-shards", 8, "shards of the sharded design on the dev server")
@@ -55,24 +56,41 @@ func main() {
 		load       = flag.String("load", "graph", "what a requester does under each permit: graph (one Graph request, an activity) or permits (nothing: ask, grant, release; the limiter's own throughput)")
 	)
 	flag.Parse()
+	var counts []int
+	for _, f := range strings.Split(*userList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "limiterscale: -users %q: want positive counts, comma-separated\n", *userList)
+			os.Exit(2)
+		}
+		counts = append(counts, n)
+	}
+	users := &counts[len(counts)-1]
 	var b strings.Builder
-	fmt.Fprintf(&b, "Model at %d users x %d page workers (OneNote user limits, the app budget never binding, so every user holds its 5 leases: the largest state).\n\n", *users, *workers)
-	b.WriteString("| design | entities | users per entity (max) | max continue-as-new input | max details | max state query answer | decision pass (mean over entities' passes) |\n|---|---|---|---|---|---|---|\n")
-	for _, n := range []int{1, *shards} {
+	fmt.Fprintf(&b, "Model at %v users x %d page workers (OneNote user limits, the app budget never binding, so every user holds its 5 leases: the largest state).\n\n", counts, *workers)
+	b.WriteString("| users | design | entities | users per entity (max) | max continue-as-new input | max details | max state query answer | decision pass (mean over entities' passes) |\n|---|---|---|---|---|---|---|---|\n")
+	for _, nu := range counts {
 		if !*runModel {
 			break
 		}
-		r, err := model(*users, *workers, n, *passes)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "limiterscale:", err)
-			os.Exit(1)
+		for _, n := range []int{1, *shards, shard.Count(nu)} {
+			name := "single entity"
+			switch {
+			case n == shard.Count(nu) && n > 1:
+				name = "shards by shard.Count"
+			case n == *shards && n > 1:
+				name = fmt.Sprintf("%d shards (fixed)", n)
+			case n > 1:
+				continue
+			}
+			r, err := model(nu, *workers, n, *passes)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "limiterscale:", err)
+				os.Exit(1)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %d | %d | %s | %s | %s | %v |\n", nu, name, n, r.maxUsers, kib(r.maxInput), kib(r.maxDetails), kib(r.maxQuery), r.pass)
+			fmt.Fprintf(os.Stderr, "model %d users, %s done\n", nu, name)
 		}
-		name := "single entity"
-		if n > 1 {
-			name = "sharded"
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %v |\n", name, n, r.maxUsers, kib(r.maxInput), kib(r.maxDetails), kib(r.maxQuery), r.pass)
-		fmt.Fprintf(os.Stderr, "model %s done\n", name)
 	}
 	if *runEntity {
 		if *load != "graph" && *load != "permits" {
@@ -273,7 +291,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 	idle := (idleStack.meter.total() - idle0) / 10
 	idleStack.stop()
 	fmt.Fprintf(b, "The worker and dev server use %v of CPU a second when idle.\n\n", idle.Round(time.Millisecond))
-	b.WriteString("| round | design | limiter entities | Graph requests | took | Graph requests/s | CPU ms / Graph request (worker + dev server) | Graph requests / CPU-second | busiest limiter workflow busy | its capacity (Graph requests / busy second) | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| round | design | limiter entities | Graph requests | took | Graph requests/s | CPU ms / Graph request (worker + dev server) | Graph requests / CPU-second | busiest limiter workflow busy | its capacity (Graph requests / busy second) | limiter events / Graph request | signals to limiters / Graph request | grant signals / Graph request | permit wait p50 | permit wait p99 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	type design struct {
 		key    string
 		name   string
@@ -350,9 +368,10 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 			n := float64(done)
 			capacity := n / busiest.Seconds()
 			capRates[d.name] = append(capRates[d.name], capacity)
-			fmt.Fprintf(b, "| %d | %s | %d | %d | %v | %.1f | %.1f | %.1f | %.0f%% | %.0f | %.2f | %.2f | %.2f |\n", r+1, d.name, len(ids), done, took.Round(time.Millisecond), rate,
+			fmt.Fprintf(b, "| %d | %s | %d | %d | %v | %.1f | %.1f | %.1f | %.0f%% | %.0f | %.2f | %.2f | %.2f | %v | %v |\n", r+1, d.name, len(ids), done, took.Round(time.Millisecond), rate,
 				float64(cpu.Milliseconds())/n, perCPU, 100*busiest.Seconds()/took.Seconds(), capacity,
-				float64(sum(ev))/n, float64(ev["WorkflowExecutionSignaled"])/n, float64(ev["SignalExternalWorkflowExecutionInitiated"])/n)
+				float64(sum(ev))/n, float64(ev["WorkflowExecutionSignaled"])/n, float64(ev["SignalExternalWorkflowExecutionInitiated"])/n,
+				waits[len(waits)/2].Round(time.Millisecond), waits[len(waits)*99/100].Round(time.Millisecond))
 			fmt.Fprintf(os.Stderr, "round %d %s: %d requests in %v, CPU %v (dev server %v)\n", r+1, d.name, done, took.Round(time.Millisecond), cpu, srvCPU)
 			if verbose {
 				fmt.Fprintf(os.Stderr, "  waits p50 %v p90 %v p99 %v\n  limiter events: %v\n", waits[len(waits)/2], waits[len(waits)*9/10], waits[len(waits)*99/100], ev)

@@ -24,8 +24,9 @@
 // package limiter, which knows nothing of Temporal.
 //
 // For thousands of users one entity per app is too much state and too
-// slow a decision (see bench/results/limiter-scale.md), so the limiter may
-// be sharded (ClientOptions.Shards, the worker's -limiter-shards): each
+// slow a decision (see bench/results/limiter-topology.md), so the limiter
+// is sharded (ClientOptions.Shards; the worker chooses shard.Count of its
+// -limiter-users, one shard for a small install): each
 // user's requests go to the shard its ID hashes to (ShardWorkflowID), a
 // limiter entity like the single one, with Input.Shard set. The app's
 // limits are leased to the shards by CoordinatorWorkflow (package

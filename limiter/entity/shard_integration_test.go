@@ -43,7 +43,7 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	}
 	// Two more take their permits and give them back without calling
 	// Graph (the benchmark's load of the limiter alone); they route with
-	// 2 shards, as a worker started with another -limiter-shards would:
+	// 2 shards, as a worker started with another -limiter-users would:
 	// their shards join the coordinator and share the app budget.
 	const permitsOnly, otherCount = 2, 2
 	for i := range permitsOnly {

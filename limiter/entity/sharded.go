@@ -48,7 +48,7 @@ func ShardWorkflowID(resource, app, user string, shards int) string {
 
 // ShardID is shard k of n for resource and app:
 // "limiter/<resource>/<app>/shard-<k>-of-<n>". The count is in the ID, so
-// the shards of two counts (workers started with another -limiter-shards,
+// the shards of two counts (workers started with another -limiter-users,
 // or runs that began before a change) are different workflows, and no
 // shard is asked by clients that disagree on which users it holds.
 func ShardID(resource, app string, k, n int) string {

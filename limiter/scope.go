@@ -253,7 +253,7 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		ratios, best = again, 1
 	}
 	for w, c := range before {
-		v.st.Limits[w].Seen, v.st.Limits[w].SeenAt = c, now
+		v.st.Limits[w].see(c, v.t, now)
 	}
 	changed := false
 	for w, c := range before {

@@ -248,6 +248,8 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	ratios, best := v.blame(before, true, now)
 	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll {
 		ratios, best = all, bestAll
+	} else {
+		ratios, best = v.shortestLeft(ratios, best, now)
 	}
 	if again := v.again(before, now); again != nil {
 		ratios, best = again, 1
@@ -274,6 +276,53 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		}
 	}
 	return changed
+}
+
+// shortestLeft narrows the blame ratios that the proven rule left (each
+// window at or above the count recently proven to succeed in it) to the
+// shortest of those windows when it left more than one, each with a proof
+// (a window that proved nothing may be anywhere under its count): the counts say
+// nothing of which binds, and fullness by believed limits is no better a
+// guess, but the costs of a wrong guess differ. A window lowered to its
+// count lets nothing through until it slides: a wrong minute costs a
+// minute, and the probe after it, refused by the hour, names the hour (the
+// minute now under its proof); a wrong hour costs the rest of the hour
+// (small-285: an app minute hidden at 88 refused a request at 90, the app
+// hour, at 683 of 800 and fuller by believed limits, was lowered, and
+// every user idled 52 minutes).
+func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]float64, float64) {
+	s := -1
+	for w, r := range ratios {
+		if r < 0 {
+			continue
+		}
+		if v.st.Limits[w].proven(v.pers[w], now) == 0 {
+			return ratios, best
+		}
+		if s < 0 || v.pers[w] < v.pers[s] {
+			s = w
+		}
+	}
+	if s < 0 || countLeft(ratios) == 1 {
+		return ratios, best
+	}
+	out := make([]float64, len(ratios))
+	for w := range out {
+		out[w] = -1
+	}
+	out[s] = 1
+	return out, 1
+}
+
+// countLeft is how many windows blame ratios leave as possible causes.
+func countLeft(ratios []float64) int {
+	n := 0
+	for _, r := range ratios {
+		if r >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // again returns blame ratios (1 for the blamed, -1 for the others) when

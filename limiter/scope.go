@@ -41,6 +41,24 @@ type scopeView struct {
 	// hold, when set, is room per window kept for other users'
 	// background (see Limiter.computeHolds).
 	hold []int
+	// peers, when set (a user's scope, at a throttle), is per window the
+	// highest count recently proven to succeed in any user's scope
+	// (state.UserProof): one user table holds for every user, so a user
+	// window under what another user's took is not what refused it
+	// (small-129: a user's hour at 173, under the 193 other users had
+	// taken, was blamed for the app hour's throttle and lowered to 172, and
+	// the user idled 22 minutes).
+	peers []adapted
+}
+
+// proven is the count recently proven to succeed in window w: the
+// scope's own, or its peers' when higher.
+func (v scopeView) proven(w int, now int64) int {
+	p := v.st.Limits[w].proven(v.pers[w], now)
+	if w < len(v.peers) {
+		p = max(p, v.peers[w].proven(v.pers[w], now))
+	}
+	return p
 }
 
 func newScopeState(n int) scopeState {
@@ -296,7 +314,7 @@ func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]fl
 		if r < 0 {
 			continue
 		}
-		if v.st.Limits[w].proven(v.pers[w], now) == 0 {
+		if v.proven(w, now) == 0 {
 			return ratios, best
 		}
 		if s < 0 || v.pers[w] < v.pers[s] {
@@ -383,7 +401,7 @@ func (v scopeView) blame(before []int, useProven bool, now int64) ([]float64, fl
 		if float64(c) < v.t.AdaptFloor*float64(spec) {
 			continue
 		}
-		if useProven && c < v.st.Limits[w].proven(v.pers[w], now) {
+		if useProven && c < v.proven(w, now) {
 			continue
 		}
 		lim := v.st.Limits[w].limit(spec, v.t, now)

@@ -22,10 +22,26 @@ type adapted struct {
 	// one episode: Hit keeps the lowest count of the episode.
 	HitAt int64 `json:"hitAt,omitempty"`
 	// Seen is the count the window held at the latest throttle blamed on
-	// its scope, whichever window took the blame, at SeenAt: a window
-	// throttled at that count again binds (scopeView.again).
+	// its scope, whichever window took the blame: a window throttled at
+	// that count again binds (scopeView.again). SeenAt is when that
+	// throttle's episode began (see see).
 	Seen   int   `json:"seen,omitempty"`
 	SeenAt int64 `json:"seenAt,omitempty"`
+}
+
+// see records a throttle blamed on the window's scope at count c. Throttles
+// within a cooldown of the episode's first are one episode: the requests
+// in flight when the first came back. SeenAt stays at its first, so
+// the breaker's probe a cooldown later is a new episode however late the
+// last of them came back (small-83: the user hour hidden at 198 refused
+// the probe at 202, one on from the 201 of the episode, but the episode's
+// last throttle was 9.95 s before, under a cooldown: the hour was not
+// singled out, and the minute, its proof reset, was walked down 77 -> 44).
+func (a *adapted) see(c int, t *Tuning, now int64) {
+	if a.SeenAt == 0 || now-a.SeenAt > int64(t.Cooldown) {
+		a.SeenAt = now
+	}
+	a.Seen = c
 }
 
 // hit records a throttle blamed on the window at count c: the lowest

@@ -76,6 +76,10 @@ type state struct {
 	Throttles   []throttleMark `json:"throttles,omitempty"`
 	Seen        []seenID       `json:"seen,omitempty"`
 	LastSweep   int64          `json:"lastSweep"`
+	// UserProof is, per user window, the highest count recently proven
+	// to succeed in any user's scope (Proven and ProvenAt only): one user
+	// table holds for every user (see scopeView.peers).
+	UserProof []adapted `json:"userProof,omitempty"`
 }
 
 // Limiter is the limit model. Create it with New; the zero value is not

@@ -32,6 +32,9 @@ func (l *Limiter) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("limiter: decode state: user %s: %w", u.ID, err)
 		}
 	}
+	if len(st.UserProof) != nu {
+		st.UserProof = nil
+	}
 	*l = Limiter{st: st}
 	l.index()
 	l.st.App.Log.advance(l.appPers, l.st.Now)
@@ -66,6 +69,7 @@ func (l *Limiter) SetSpec(spec Spec, now time.Time) error {
 	l.userPers = pers(spec.User.Windows)
 	l.appPers = pers(spec.App.Windows)
 	l.retain()
+	l.st.UserProof = nil // the user windows may have changed
 	respec(&l.st.App, old.App.Windows, spec.App.Windows, l.appPers, n)
 	for _, u := range l.st.Users {
 		respec(&u.Scope, old.User.Windows, spec.User.Windows, l.userPers, n)

@@ -85,12 +85,15 @@ func TestNoRatchet(t *testing.T) {
 			// believed limit is 120) while the hour slides: the hour,
 			// lowered at the last throttle to the 344 it held then,
 			// looks full at 330, the minute half empty. The minute
-			// refused at 64 at that throttle too: it binds.
+			// refused at 64 at that throttle too: it binds. (The
+			// minute had taken 65 before the change, so that first
+			// throttle left only the hour: with both at their proven
+			// counts, the minute would be blamed at once, shortestLeft.)
 			name: "a minute throttled at the count it held at the last throttle is blamed, not the hour sliding under its lowering",
 			act: func(t *testing.T) scopeState {
 				st := newScopeState(2)
 				v := view(&st, &us)
-				v.prove([]int{63, 343}, 1, t1-sec, t1-sec)
+				v.prove([]int{64, 343}, 1, t1-sec, t1-sec)
 				v.lowerBusiest([]int{64, 344}, t1)
 				if st.Limits[1].Lowered != 344 {
 					t.Fatalf("first throttle: hour lowered to %d, want 344 (the fuller by believed limits)", st.Limits[1].Lowered)

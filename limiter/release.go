@@ -72,6 +72,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		u.Scope.OKAt = max(u.Scope.OKAt, granted)
 		l.st.App.OKAt = max(l.st.App.OKAt, granted)
 		usr.prove(uc, last, granted, now)
+		l.proveShared(uc, last, now)
 		app.prove(ac, last, granted, now)
 		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
@@ -100,6 +101,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			scope = l.infer(u.ID, now)
 		}
 		uc, ac, _ := l.countsAt(u, ls, o, now)
+		usr.peers = l.userProof()
 		if o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
@@ -132,15 +134,39 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 // (adapted.prove), as for the user who was throttled.
 func (l *Limiter) shareLowering(u *userState, now int64) {
 	t := &l.st.Spec.Tuning
+	proof := l.userProof()
 	for w, a := range u.Scope.Limits {
 		if a.Lowered == 0 || a.At != now {
 			continue
 		}
+		// The shared proof keeps what the lowering kept of u's own
+		// (adapted.lower): up to the new limit, or nothing when the
+		// limit is falling.
+		proof[w].Proven = min(proof[w].Proven, a.Proven)
 		spec := l.st.Spec.User.Windows[w].Limit
 		for _, x := range l.st.Users {
 			if x != u {
 				x.Scope.Limits[w].lower(spec, a.Lowered, t, now)
 			}
+		}
+	}
+}
+
+// userProof is state.UserProof, one element per user window.
+func (l *Limiter) userProof() []adapted {
+	if len(l.st.UserProof) != len(l.userPers) {
+		l.st.UserProof = make([]adapted, len(l.userPers))
+	}
+	return l.st.UserProof
+}
+
+// proveShared records a user's success at counts before plus cost in
+// the proof every user shares (state.UserProof).
+func (l *Limiter) proveShared(before []int, cost int, now int64) {
+	proof := l.userProof()
+	for w, c := range before {
+		if w < len(proof) && c+cost >= proof[w].proven(l.userPers[w], now) {
+			proof[w].Proven, proof[w].ProvenAt = c+cost, now
 		}
 	}
 }

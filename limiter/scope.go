@@ -41,6 +41,24 @@ type scopeView struct {
 	// hold, when set, is room per window kept for other users'
 	// background (see Limiter.computeHolds).
 	hold []int
+	// peers, when set (a user's scope, at a throttle), is per window the
+	// highest count recently proven to succeed in any user's scope
+	// (state.UserProof): one user table holds for every user, so a user
+	// window under what another user's took is not what refused it
+	// (small-129: a user's hour at 173, under the 193 other users had
+	// taken, was blamed for the app hour's throttle and lowered to 172, and
+	// the user idled 22 minutes).
+	peers []adapted
+}
+
+// proven is the count recently proven to succeed in window w: the
+// scope's own, or its peers' when higher.
+func (v scopeView) proven(w int, now int64) int {
+	p := v.st.Limits[w].proven(v.pers[w], now)
+	if w < len(v.peers) {
+		p = max(p, v.peers[w].proven(v.pers[w], now))
+	}
+	return p
 }
 
 func newScopeState(n int) scopeState {
@@ -248,12 +266,14 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	ratios, best := v.blame(before, true, now)
 	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll {
 		ratios, best = all, bestAll
+	} else {
+		ratios, best = v.shortestLeft(ratios, best, now)
 	}
 	if again := v.again(before, now); again != nil {
 		ratios, best = again, 1
 	}
 	for w, c := range before {
-		v.st.Limits[w].Seen, v.st.Limits[w].SeenAt = c, now
+		v.st.Limits[w].see(c, v.t, now)
 	}
 	changed := false
 	for w, c := range before {
@@ -274,6 +294,53 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		}
 	}
 	return changed
+}
+
+// shortestLeft narrows the blame ratios that the proven rule left (each
+// window at or above the count recently proven to succeed in it) to the
+// shortest of those windows when it left more than one, each with a proof
+// (a window that proved nothing may be anywhere under its count): the counts say
+// nothing of which binds, and fullness by believed limits is no better a
+// guess, but the costs of a wrong guess differ. A window lowered to its
+// count lets nothing through until it slides: a wrong minute costs a
+// minute, and the probe after it, refused by the hour, names the hour (the
+// minute now under its proof); a wrong hour costs the rest of the hour
+// (small-285: an app minute hidden at 88 refused a request at 90, the app
+// hour, at 683 of 800 and fuller by believed limits, was lowered, and
+// every user idled 52 minutes).
+func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]float64, float64) {
+	s := -1
+	for w, r := range ratios {
+		if r < 0 {
+			continue
+		}
+		if v.proven(w, now) == 0 {
+			return ratios, best
+		}
+		if s < 0 || v.pers[w] < v.pers[s] {
+			s = w
+		}
+	}
+	if s < 0 || countLeft(ratios) == 1 {
+		return ratios, best
+	}
+	out := make([]float64, len(ratios))
+	for w := range out {
+		out[w] = -1
+	}
+	out[s] = 1
+	return out, 1
+}
+
+// countLeft is how many windows blame ratios leave as possible causes.
+func countLeft(ratios []float64) int {
+	n := 0
+	for _, r := range ratios {
+		if r >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // again returns blame ratios (1 for the blamed, -1 for the others) when
@@ -334,7 +401,7 @@ func (v scopeView) blame(before []int, useProven bool, now int64) ([]float64, fl
 		if float64(c) < v.t.AdaptFloor*float64(spec) {
 			continue
 		}
-		if useProven && c < v.st.Limits[w].proven(v.pers[w], now) {
+		if useProven && c < v.proven(w, now) {
 			continue
 		}
 		lim := v.st.Limits[w].limit(spec, v.t, now)

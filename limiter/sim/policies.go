@@ -48,7 +48,9 @@ func (p *ours) send(r *run, j *job, attempt int) {
 	id := fmt.Sprintf("q%d", p.n)
 	p.waiting[id] = func(g limiter.Grant) {
 		r.sendUpstream(j, attempt, func(resp Response) {
+			before := r.limits(p.lim, j.user)
 			p.lim.Release(g.LeaseID, resp, r.now)
+			r.traceRelease(p.lim, j.user, resp, before)
 			if resp.Status == 200 {
 				r.complete(j)
 			} else {

@@ -44,7 +44,11 @@ func TestProperties(t *testing.T) {
 // violator (knownViolations) must still violate a target.
 func runProperty(t *testing.T, s Sample, known bool) {
 	t.Helper()
-	res, err := Run(s.Scenario.Config, "ours")
+	cfg := s.Scenario.Config
+	if os.Getenv("NOTEBRIDGE_TRACE") != "" {
+		cfg.Trace = t.Logf
+	}
+	res, err := Run(cfg, "ours")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +66,9 @@ func runProperty(t *testing.T, s Sample, known bool) {
 	}
 }
 
-// replay is the one-line command that runs sample s alone.
+// replay is the one-line command that runs sample s alone (with
+// NOTEBRIDGE_TRACE=1 in front, it traces the limiter's learning: see
+// Config.Trace).
 func replay(s Sample) string {
 	env := ""
 	if s.Size.Name == Full.Name {

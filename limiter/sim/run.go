@@ -21,6 +21,10 @@ type Config struct {
 	// MeasureFrom and MeasureTo bound the interval over which budget use
 	// is measured (zero: the whole run).
 	MeasureFrom, MeasureTo time.Duration
+	// Trace, when set, is told of every throttle, every change of the
+	// limiter's effective limits and every stall over two cooldowns, with
+	// upstream's true counts (see trace.go): a debugging aid.
+	Trace func(format string, args ...any)
 }
 
 // job is a page migration or a foreground scan: a sequence of requests.
@@ -90,6 +94,7 @@ func (r *run) endStall(q *userQueue) {
 	}
 	if stall := r.outsideOutages(q.idleFrom, r.now); stall > 0 {
 		r.res.MaxStall = max(r.res.MaxStall, stall)
+		r.traceStall(q, stall)
 	}
 }
 

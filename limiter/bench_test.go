@@ -69,11 +69,13 @@ func BenchmarkAdmissionAllQueued(b *testing.B) {
 
 func benchAllQueued(b *testing.B, users int) {
 	l, _ := New(OneNote(), t0)
+	names := make([]string, users)
 	n := 0
-	for u := range users {
+	for u := range names {
+		names[u] = fmt.Sprintf("user-%05d", u)
 		for range 2 {
 			n++
-			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: fmt.Sprintf("user-%05d", u)}, t0)
+			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: names[u]}, t0)
 		}
 	}
 	ids := make([]string, b.N)
@@ -86,7 +88,7 @@ func benchAllQueued(b *testing.B, users int) {
 	now := t0
 	for i := range b.N {
 		now = now.Add(4500 * time.Millisecond) // a unit frees every 4.5 s
-		l.Enqueue(Request{ID: ids[i], User: fmt.Sprintf("user-%05d", i%users)}, now)
+		l.Enqueue(Request{ID: ids[i], User: names[i%users]}, now)
 		for _, g := range l.Grant(now) {
 			l.Release(g.LeaseID, ok200, now)
 		}

@@ -254,7 +254,6 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	l.queued[req.ID] = u
 	l.activate(u, req.Lane)
 	l.orderAdd(u, req.Lane, n)
-	l.rekey(u, n) // Remaining may have risen
 	return nil
 }
 

@@ -20,7 +20,7 @@ import "math"
 //     every user by the time its oldest entry in the longest window leaves
 //     (leaveAt), and pick rekeys those whose time has come;
 //   - a settled request lowers the usage: settle rekeys the user;
-//   - an enqueue may raise Remaining: Enqueue rekeys the user.
+//   - an enqueue may raise Remaining: Enqueue rekeys the user (orderAdd).
 //
 // A grant, a later head or more usage only make a key worse, so they wait
 // for pick's check. Users a pass marks blocked are parked out of the heap
@@ -58,10 +58,14 @@ func before(lane Lane, a, b *userState) bool {
 	return x.seq[lane] < y.seq[lane]
 }
 
-// add puts u into lane's heap with a fresh key.
+// orderAdd puts u into lane's heap with a fresh key, or, if it is there,
+// rekeys it when its Remaining changed (an enqueue may raise it).
 func (l *Limiter) orderAdd(u *userState, lane Lane, now int64) {
 	o := &l.order
 	if u.ord.pos[lane] != 0 {
+		if u.ord.left != u.Remaining {
+			l.rekey(u, now)
+		}
 		return
 	}
 	o.lanes[lane] = append(o.lanes[lane], u)

@@ -57,17 +57,27 @@ func reportCPU(b *testing.B, cpu time.Duration) {
 }
 
 // BenchmarkAdmissionAllQueued is the worst case for the fairness scan:
-// all 1,000 users have work queued and the app budget binds. Requests
-// arrive at the pace the hourly budget frees units, so the backlog stays
-// whole however long the benchmark runs: every grant picks from 1,000
-// users. It reports the requests still queued at the end.
+// all users (1,000, 2,000 and 10,000) have work queued in one lane and
+// the app budget binds. Requests arrive at the pace the hourly budget frees units, so the
+// backlog stays whole however long the benchmark runs: every grant picks
+// from every user. It reports the requests still queued at the end.
 func BenchmarkAdmissionAllQueued(b *testing.B) {
+	for _, lane := range []Lane{Foreground, Background} {
+		for _, users := range []int{1000, 2000, 10000} {
+			b.Run(fmt.Sprintf("%s/users=%d", lane, users), func(b *testing.B) { benchAllQueued(b, lane, users) })
+		}
+	}
+}
+
+func benchAllQueued(b *testing.B, lane Lane, users int) {
 	l, _ := New(OneNote(), t0)
+	names := make([]string, users)
 	n := 0
-	for u := range 1000 {
+	for u := range names {
+		names[u] = fmt.Sprintf("user-%05d", u)
 		for range 2 {
 			n++
-			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: fmt.Sprintf("user-%04d", u)}, t0)
+			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: names[u], Lane: lane}, t0)
 		}
 	}
 	ids := make([]string, b.N)
@@ -80,7 +90,7 @@ func BenchmarkAdmissionAllQueued(b *testing.B) {
 	now := t0
 	for i := range b.N {
 		now = now.Add(4500 * time.Millisecond) // a unit frees every 4.5 s
-		l.Enqueue(Request{ID: ids[i], User: fmt.Sprintf("user-%04d", i%1000)}, now)
+		l.Enqueue(Request{ID: ids[i], User: names[i%users], Lane: lane}, now)
 		for _, g := range l.Grant(now) {
 			l.Release(g.LeaseID, ok200, now)
 		}

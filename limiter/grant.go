@@ -24,6 +24,7 @@ func (l *Limiter) Grant(now time.Time) []Grant {
 // decide runs one granting pass at now. With commit false it grants
 // nothing and only reports whether the pass would grant something.
 func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
+	defer l.orderUnpark()
 	var out []Grant
 	appBlocked := false
 	for lane := range numLanes {
@@ -83,26 +84,30 @@ func (l *Limiter) appFull(lane Lane, now int64) bool {
 // pick returns the unblocked user of the lane that goes next: in the
 // background lane, a user held for (see computeHolds) before any other,
 // then the most work left; then the least usage in its longest window,
-// ties to the earliest queued head.
+// ties to the earliest queued head. The held users are few and weighed
+// here; the rest come from order's heap for the lane, so a pick costs
+// O(log queued users) (see order).
 func (l *Limiter) pick(lane Lane, now int64) *userState {
+	l.orderExpire(now)
+	if lane == Background {
+		if u := l.pickHeld(now); u != nil {
+			return u
+		}
+	}
+	return l.orderTop(lane, now)
+}
+
+// pickHeld is the best held user with background queued and not blocked
+// in this round, or nil.
+func (l *Limiter) pickHeld(now int64) *userState {
 	var best *userState
-	var bestLeft, bestUse int
-	var bestHeld bool
-	var bestSeq uint64
-	long := longest(l.userPers)
-	for _, u := range l.active[lane] {
-		if u.mark[lane] == l.round {
+	for _, u := range l.holds.users {
+		if !u.inAct[Background] || u.mark[Background] == l.round {
 			continue
 		}
-		left, held := 0, false
-		if lane == Background {
-			left, held = u.Remaining, l.holds.has(u)
-		}
-		u.Scope.Log.advance(l.userPers, now)
-		use, seq := u.Scope.Log.count(long), u.Queue[lane][0].Seq
-		better := left > bestLeft || (left == bestLeft && (use < bestUse || (use == bestUse && seq < bestSeq)))
-		if best == nil || (held && !bestHeld) || (held == bestHeld && better) {
-			best, bestLeft, bestUse, bestHeld, bestSeq = u, left, use, held, seq
+		l.rekey(u, now)
+		if best == nil || before(Background, u, best) {
+			best = u
 		}
 	}
 	return best

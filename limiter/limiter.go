@@ -35,6 +35,7 @@ type userState struct {
 	mark      [numLanes]uint64 // round in which this lane was found blocked
 	inAct     [numLanes]bool   // listed in Limiter.active
 	holdMark  uint64           // holds.mark of the pass that saw it
+	ord       orderKey         // its place in Limiter.order
 }
 
 // lease is a live grant holding concurrency slots.
@@ -97,6 +98,7 @@ type Limiter struct {
 	active [numLanes][]*userState // users with work queued in the lane
 	round  uint64
 	holds  holds // app room held for users bound by their own limits
+	order  order // active users in the order pick serves them
 
 	keep int64 // see retain
 }
@@ -152,6 +154,7 @@ func (l *Limiter) index() {
 		l.seen[s.ID] = true
 	}
 	l.retain()
+	l.orderRebuild(l.st.Now)
 }
 
 // retain sets l.keep and every rolling log's keep from the spec: how long
@@ -254,6 +257,7 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	})
 	l.queued[req.ID] = u
 	l.activate(u, req.Lane)
+	l.orderAdd(u, req.Lane, n)
 	return nil
 }
 
@@ -337,6 +341,7 @@ func (l *Limiter) deactivate(u *userState, lane Lane) {
 		return
 	}
 	u.inAct[lane] = false
+	l.orderRemove(u, lane)
 	a := l.active[lane]
 	for i, v := range a {
 		if v == u {

@@ -74,6 +74,7 @@ func (l *Limiter) SetSpec(spec Spec, now time.Time) error {
 	for _, u := range l.st.Users {
 		respec(&u.Scope, old.User.Windows, spec.User.Windows, l.userPers, n)
 	}
+	l.orderRebuild(n)
 	return nil
 }
 

@@ -47,6 +47,7 @@ func (l *Limiter) settle(g Grant, at time.Time, unsent int) {
 	if u := l.users[g.User]; u != nil {
 		u.Scope.Log.advance(l.userPers, n)
 		u.Scope.Log.move(l.userPers, from, cost, to, cost-unsent)
+		l.rekey(u, n) // its usage may have fallen (see order)
 	}
 	l.st.App.Log.move(l.appPers, from, cost, to, cost-unsent)
 }

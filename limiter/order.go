@@ -1,6 +1,9 @@
 package limiter
 
-import "math"
+import (
+	"container/heap"
+	"math"
+)
 
 // order keeps each lane's queued users in the order pick serves them, so
 // a decision with a backlog of thousands of users costs O(log users), not
@@ -26,9 +29,16 @@ import "math"
 // for pick's check. Users a pass marks blocked are parked out of the heap
 // until the pass ends. It is derived state, never persisted.
 type order struct {
-	lanes  [numLanes][]*userState
-	leave  []*userState
+	lanes  [numLanes]laneHeap
+	leave  leaveHeap
 	parked []parkedUser
+}
+
+// lane is lane's heap.
+func (o *order) lane(lane Lane) *laneHeap {
+	h := &o.lanes[lane]
+	h.lane = lane
+	return h
 }
 
 type parkedUser struct {
@@ -68,15 +78,13 @@ func (l *Limiter) orderAdd(u *userState, lane Lane, now int64) {
 		}
 		return
 	}
-	o.lanes[lane] = append(o.lanes[lane], u)
-	u.ord.pos[lane] = len(o.lanes[lane])
-	if u.ord.leavePos == 0 {
-		o.leave = append(o.leave, u)
-		u.ord.leavePos = len(o.leave)
-		heapUp(o.leave, len(o.leave)-1, leavesFirst, setLeavePos)
-	}
 	u.ord.seq[lane] = 0 // no worse than any head: rekey sets it and sifts
 	u.ord.use, u.ord.left = -1, math.MaxInt
+	heap.Push(o.lane(lane), u)
+	if u.ord.leavePos == 0 {
+		u.ord.leaveAt = math.MinInt64 // likewise
+		heap.Push(&o.leave, u)
+	}
 	l.rekey(u, now)
 }
 
@@ -85,8 +93,7 @@ func (l *Limiter) orderAdd(u *userState, lane Lane, now int64) {
 func (l *Limiter) orderRemove(u *userState, lane Lane) {
 	o := &l.order
 	if i := u.ord.pos[lane]; i != 0 {
-		o.lanes[lane] = heapRemove(o.lanes[lane], i-1, func(a, b *userState) bool { return before(lane, a, b) }, func(x *userState, i int) { x.ord.pos[lane] = i })
-		u.ord.pos[lane] = 0
+		heap.Remove(o.lane(lane), i-1)
 	}
 	for k, p := range o.parked {
 		if p.u == u && p.lane == lane {
@@ -95,8 +102,7 @@ func (l *Limiter) orderRemove(u *userState, lane Lane) {
 		}
 	}
 	if u.ord.pos[Foreground] == 0 && u.ord.pos[Background] == 0 && u.ord.leavePos != 0 && !l.isParked(u) {
-		o.leave = heapRemove(o.leave, u.ord.leavePos-1, leavesFirst, setLeavePos)
-		u.ord.leavePos = 0
+		heap.Remove(&o.leave, u.ord.leavePos-1)
 	}
 }
 
@@ -108,9 +114,6 @@ func (l *Limiter) isParked(u *userState) bool {
 	}
 	return false
 }
-
-func leavesFirst(a, b *userState) bool { return a.ord.leaveAt < b.ord.leaveAt }
-func setLeavePos(x *userState, i int)  { x.ord.leavePos = i }
 
 // rekey brings u's cached key to its true key at now, moving u in every
 // heap it is in, and reports whether the key changed.
@@ -135,13 +138,13 @@ func (l *Limiter) rekey(u *userState, now int64) bool {
 			k.seq[lane], changed = s, true
 		}
 		if changed {
-			heapFix(o.lanes[lane], k.pos[lane]-1, func(a, b *userState) bool { return before(lane, a, b) }, func(x *userState, i int) { x.ord.pos[lane] = i })
+			heap.Fix(o.lane(lane), k.pos[lane]-1)
 		}
 	}
 	if leaveAt != k.leaveAt {
 		k.leaveAt = leaveAt
 		if k.leavePos != 0 {
-			heapFix(o.leave, k.leavePos-1, leavesFirst, setLeavePos)
+			heap.Fix(&o.leave, k.leavePos-1)
 		}
 	}
 	return changed
@@ -159,13 +162,11 @@ func (l *Limiter) orderExpire(now int64) {
 // with its key checked, parking marked users met on the way; nil if none.
 func (l *Limiter) orderTop(lane Lane, now int64) *userState {
 	o := &l.order
-	less := func(a, b *userState) bool { return before(lane, a, b) }
-	setPos := func(x *userState, i int) { x.ord.pos[lane] = i }
-	for len(o.lanes[lane]) > 0 {
-		u := o.lanes[lane][0]
+	h := o.lane(lane)
+	for h.Len() > 0 {
+		u := h.users[0]
 		if u.mark[lane] == l.round {
-			o.lanes[lane] = heapRemove(o.lanes[lane], 0, less, setPos)
-			u.ord.pos[lane] = 0
+			heap.Pop(h)
 			o.parked = append(o.parked, parkedUser{u, lane})
 			continue
 		}
@@ -181,10 +182,7 @@ func (l *Limiter) orderTop(lane Lane, now int64) *userState {
 func (l *Limiter) orderUnpark() {
 	o := &l.order
 	for _, p := range o.parked {
-		lane := p.lane
-		o.lanes[lane] = append(o.lanes[lane], p.u)
-		p.u.ord.pos[lane] = len(o.lanes[lane])
-		heapFix(o.lanes[lane], len(o.lanes[lane])-1, func(a, b *userState) bool { return before(lane, a, b) }, func(x *userState, i int) { x.ord.pos[lane] = i })
+		heap.Push(o.lane(p.lane), p.u)
 	}
 	clear(o.parked)
 	o.parked = o.parked[:0]
@@ -204,58 +202,52 @@ func (l *Limiter) orderRebuild(now int64) {
 	}
 }
 
-// heapFix restores heap order in h after the element at i changed.
-func heapFix(h []*userState, i int, less func(a, b *userState) bool, set func(*userState, int)) {
-	if !heapDown(h, i, less, set) {
-		heapUp(h, i, less, set)
-	}
+// laneHeap is one lane's queued users, a container/heap in pick's order
+// (before), each user knowing its place (orderKey.pos, 1-based).
+type laneHeap struct {
+	lane  Lane
+	users []*userState
 }
 
-// heapRemove removes the element at i from h and returns h.
-func heapRemove(h []*userState, i int, less func(a, b *userState) bool, set func(*userState, int)) []*userState {
-	n := len(h) - 1
-	if i != n {
-		h[i] = h[n]
-		set(h[i], i+1)
-	}
-	h[n] = nil
-	h = h[:n]
-	if i < n {
-		heapFix(h, i, less, set)
-	}
-	return h
+func (h *laneHeap) Len() int           { return len(h.users) }
+func (h *laneHeap) Less(i, j int) bool { return before(h.lane, h.users[i], h.users[j]) }
+func (h *laneHeap) Swap(i, j int) {
+	h.users[i], h.users[j] = h.users[j], h.users[i]
+	h.users[i].ord.pos[h.lane], h.users[j].ord.pos[h.lane] = i+1, j+1
+}
+func (h *laneHeap) Push(x any) {
+	u := x.(*userState)
+	h.users = append(h.users, u)
+	u.ord.pos[h.lane] = len(h.users)
+}
+func (h *laneHeap) Pop() any {
+	n := len(h.users) - 1
+	u := h.users[n]
+	h.users[n], h.users = nil, h.users[:n]
+	u.ord.pos[h.lane] = 0
+	return u
 }
 
-func heapUp(h []*userState, j int, less func(a, b *userState) bool, set func(*userState, int)) {
-	for j > 0 {
-		i := (j - 1) / 2
-		if !less(h[j], h[i]) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		set(h[i], i+1)
-		set(h[j], j+1)
-		j = i
-	}
-}
+// leaveHeap is the ordered users by the time their usage may next fall
+// (orderKey.leaveAt), each knowing its place (orderKey.leavePos).
+type leaveHeap []*userState
 
-func heapDown(h []*userState, i0 int, less func(a, b *userState) bool, set func(*userState, int)) bool {
-	i := i0
-	for {
-		j := 2*i + 1
-		if j >= len(h) {
-			break
-		}
-		if r := j + 1; r < len(h) && less(h[r], h[j]) {
-			j = r
-		}
-		if !less(h[j], h[i]) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		set(h[i], i+1)
-		set(h[j], j+1)
-		i = j
-	}
-	return i > i0
+func (h leaveHeap) Len() int           { return len(h) }
+func (h leaveHeap) Less(i, j int) bool { return h[i].ord.leaveAt < h[j].ord.leaveAt }
+func (h leaveHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].ord.leavePos, h[j].ord.leavePos = i+1, j+1
+}
+func (h *leaveHeap) Push(x any) {
+	u := x.(*userState)
+	*h = append(*h, u)
+	u.ord.leavePos = len(*h)
+}
+func (h *leaveHeap) Pop() any {
+	old := *h
+	n := len(old) - 1
+	u := old[n]
+	old[n], *h = nil, old[:n]
+	u.ord.leavePos = 0
+	return u
 }

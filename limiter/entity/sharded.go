@@ -277,10 +277,8 @@ type leasing struct {
 	applied shard.Share
 	// reporting is set while a report is on its way.
 	reporting bool
-	// started is set once the coordinator is known to run.
-	started bool
-	// busy is whether the shard held or wanted anything at its last look.
-	busy bool
+	// load is what the shard held or wanted at its last look.
+	load shard.Load
 	// parked are requests that fit the app's limits but not this shard's
 	// lease (the model refuses a cost above a window): they are queued
 	// when a lease large enough comes.
@@ -381,18 +379,16 @@ func (e *entity) applyShare(ctx workflow.Context, now time.Time) {
 // holder says it is due.
 func (e *entity) report(ctx workflow.Context, now time.Time) {
 	ls := e.lease
-	if next := ls.holder.NextReport(now, true); ls.reporting || next.After(now) {
+	if next := ls.holder.NextReport(now, shard.Starved); ls.reporting || next.After(now) {
 		return
 	}
 	snap := e.model.State(now)
 	used := shard.Share{Concurrency: snap.App.InFlight}
-	busy := snap.App.InFlight > 0 || snap.Queued[0]+snap.Queued[1] > 0 || len(ls.parked) > 0
 	for _, w := range snap.App.Windows {
 		used.Units = append(used.Units, w.Used)
-		busy = busy || w.Used > 0
 	}
-	ls.busy = busy
-	next := ls.holder.NextReport(now, busy)
+	ls.load = loadOf(ls.holder.Lease.Share, used, snap.Queued[0]+snap.Queued[1], len(ls.parked), ls.holder.Allows(now))
+	next := ls.holder.NextReport(now, ls.load)
 	if next.IsZero() || next.After(now) {
 		return
 	}
@@ -403,10 +399,12 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 	id := CoordinatorWorkflowID(e.in.Resource, e.in.App)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { ls.reporting = false }()
-		if ls.started {
-			if workflow.SignalExternalWorkflow(ctx, id, "", SignalReport, msg).Get(ctx, nil) == nil {
-				return
-			}
+		// The coordinator runs but for the first report of an install:
+		// a signal costs less than the activity that starts it (about 2
+		// history events against 6), so a shard's first report tries it
+		// too.
+		if workflow.SignalExternalWorkflow(ctx, id, "", SignalReport, msg).Get(ctx, nil) == nil {
+			return
 		}
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: 30 * time.Second, ScheduleToCloseTimeout: 2 * time.Minute,
@@ -422,7 +420,6 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 			workflow.GetLogger(ctx).Warn("Could not report to the limiter coordinator", "error", err, "spec", spec.Name)
 			return
 		}
-		ls.started = true
 	})
 }
 
@@ -430,9 +427,32 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 // or the lease's expiry, whichever is first (zero: never).
 func (e *entity) leaseWake(now time.Time) time.Time {
 	ls := e.lease
-	t := ls.holder.NextReport(now, ls.busy)
+	t := ls.holder.NextReport(now, ls.load)
 	if ls.holder.Allows(now) && (t.IsZero() || ls.holder.Lease.Expires.Before(t)) {
 		t = ls.holder.Lease.Expires
 	}
 	return t
+}
+
+// loadOf is a shard's load on its lease: Starved when work waits (queued
+// or parked) that the lease does not let through (no valid lease, or a
+// window or the concurrency of its share used up), Busy when anything is
+// queued, in flight or inside a window, else Idle.
+func loadOf(share, used shard.Share, queued, parked int, valid bool) shard.Load {
+	if parked > 0 {
+		return shard.Starved
+	}
+	busy := used.Concurrency > 0 || queued > 0
+	full := !valid || used.Concurrency >= share.Concurrency
+	for w, u := range used.Units {
+		busy = busy || u > 0
+		full = full || w >= len(share.Units) || u >= share.Units[w]
+	}
+	switch {
+	case queued > 0 && full:
+		return shard.Starved
+	case busy:
+		return shard.Busy
+	}
+	return shard.Idle
 }

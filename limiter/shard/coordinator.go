@@ -12,8 +12,12 @@ import (
 
 // DefaultTTL is a lease's lifetime when Options.TTL is zero. A shard
 // refreshes a third of the way through, so two refreshes may be lost
-// before its lease lapses.
-const DefaultTTL = 30 * time.Second
+// before its lease lapses. Each report and lease costs both workflows a
+// signal and a workflow task (about 14 history events in all), so a long
+// lease keeps an active shard's coordination to one round trip in 40 s;
+// a shard asks sooner only when its lease is short or starves its work
+// (Holder.NextReport).
+const DefaultTTL = 2 * time.Minute
 
 // ErrShard is wrapped by the errors of a report from a shard the
 // coordinator does not have.
@@ -294,37 +298,38 @@ func (c *Coordinator) reserved(n int64, skip int) Share {
 }
 
 // reservation is what s may hold at n: the largest of its possible
-// leases and of what it last reported holding, in each window until that
-// window's length after its last lease expires (its last grant has left
-// the window by then), and in concurrency until the in-flight lifetime
-// after it.
+// leases and of what it last reported holding. A lease counts in each
+// window until that window's length after it expires (its last grant has
+// left the window by then), and in concurrency until the in-flight
+// lifetime after it; what the shard reported holding counts as long
+// after the report. Each lease counts until its own expiry, not the
+// newest one's: a lease that lapsed long ago does not count again when
+// the shard gets a new one.
 func (c *Coordinator) reservation(s *shardState, n int64) Share {
 	b := &c.st.Budget
 	out := Share{Units: make([]int, len(b.Windows))}
-	until := s.Reported
-	for _, o := range s.Offers {
-		until = max(until, o.Expires)
-	}
 	for w, win := range b.Windows {
-		if n >= until+int64(win.Per) {
-			continue
-		}
 		m := 0
-		if w < len(s.Used.Units) {
+		if w < len(s.Used.Units) && n < s.Reported+int64(win.Per) {
 			m = s.Used.Units[w]
 		}
 		for _, o := range s.Offers {
-			m = max(m, o.Share.Units[w])
+			if n < o.Expires+int64(win.Per) {
+				m = max(m, o.Share.Units[w])
+			}
 		}
 		out.Units[w] = m
 	}
-	if n < until+int64(b.InFlightFor) {
-		m := s.Used.Concurrency
-		for _, o := range s.Offers {
+	m := 0
+	if n < s.Reported+int64(b.InFlightFor) {
+		m = s.Used.Concurrency
+	}
+	for _, o := range s.Offers {
+		if n < o.Expires+int64(b.InFlightFor) {
 			m = max(m, o.Share.Concurrency)
 		}
-		out.Concurrency = m
 	}
+	out.Concurrency = m
 	return out
 }
 
@@ -346,9 +351,10 @@ func (c *Coordinator) prune(n int64) {
 	}
 }
 
-// targets is each shard's fair share of every dimension: max-min over
-// the demands of the shards whose last report is within a lease's
-// lifetime, the rest of the budget spread over those with any demand.
+// targets is each shard's share of every dimension: max-min over the
+// demands of the shards whose last report is within a lease's lifetime,
+// then headroom on top (see fill); the rest stays free for shards that
+// wake.
 type targets struct {
 	Units       [][]int // window, shard
 	Concurrency []int
@@ -378,28 +384,50 @@ func (c *Coordinator) targets(n int64) targets {
 	return t
 }
 
-// fill divides capacity max-min over demand, then spreads what is left
-// evenly over the shards with any demand. Units that do not divide evenly
-// go one each to the shards in index order from start, so that no shard
-// is always the one left out.
+// fill divides capacity max-min over demand, then gives each shard with
+// any demand headroom out of what is left: up to its demand again or an
+// even share of capacity over every shard (len(demand)), whichever is
+// larger, max-min too. The rest stays unleased, so that a shard that
+// wakes finds its share free at once instead of one taken back from the
+// others (Reclaim), which costs every other shard a pushed lease and the
+// waking one a second report. Units that do not divide evenly go one
+// each to the shards in index order from start, so that no shard is
+// always the one left out.
 func fill(capacity int, demand []int, start int) []int {
+	out := maxMin(capacity, demand, start)
+	left := capacity
+	room := make([]int, len(demand))
+	even := capacity / max(1, len(demand))
+	for i, d := range demand {
+		left -= out[i]
+		if d > 0 {
+			room[i] = max(d, even)
+		}
+	}
+	for i, extra := range maxMin(left, room, start) {
+		out[i] += extra
+	}
+	return out
+}
+
+// maxMin divides capacity max-min over demand: no shard gets more than
+// it wants, and none that wants more gets less than another.
+func maxMin(capacity int, demand []int, start int) []int {
 	n := len(demand)
 	out := make([]int, n)
 	left := capacity
-	var wanting []int
+	var active []int
 	for k := range n {
 		if i := (start + k) % n; demand[i] > 0 {
-			wanting = append(wanting, i)
+			active = append(active, i)
 		}
 	}
-	active := slices.Clone(wanting)
 	for len(active) > 0 && left > 0 {
 		each := left / len(active)
 		if each == 0 {
 			for _, i := range active[:left] {
 				out[i]++
 			}
-			left = 0
 			break
 		}
 		var next []int
@@ -412,15 +440,6 @@ func fill(capacity int, demand []int, start int) []int {
 			}
 		}
 		active = next
-	}
-	if left > 0 && len(wanting) > 0 {
-		each := left / len(wanting)
-		for k, i := range wanting {
-			out[i] += each
-			if k < left-each*len(wanting) {
-				out[i]++
-			}
-		}
 	}
 	return out
 }

@@ -220,7 +220,7 @@ func TestCoordinatorNeverOvercommits(t *testing.T) {
 						continue
 					}
 					held := u.Concurrency > 0 || u.Units[0] > 0
-					if next := s.h.NextReport(now, busy || held); !next.IsZero() && !next.After(now) {
+					if next := s.h.NextReport(now, load(busy || held)); !next.IsZero() && !next.After(now) {
 						queued := 0
 						if busy {
 							queued = 50
@@ -356,5 +356,49 @@ func TestOfIsStableAndSpreads(t *testing.T) {
 	}
 	if Of("x", 1) != 0 || Of("x", 0) != 0 {
 		t.Error("one shard (or none) must be shard 0")
+	}
+}
+
+func load(busy bool) Load {
+	if busy {
+		return Busy
+	}
+	return Idle
+}
+
+// TestLapsedLeaseStaysLapsed: a lease that lapsed long ago no longer
+// counts against the budget when its shard gets a new one. The
+// coordinator used to reserve every lease a shard may run on until the
+// newest one's expiry, so a new lease revived an old, larger one, and
+// the reservations could add up to more than the budget.
+func TestLapsedLeaseStaysLapsed(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	b := Budget{Windows: []limiter.Window{{Limit: 100, Per: limiter.Duration(time.Minute)}}, Concurrency: 8, InFlightFor: limiter.Duration(3 * time.Second)}
+	c, err := NewCoordinator(b, 2, 30*time.Second, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shard 0 alone wants everything and gets all 8 slots.
+	old, err := c.Refresh(Report{Shard: 0, Queued: 50}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Share.Concurrency != 8 {
+		t.Fatalf("first lease %v, want all 8 slots", old.Share)
+	}
+	// Its lease lapses; two windows later it reports on it again, wanting
+	// one unit, while shard 1 has taken the slots meanwhile.
+	later := t0.Add(3 * time.Minute)
+	if _, err := c.Refresh(Report{Shard: 1, Queued: 50}, later.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Refresh(Report{Shard: 0, Lease: old, Queued: 1}, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Reservation(0, later).Concurrency; got > 2 {
+		t.Errorf("shard 0 reserves %d slots after its 8-slot lease lapsed 2m30s ago, want its new lease's (at most 2)", got)
+	}
+	if r := c.Reserved(later); r.Concurrency > b.Concurrency || r.Units[0] > b.Windows[0].Limit {
+		t.Errorf("reserved %v, more than the budget %d/%d", r, b.Windows[0].Limit, b.Concurrency)
 	}
 }

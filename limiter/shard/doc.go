@@ -8,8 +8,9 @@
 // Lease (a share of every app window and of the app concurrency, with an
 // expiry), the shard refreshes before the lease expires, and never grants
 // more than its lease, nor anything once it has expired. The coordinator
-// rebalances by the shards' demand (max-min over what they want, the rest
-// spread over the shards that want any) and never hands out a lease that
+// rebalances by the shards' demand (max-min over what they want, then
+// headroom of up to as much again, the rest kept free for shards that
+// wake) and never hands out a lease that
 // could make the shards together exceed the app's limits: it reserves for
 // each shard the largest of the leases the shard may still be running on
 // and of what the shard reported holding, until the shard's last lease has

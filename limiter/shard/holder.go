@@ -32,14 +32,29 @@ func (h *Holder) Allows(now time.Time) bool { return h.Lease.Valid(now) }
 // Asking records a report sent at now.
 func (h *Holder) Asking(now time.Time) { h.Asked = now }
 
-// NextReport is when the shard should report next, given whether it is
-// busy (queued work, or units still inside a window): the zero time for
-// never (idle with nothing leased). A lease is refreshed a third of the
-// way through its life; without a valid lease a busy shard asks at once,
-// and again RetryAsk after an ask that was not answered. A pushed lease
-// is acknowledged at once, and a busy shard on a short lease asks again
-// RetryAsk after it came.
-func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
+// Load is what a shard has to do, as far as its lease is concerned.
+type Load int
+
+const (
+	// Idle: nothing queued, in flight or inside a window.
+	Idle Load = iota
+	// Busy: work queued or in flight, or units still inside a window,
+	// and the lease lets the queued work through.
+	Busy
+	// Starved: work queued that the lease does not let through (a
+	// window or the concurrency of the share is used up).
+	Starved
+)
+
+// NextReport is when the shard should report next, given its load: the
+// zero time for never (idle with nothing leased). A lease is refreshed a
+// third of the way through its life; without a valid lease a busy shard
+// asks at once, and again RetryAsk after an ask that was not answered. A
+// pushed lease is acknowledged at once, and a shard on a short lease, or
+// starved by its lease, asks again RetryAsk after it came: a lease the
+// shard's work fits is not asked about again before its refresh, so an
+// active shard reports about once a refresh.
+func (h *Holder) NextReport(now time.Time, load Load) time.Time {
 	expired := !now.Before(h.Lease.Expires)
 	asked := !h.Asked.IsZero() && h.Asked.After(h.Granted)
 	if h.Lease.Pushed && !expired && !asked {
@@ -47,7 +62,7 @@ func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
 		// keeps what it took back reserved for this shard.
 		return now
 	}
-	if !busy && (expired || h.Lease.Share.Zero()) {
+	if load == Idle && (expired || h.Lease.Share.Zero()) {
 		return time.Time{}
 	}
 	if asked {
@@ -56,7 +71,7 @@ func (h *Holder) NextReport(now time.Time, busy bool) time.Time {
 	if expired {
 		return now
 	}
-	if busy && h.Lease.Short {
+	if load == Starved || (load == Busy && h.Lease.Short) {
 		return h.Granted.Add(RetryAsk)
 	}
 	return h.Granted.Add(h.Lease.Expires.Sub(h.Granted) / 3)

@@ -17,21 +17,22 @@ func TestHolderNextReport(t *testing.T) {
 	tests := []struct {
 		name string
 		h    Holder
-		busy bool
+		load Load
 		at   time.Time // zero: now
 		want time.Time
 	}{
-		{"nothing held, idle: never", Holder{}, false, time.Time{}, time.Time{}},
-		{"nothing held, busy: at once", Holder{}, true, time.Time{}, now},
-		{"asked, no answer: RetryAsk after the ask", Holder{Asked: t0}, true, time.Time{}, t0.Add(RetryAsk)},
-		{"a lease: a third of the way through", Holder{Lease: lease(false, false), Granted: t0}, true, time.Time{}, t0.Add(10 * time.Second)},
-		{"a short lease, busy: RetryAsk after it came", Holder{Lease: lease(true, false), Granted: t0}, true, time.Time{}, t0.Add(RetryAsk)},
-		{"a short lease, idle: a third of the way through", Holder{Lease: lease(true, false), Granted: t0}, false, time.Time{}, t0.Add(10 * time.Second)},
-		{"a pushed lease: acknowledged at once", Holder{Lease: lease(false, true), Granted: t0}, false, time.Time{}, now},
-		{"a pushed zero lease, idle: acknowledged at once", Holder{Lease: Lease{Version: 8, Expires: t0.Add(30 * time.Second), Pushed: true}, Granted: t0}, false, time.Time{}, now},
-		{"a pushed zero lease acknowledged, idle: never", Holder{Lease: Lease{Version: 8, Expires: t0.Add(30 * time.Second), Pushed: true}, Granted: t0, Asked: now}, false, time.Time{}, time.Time{}},
-		{"a pushed lease acknowledged: wait for the answer", Holder{Lease: lease(false, true), Granted: t0, Asked: now}, true, time.Time{}, now.Add(RetryAsk)},
-		{"an expired lease, busy: at once", Holder{Lease: lease(false, false), Granted: t0.Add(-time.Minute)}, true, t0.Add(45 * time.Second), t0.Add(45 * time.Second)},
+		{"nothing held, idle: never", Holder{}, Idle, time.Time{}, time.Time{}},
+		{"nothing held, busy: at once", Holder{}, Busy, time.Time{}, now},
+		{"asked, no answer: RetryAsk after the ask", Holder{Asked: t0}, Busy, time.Time{}, t0.Add(RetryAsk)},
+		{"a lease: a third of the way through", Holder{Lease: lease(false, false), Granted: t0}, Busy, time.Time{}, t0.Add(10 * time.Second)},
+		{"a short lease, busy: RetryAsk after it came", Holder{Lease: lease(true, false), Granted: t0}, Busy, time.Time{}, t0.Add(RetryAsk)},
+		{"a lease that starves the queued work: RetryAsk after it came", Holder{Lease: lease(false, false), Granted: t0}, Starved, time.Time{}, t0.Add(RetryAsk)},
+		{"a short lease, idle: a third of the way through", Holder{Lease: lease(true, false), Granted: t0}, Idle, time.Time{}, t0.Add(10 * time.Second)},
+		{"a pushed lease: acknowledged at once", Holder{Lease: lease(false, true), Granted: t0}, Idle, time.Time{}, now},
+		{"a pushed zero lease, idle: acknowledged at once", Holder{Lease: Lease{Version: 8, Expires: t0.Add(30 * time.Second), Pushed: true}, Granted: t0}, Idle, time.Time{}, now},
+		{"a pushed zero lease acknowledged, idle: never", Holder{Lease: Lease{Version: 8, Expires: t0.Add(30 * time.Second), Pushed: true}, Granted: t0, Asked: now}, Idle, time.Time{}, time.Time{}},
+		{"a pushed lease acknowledged: wait for the answer", Holder{Lease: lease(false, true), Granted: t0, Asked: now}, Busy, time.Time{}, now.Add(RetryAsk)},
+		{"an expired lease, busy: at once", Holder{Lease: lease(false, false), Granted: t0.Add(-time.Minute)}, Busy, t0.Add(45 * time.Second), t0.Add(45 * time.Second)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,7 +40,7 @@ func TestHolderNextReport(t *testing.T) {
 			if !tt.at.IsZero() {
 				at = tt.at
 			}
-			if got := tt.h.NextReport(at, tt.busy); !got.Equal(tt.want) {
+			if got := tt.h.NextReport(at, tt.load); !got.Equal(tt.want) {
 				t.Errorf("NextReport = %v, want %v", got, tt.want)
 			}
 		})

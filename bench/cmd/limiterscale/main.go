@@ -384,6 +384,9 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 					return err
 				}
 				fmt.Fprintf(os.Stderr, "  requester events (%.2f a Graph request): %v\n", float64(sum(rev))/float64(done), rev)
+				if err := breakdown(ctx, c, ids, done); err != nil {
+					return err
+				}
 			}
 			st.stop()
 		}
@@ -467,4 +470,62 @@ func events(ctx context.Context, c client.Client, ids []string) (map[string]int,
 		busiest = max(busiest, busy)
 	}
 	return out, busiest, nil
+}
+
+// breakdown prints, on stderr, the limiter's history events per Graph
+// request by workflow (the coordinator, the shards together) and kind:
+// the event type, with a signal's name, and the runs (continue-as-new).
+func breakdown(ctx context.Context, c client.Client, ids []string, done int) error {
+	type key struct{ who, what string }
+	counts := map[key]int{}
+	var order []key
+	for i, id := range ids {
+		who := "shards"
+		if len(ids) == 1 {
+			who = "entity"
+		} else if i == 0 {
+			who = "coordinator"
+		}
+		active := false
+		err := graphload.EachEvent(ctx, c, id, func(run int, e *historypb.HistoryEvent) {
+			what := e.GetEventType().String()
+			switch e.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+				what += ":" + e.GetWorkflowExecutionSignaledEventAttributes().GetSignalName()
+			case enumspb.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+				what += ":" + e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetSignalName()
+			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+				if run > 0 {
+					what = "run continued as new"
+				}
+			}
+			k := key{who, what}
+			if counts[k] == 0 {
+				order = append(order, k)
+			}
+			counts[k]++
+			active = true
+		})
+		if err != nil {
+			return err
+		}
+		if active && who == "shards" {
+			counts[key{who, "(shard workflows with any event)"}]++
+		}
+	}
+	slices.SortStableFunc(order, func(a, b key) int {
+		if a.who != b.who {
+			return strings.Compare(a.who, b.who)
+		}
+		return counts[b] - counts[a]
+	})
+	n := float64(done)
+	fmt.Fprintf(os.Stderr, "  limiter events a Graph request, by workflow and kind (%d Graph requests):\n", done)
+	for _, k := range order {
+		fmt.Fprintf(os.Stderr, "    %-12s %-70s %6d  %.3f\n", k.who, k.what, counts[k], float64(counts[k])/n)
+	}
+	if k := (key{"shards", "(shard workflows with any event)"}); counts[k] > 0 {
+		fmt.Fprintf(os.Stderr, "    shards: %d workflows with any event\n", counts[k])
+	}
+	return nil
 }

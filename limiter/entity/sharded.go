@@ -210,7 +210,7 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 				sends++
 				f := workflow.SignalExternalWorkflow(ctx, al.to, "", SignalLease, al.lease)
 				workflow.Go(ctx, func(ctx workflow.Context) {
-					// A lost lease costs the shard a retry (shard.RetryAsk),
+					// A lost lease costs the shard a retry (shard.AnswerWait),
 					// a lost pushed one the time until its next refresh.
 					_ = f.Get(ctx, nil)
 					sends--

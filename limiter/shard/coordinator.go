@@ -174,7 +174,11 @@ func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
 	exp := n + int64(c.st.TTL)
 	s.Offers = append(s.Offers, offer{Version: c.st.Seq, Share: share, Expires: exp})
 	short := len(c.overTarget(shortDims(share, target, r.Shard), target, r.Shard, n)) > 0
-	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, exp).UTC(), Short: short}, nil
+	full := share.Concurrency < s.Demand.Concurrency
+	for w := range share.Units {
+		full = full || share.Units[w] < s.Demand.Units[w]
+	}
+	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, exp).UTC(), Short: short, Full: full}, nil
 }
 
 // dim names one dimension of a share: a window's index, or -1 for the

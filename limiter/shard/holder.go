@@ -2,9 +2,24 @@ package shard
 
 import "time"
 
-// RetryAsk is how long a shard waits for the answer to a report before
-// it reports again.
+// RetryAsk is how long after a short lease, or one that starves its
+// work, a shard asks again.
 const RetryAsk = 2 * time.Second
+
+// AnswerWait is how long a shard waits for the answer to a report before
+// it reports again. Answers are lost only when a workflow is replaced
+// (the coordinator started anew), but they are slow when the worker is
+// busy: a busy worker started the coordinator's first task 3.1 s after
+// its first report on the dev server, and shards that asked again every
+// RetryAsk meanwhile sent 83 reports for 35 leases.
+const AnswerWait = 10 * time.Second
+
+// StarvedAsk is how often a shard asks again while its lease, which the
+// budget left below what it wanted (Lease.Full), starves its work: the
+// budget may have come free since (another shard's work ended). While
+// the app's budget is spent every busy shard is starved, so this, not
+// RetryAsk, bounds the reports then: 250 shards send 25 a second.
+const StarvedAsk = 10 * time.Second
 
 // Holder is a shard's side of the lease protocol: the lease it runs on
 // and when it last asked for one. The zero Holder holds no lease.
@@ -49,11 +64,13 @@ const (
 // NextReport is when the shard should report next, given its load: the
 // zero time for never (idle with nothing leased). A lease is refreshed a
 // third of the way through its life; without a valid lease a busy shard
-// asks at once, and again RetryAsk after an ask that was not answered. A
+// asks at once, and again AnswerWait after an ask that was not answered. A
 // pushed lease is acknowledged at once, and a shard on a short lease, or
-// starved by its lease, asks again RetryAsk after it came: a lease the
-// shard's work fits is not asked about again before its refresh, so an
-// active shard reports about once a refresh.
+// starved by a lease that gave it all it wanted when it asked (its work
+// grew since), asks again RetryAsk after it came; one starved by a full
+// lease asks every StarvedAsk. A lease the shard's work fits is not asked
+// about again before its refresh, so an active shard reports about once
+// a refresh.
 func (h *Holder) NextReport(now time.Time, load Load) time.Time {
 	expired := !now.Before(h.Lease.Expires)
 	asked := !h.Asked.IsZero() && h.Asked.After(h.Granted)
@@ -66,13 +83,16 @@ func (h *Holder) NextReport(now time.Time, load Load) time.Time {
 		return time.Time{}
 	}
 	if asked {
-		return h.Asked.Add(RetryAsk)
+		return h.Asked.Add(AnswerWait)
 	}
 	if expired {
 		return now
 	}
-	if load == Starved || (load == Busy && h.Lease.Short) {
+	if load != Idle && h.Lease.Short || load == Starved && !h.Lease.Full {
 		return h.Granted.Add(RetryAsk)
+	}
+	if load == Starved {
+		return h.Granted.Add(min(StarvedAsk, h.Lease.Expires.Sub(h.Granted)/3))
 	}
 	return h.Granted.Add(h.Lease.Expires.Sub(h.Granted) / 3)
 }

@@ -74,6 +74,11 @@ type Lease struct {
 	// see Coordinator.Reclaim): the shard reports again after RetryAsk
 	// rather than a third of the way through the lease.
 	Short bool `json:"short,omitempty"`
+	// Full is set when the share is below what the shard reported
+	// wanting in some dimension (the budget, or other shards'
+	// reservations, left no more): a shard starved by it asks again only
+	// every StarvedAsk, not at once.
+	Full bool `json:"full,omitempty"`
 	// Pushed is set on a lease the coordinator sent unasked, to take back
 	// part of a larger one: the shard reports at once, so that the
 	// coordinator stops reserving the larger lease for it.

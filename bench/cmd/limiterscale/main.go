@@ -387,6 +387,13 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 				if err := breakdown(ctx, c, ids, done); err != nil {
 					return err
 				}
+				if trace := os.Getenv("LIMITERSCALE_TRACE"); trace != "" {
+					for _, id := range ids {
+						if strings.Contains(id, trace) {
+							traceHistory(ctx, c, id)
+						}
+					}
+				}
 			}
 			st.stop()
 		}
@@ -528,4 +535,27 @@ func breakdown(ctx context.Context, c client.Client, ids []string, done int) err
 		fmt.Fprintf(os.Stderr, "    shards: %d workflows with any event\n", counts[k])
 	}
 	return nil
+}
+
+// traceHistory prints a workflow's history on stderr, an event a line:
+// the time since its start, the type and a signal's name (debugging aid,
+// LIMITERSCALE_TRACE=<part of a workflow ID>).
+func traceHistory(ctx context.Context, c client.Client, id string) {
+	var t0 time.Time
+	_ = graphload.EachEvent(ctx, c, id, func(run int, e *historypb.HistoryEvent) {
+		if t0.IsZero() {
+			t0 = e.GetEventTime().AsTime()
+		}
+		what := e.GetEventType().String()
+		if a := e.GetWorkflowExecutionSignaledEventAttributes(); a != nil {
+			what += " " + a.GetSignalName()
+		}
+		if a := e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil {
+			what += " " + a.GetSignalName() + " " + a.GetWorkflowExecution().GetWorkflowId()
+		}
+		if a := e.GetTimerStartedEventAttributes(); a != nil {
+			what += " " + a.GetStartToFireTimeout().AsDuration().String()
+		}
+		fmt.Fprintf(os.Stderr, "    %s %d %8.3fs %s\n", id, run, e.GetEventTime().AsTime().Sub(t0).Seconds(), what)
+	})
 }

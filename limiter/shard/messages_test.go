@@ -21,7 +21,7 @@ func TestFewMessagesWhileTheBudgetIsAmple(t *testing.T) {
 	budget := Budget{Windows: []limiter.Window{{Limit: 10_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 1000, InFlightFor: limiter.Duration(3 * time.Second)}
 	const run = 90 * time.Second
 	m := simulateShards(t, budget, run)
-	t.Logf("%d active shards over %v: %d reports, %d short leases, %d pushed leases; the slowest first send %v after waking", m.active, run, m.reports, m.shorts, m.pushes, m.worstFirst)
+	t.Logf("%d active shards over %v: %d reports, %d short leases, %d pushed leases; the slowest first send %v after waking; the coordinator's state at most %d bytes", m.active, run, m.reports, m.shorts, m.pushes, m.worstFirst, m.state)
 	if m.pushes > 0 || m.shorts > 0 {
 		t.Errorf("%d short leases and %d pushed leases, want none: the budget is ample", m.shorts, m.pushes)
 	}
@@ -46,7 +46,7 @@ func TestFewMessagesWhileTheBudgetIsSpent(t *testing.T) {
 	const run = 10 * time.Minute
 	m := simulateShards(t, budget, run)
 	perMinute := float64(m.reports+m.pushes) / float64(m.active) / run.Minutes()
-	t.Logf("%d active shards over %v: %d reports, %d short leases, %d pushed leases (%.1f messages a shard a minute); %d Graph requests sent", m.active, run, m.reports, m.shorts, m.pushes, perMinute, m.sent)
+	t.Logf("%d active shards over %v: %d reports, %d short leases, %d pushed leases (%.1f messages a shard a minute); %d Graph requests sent; the coordinator's state at most %d bytes", m.active, run, m.reports, m.shorts, m.pushes, perMinute, m.sent, m.state)
 	if perMinute > 9 {
 		t.Errorf("%.1f reports and pushed leases a shard a minute, want at most 9", perMinute)
 	}
@@ -64,6 +64,8 @@ const (
 type simMessages struct {
 	active, reports, shorts, pushes, sent int
 	worstFirst                            time.Duration
+	// state is the largest coordinator state seen after a report.
+	state int
 }
 
 // simulateShards runs 40 of 250 shards, woken one after another (a user's
@@ -158,6 +160,11 @@ func simulateShards(t *testing.T, budget Budget, run time.Duration) simMessages 
 				inbox = append(inbox, msg{now.Add(simDelivery), p.Shard, p})
 			}
 			checkReserved(t, budget, c, now)
+			b, err := c.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.state = max(m.state, len(b))
 		}
 	}
 	for _, s := range sims {

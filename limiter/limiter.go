@@ -81,6 +81,14 @@ type state struct {
 	// to succeed in any user's scope (Proven and ProvenAt only): one user
 	// table holds for every user (see scopeView.peers).
 	UserProof []adapted `json:"userProof,omitempty"`
+	// UserLowering is the latest lowering of the user table by a throttle
+	// without a scope, while a throttle of the app may still take it back
+	// (Limiter.unlearnUser).
+	UserLowering *userLowering `json:"userLowering,omitempty"`
+	// SharedAt is, per user window, when a throttle last lowered it for
+	// every user (shareLowering; 0: never, or taken back): new users
+	// start from that lowering (Limiter.inherit).
+	SharedAt []int64 `json:"sharedAt,omitempty"`
 }
 
 // Limiter is the limit model. Create it with New; the zero value is not
@@ -214,6 +222,7 @@ func (l *Limiter) user(id string) *userState {
 	}
 	u := &userState{ID: id, Scope: newScopeState(len(l.userPers))}
 	u.Scope.Log.keep = l.keep
+	l.inherit(u)
 	l.users[id] = u
 	l.st.Users = append(l.st.Users, u)
 	return u

@@ -85,10 +85,6 @@ type state struct {
 	// without a scope, while a throttle of the app may still take it back
 	// (Limiter.unlearnUser).
 	UserLowering *userLowering `json:"userLowering,omitempty"`
-	// SharedAt is, per user window, when a throttle last lowered it for
-	// every user (shareLowering; 0: never, or taken back): new users
-	// start from that lowering (Limiter.inherit).
-	SharedAt []int64 `json:"sharedAt,omitempty"`
 }
 
 // Limiter is the limit model. Create it with New; the zero value is not
@@ -222,7 +218,6 @@ func (l *Limiter) user(id string) *userState {
 	}
 	u := &userState{ID: id, Scope: newScopeState(len(l.userPers))}
 	u.Scope.Log.keep = l.keep
-	l.inherit(u)
 	l.users[id] = u
 	l.st.Users = append(l.st.Users, u)
 	return u

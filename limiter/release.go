@@ -159,51 +159,7 @@ func (l *Limiter) shareLowering(u *userState, now int64) {
 				x.Scope.Limits[w].lower(spec, a.Lowered, t, now)
 			}
 		}
-		l.sharedAt()[w] = now
 	}
-}
-
-// inherit gives a new user u the user table's lowerings: a window that a
-// throttle lowered for every user (shareLowering: state.SharedAt), and
-// that every known user still has lowered since, starts lowered for u
-// too, as the one of them whose limit is highest now (the lowering least
-// sure, or crept back furthest). Else a user arriving after the lesson
-// pays it anew, and a throttle without a scope at its first high count
-// may go to the app (small-129: a user arriving with its hour at 400
-// while the others' was lowered to 193 was refused by it; the app's
-// minute took the blame, was walked down, and the run took 1.17x the
-// best feasible). A lowering one user found alone (a percentage report)
-// is not the table's: that user's own reports found it.
-func (l *Limiter) inherit(u *userState) {
-	if len(l.st.Users) == 0 || len(l.st.SharedAt) != len(u.Scope.Limits) {
-		return
-	}
-	t := &l.st.Spec.Tuning
-	for w, at := range l.st.SharedAt {
-		spec := l.st.Spec.User.Windows[w].Limit
-		var from *adapted
-		for _, x := range l.st.Users {
-			a := &x.Scope.Limits[w]
-			if at == 0 || a.Lowered == 0 || a.Lowered >= spec || a.At < at {
-				from = nil
-				break
-			}
-			if from == nil || a.limit(spec, t, l.st.Now) > from.limit(spec, t, l.st.Now) {
-				from = a
-			}
-		}
-		if from != nil {
-			u.Scope.Limits[w] = adapted{Lowered: from.Lowered, At: from.At, Strikes: from.Strikes}
-		}
-	}
-}
-
-// sharedAt is state.SharedAt, one element per user window.
-func (l *Limiter) sharedAt() []int64 {
-	if len(l.st.SharedAt) != len(l.userPers) {
-		l.st.SharedAt = make([]int64, len(l.userPers))
-	}
-	return l.st.SharedAt
 }
 
 // userProof is state.UserProof, one element per user window.

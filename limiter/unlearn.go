@@ -72,8 +72,5 @@ func (l *Limiter) unlearnUser(now int64) {
 		for _, x := range l.st.Users {
 			x.Scope.Limits[w].undo(from, spec, rec.At)
 		}
-		if w < len(l.st.SharedAt) && l.st.SharedAt[w] >= rec.At {
-			l.st.SharedAt[w] = 0
-		}
 	}
 }

@@ -14,11 +14,14 @@ import (
 //     throttle without a scope is blamed on the app when another user was
 //     throttled within InferWindow, else on the user, unless none of that
 //     scope's windows could have caused it and one of the other's could,
-//     or the other's binds or is more than twice as full: bindingScope)
+//     or the other's binds, or, when the proof leaves both, the other's
+//     shortest window left is the shorter (cheaperScope) or, failing a
+//     proof, the other is more than twice as full: bindingScope)
 //     and the window of that scope that binds (see lowerBusiest) is
 //     lowered to the count it held at grant, or to the count proven to
 //     succeed in it when lower. A success granted before the lowering at
-//     a higher count raises it again (adapted.prove). A failed probe that
+//     a higher count raises it again (adapted.prove); a user lowering an
+//     app lowering soon after explains is taken back (unlearnUser). A failed probe that
 //     lowered a window doubles its breaker's cooldown to two cooldowns at
 //     most.
 //   - 10003: the scope's effective concurrency is lowered to what was in

@@ -260,7 +260,8 @@ const provenShare = 0.7
 // the fullest one it let off (under provenShare of its share of the
 // limit): the counts blur by the requests in flight and the window's
 // padding, so a few units under a proven count say less than a window at
-// a third of its limit does. The fullest window is blamed then.
+// a third of its limit does. The fullest window is blamed then, unless
+// it is longer than every window the proof left (longerOnly).
 //
 // A window is lowered to the highest count recently proven to succeed in
 // it when that is below the count it held (upstream let that many through,

@@ -149,15 +149,22 @@ func (g *rollingLog) peak(per, hold, now int64) int {
 // time its expected term drops by a period.
 func (g *rollingLog) shortfall(w int, per int64, rate int, rper int64, here int, now int64) (most int, next int64) {
 	expect := func(tau int64) int { return rate*int((tau+rper-1)/rper) - here }
-	best, bestTau, left := math.MinInt, per, 0
-	for i := g.start[w]; i < len(g.entries); i++ {
+	best, bestTau, left, most := math.MinInt, per, 0, expect(per)
+	k, edge := int64(0), int64(0) // periods by tau, and tau's bound for k
+	for i := g.start[w]; i < len(g.entries) && most-left > max(best, 0); i++ {
+		// No later point beats best once even the whole window's
+		// expected units less what left by then do not (left only grows).
 		tau := g.entries[i].at + per - now
-		if f := expect(tau) - left; f > best {
+		if tau > edge { // the entries are in time order: k only grows
+			k = (tau + rper - 1) / rper
+			edge = k * rper
+		}
+		if f := rate*int(k) - here - left; f > best {
 			best, bestTau = f, tau
 		}
 		left += g.entries[i].cost
 	}
-	if f := expect(per) - left; f >= best {
+	if f := most - left; f >= best {
 		best, bestTau = f, per
 	}
 	return max(0, best), now + (bestTau-1)%rper + 1

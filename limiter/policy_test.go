@@ -5,51 +5,93 @@ import (
 	"time"
 )
 
-// TestForegroundDemandReserve: the reserve follows the foreground demand
-// it sees. One scan of three requests holds room in the hour for the
-// rate it implies (3 a minute: 180 an hour, less the 3 the window holds)
-// on top of the base reserve, for the hold; after the hold only the base
-// reserve is left, and ReserveIdle after the scan none.
+// TestForegroundDemandReserve: beyond the base reserve, a window holds
+// room only for foreground that came in each of the last two minutes (a
+// rate, not one scan), and only as much as that rate will ask for before
+// the window drains by itself (scopeView.demand). The hour here is 800
+// (base reserve 20); the minute is too large to bind.
 func TestForegroundDemandReserve(t *testing.T) {
 	s := OneNote()
 	s.User = ScopeSpec{Windows: []Window{{100000, Duration(time.Minute)}, {800, Duration(time.Hour)}}, Concurrency: 1000}
 	s.App = s.User
-	s.Tuning.ReserveIdle = Duration(2 * time.Hour)
-	l := mustNew(t, s)
-	var q seq
-	if got := drain(t, l, at(0), q.req("u", Foreground, 3)); len(got) != 1 {
-		t.Fatalf("scan granted %v, want it", got)
+	s.Tuning.ReserveIdle = Duration(4 * time.Hour)
+	type step struct {
+		at       time.Duration
+		scan, bg int // foreground and background units asked for
+		want     int // background granted at that time
+		why      string
 	}
-	bg := func(n int) []Request {
-		var rs []Request
-		for range n {
-			rs = append(rs, q.req("u", Background, 1))
+	// evenHour is background filling the hour with n a minute, no scan.
+	evenHour := func(n int) []step {
+		var out []step
+		for m := range 60 {
+			out = append(out, step{time.Duration(m) * time.Minute, 0, n, n, "no scan yet: no reserve"})
 		}
-		return rs
+		return out
 	}
-	steps := []struct {
-		at   time.Duration
-		want int // background granted at that time
-		why  string
+	tests := []struct {
+		name  string
+		steps []step
 	}{
-		// 800 less the base 20 less the expected 177 is 603, the scan holds 3.
-		{time.Second, 600, "the demand the scan implies is held"},
-		{90 * time.Second, 0, "still held within the hold"},
-		// After the hold (the minute and one more): the base reserve only.
-		{2*time.Minute + time.Second, 177, "the hold is over: only the base reserve"},
-		// The first 600 and the scan have left the hour; the 177 have not.
-		{time.Hour + 2*time.Second, 603, "the base reserve, the scan gone from the hour"},
-		{3*time.Hour + time.Second, 800, "ReserveIdle after the scan: no reserve"},
+		{"one scan holds the base reserve only", []step{
+			// The old rule held the 3 a minute it implies for the hour, 177
+			// more, for two minutes.
+			{0, 3, 0, 0, "the scan"},
+			{time.Second, 0, 1000, 777, "800 less the base 20 less the scan's 3"},
+		}},
+		{"scans every minute into an hour that will not drain hold the rate's shortfall", []step{
+			{0, 3, 0, 0, "the first scan"},
+			{time.Minute, 3, 0, 0, "the second: a rate"},
+			// 3 a minute for the 59 minutes before the first scan leaves,
+			// less the 3 of this minute: 174 held; 800-20-174-6 = 600.
+			{time.Minute + time.Second, 0, 1000, 600, "held for the scans to come"},
+			// No scan in the minute before: no rate; the room is back at
+			// once (the old rule held it to 3 min).
+			{2*time.Minute + time.Second, 0, 1000, 174, "released a minute after the last scan"},
+		}},
+		{"scans every minute while the hour drains faster hold nothing more", append(evenHour(13),
+			// 13 a minute fill the hour evenly (767 by 59m); 13 leave each
+			// minute from 60m on.
+			step{time.Hour, 3, 13, 10, "a scan: the base reserve is held, 780 in all"},
+			// A rate now, but the hour frees 13 a minute, more than the 3 a
+			// minute the scans ask for: nothing held beyond the base
+			// reserve. The old rule held 180 less the 6 scanned, and
+			// background stopped at 606.
+			step{time.Hour + time.Minute, 3, 13, 10, "a rate, with the hour draining faster"},
+			step{time.Hour + time.Minute + time.Second, 0, 1000, 0, "the hour at 800 less the base 20"},
+		)},
 	}
-	for _, st := range steps {
-		if got := drain(t, l, at(st.at), bg(1000)...); len(got) != st.want {
-			t.Errorf("at %s: background granted %d, want %d (%s)", st.at, len(got), st.want, st.why)
-		}
-		for _, u := range l.st.Users {
-			for _, r := range u.Queue[Background] {
-				l.Cancel(r.ID)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, s)
+			var q seq
+			for _, st := range tc.steps {
+				var rs []Request
+				bg := map[string]bool{}
+				for range st.scan {
+					rs = append(rs, q.req("u", Foreground, 1))
+				}
+				for range st.bg {
+					r := q.req("u", Background, 1)
+					bg[r.ID] = true
+					rs = append(rs, r)
+				}
+				got := 0
+				for _, id := range drain(t, l, at(st.at), rs...) {
+					if bg[id] {
+						got++
+					}
+				}
+				if got != st.want {
+					t.Errorf("at %s: background granted %d, want %d (%s)", st.at, got, st.want, st.why)
+				}
+				for _, u := range l.st.Users {
+					for _, r := range u.Queue[Background] {
+						l.Cancel(r.ID)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 

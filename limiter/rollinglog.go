@@ -138,6 +138,38 @@ func (g *rollingLog) peak(per, hold, now int64) int {
 	return best
 }
 
+// shortfall is the most by which the foreground expected from now on
+// outruns the units leaving window w of length per (as of the last
+// advance, at now), at least 0: max over τ in (0, per] of
+// rate·⌈τ/rper⌉ − here (rate units each period rper, the current
+// period's less the here already asked for) less the cost that left the
+// window by now+τ. The departures step up at each entry's leaving
+// (entry.at+per), so the most is just before an entry leaves or at the
+// window's end, when all have left. next is when the most steps down: the
+// time its expected term drops by a period.
+func (g *rollingLog) shortfall(w int, per int64, rate int, rper int64, here int, now int64) (most int, next int64) {
+	expect := func(tau int64) int { return rate*int((tau+rper-1)/rper) - here }
+	best, bestTau, left, most := math.MinInt, per, 0, expect(per)
+	k, edge := int64(0), int64(0) // periods by tau, and tau's bound for k
+	for i := g.start[w]; i < len(g.entries) && most-left > max(best, 0); i++ {
+		// No later point beats best once even the whole window's
+		// expected units less what left by then do not (left only grows).
+		tau := g.entries[i].at + per - now
+		if tau > edge { // the entries are in time order: k only grows
+			k = (tau + rper - 1) / rper
+			edge = k * rper
+		}
+		if f := rate*int(k) - here - left; f > best {
+			best, bestTau = f, tau
+		}
+		left += g.entries[i].cost
+	}
+	if f := most - left; f >= best {
+		best, bestTau = f, per
+	}
+	return max(0, best), now + (bestTau-1)%rper + 1
+}
+
 // freeAt is the earliest time, not before now, at which cost more fits
 // into window w of length per under limit. If cost exceeds the limit it
 // waits for the window to empty.

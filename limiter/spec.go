@@ -33,10 +33,10 @@ type Tuning struct {
 	// back for the foreground lane; background may use the rest. The
 	// concurrency reserve is always held; the window reserve only while
 	// foreground work was enqueued within ReserveIdle for that scope, and
-	// then with the foreground demand the scope sees on top (the busiest
-	// shortest window of foreground ending within the last one,
-	// extrapolated to each window, less what the window holds; at most
-	// half a window in all).
+	// then, while foreground comes in each of the last two shortest
+	// windows, with the room that rate will want before the window frees
+	// it by itself on top (see scopeView.demand; at most half a window in
+	// all).
 	Reserve float64 `json:"reserve"`
 	// ReserveIdle is how long after the last foreground request the
 	// window reserve is kept; after that background may use the whole

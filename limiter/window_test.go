@@ -126,3 +126,54 @@ func TestLeasesAndExpiry(t *testing.T) {
 		t.Errorf("in flight after release: user %d app %d", st.Users[0].InFlight, st.App.InFlight)
 	}
 }
+
+// TestShortfall: the room a window holds for a foreground rate is the
+// most the rate asks for before the window's own units leave to make the
+// room (rollingLog.shortfall), with the minute the rate's period.
+func TestShortfall(t *testing.T) {
+	minute := int64(time.Minute)
+	hour := 60 * minute
+	now := 2 * hour
+	tests := []struct {
+		name    string
+		entries []stamp // in time order
+		rate    int
+		here    int
+		want    int
+	}{
+		{"an empty hour: the rate for an hour", nil, 3, 0, 180},
+		{"an empty hour, this minute's scan here", nil, 3, 3, 177},
+		// Background filled the hour just now: nothing leaves for an hour.
+		{"an hour filled at once just now", []stamp{{now - time.Second.Nanoseconds(), 700}}, 3, 0, 180},
+		// 13 a minute over the last hour: 13 leave each minute, more than
+		// the 3 asked for.
+		{"an hour filled evenly, draining faster than the rate", evenly(now, hour, 13), 3, 0, 3},
+		// 700 leave in a minute, room for all the hour asks after it: only
+		// the minute before they leave is held.
+		{"a burst about to leave", []stamp{{now - hour + minute, 700}, {now - 2*minute, 10}}, 3, 0, 3},
+		// 50 leave in a minute, short of the 177 asked after it.
+		{"a small burst about to leave", []stamp{{now - hour + minute, 50}}, 3, 0, 130},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var g rollingLog
+			g.reset(1)
+			for _, e := range tc.entries {
+				g.add(e.at, e.cost)
+			}
+			g.advance([]int64{hour}, now)
+			if got, _ := g.shortfall(0, hour, tc.rate, minute, tc.here, now); got != tc.want {
+				t.Errorf("shortfall = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// evenly is n units a minute over the window of length per ending at now.
+func evenly(now, per int64, n int) []stamp {
+	var out []stamp
+	for at := now - per + int64(time.Minute); at <= now; at += int64(time.Minute) {
+		out = append(out, stamp{at, n})
+	}
+	return out
+}

@@ -182,6 +182,16 @@ type policy interface {
 // each user's remaining work), "max-min" (the limiter told nothing of
 // it), "backoff" or "queue-retry".
 func Run(cfg Config, policyName string) (*Result, error) {
+	r, err := newRun(cfg, policyName)
+	if err != nil {
+		return nil, err
+	}
+	return r.simulate(), nil
+}
+
+// newRun sets up a run of cfg under the named policy (see Run), its
+// scans and users' first dispatches scheduled.
+func newRun(cfg Config, policyName string) (*run, error) {
 	var p policy
 	switch policyName {
 	case "ours":
@@ -234,10 +244,15 @@ func Run(cfg Config, policyName string) (*Result, error) {
 		}
 		r.dispatch(u.User)
 	}
-	end := Epoch.Add(cfg.Horizon)
-	r.run(end, func() bool { return r.left == 0 && len(cfg.Workload.Scans) == 0 })
+	return r, nil
+}
+
+// simulate runs the events to the horizon or until the work is done.
+func (r *run) simulate() *Result {
+	end := Epoch.Add(r.cfg.Horizon)
+	r.run(end, func() bool { return r.left == 0 && len(r.cfg.Workload.Scans) == 0 })
 	r.finish(end)
-	return r.res, nil
+	return r.res
 }
 
 func (r *run) scheduleScan(s Scan, at time.Duration) {

@@ -1,0 +1,252 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+// stallKey names one stall: a user idle from a time.
+type stallKey struct {
+	user string
+	from time.Time
+}
+
+// stallCauses is what held a stalled user, second by second.
+type stallCauses struct {
+	last   time.Time
+	causes map[string]int
+	fg0    int // foreground requests served before the stall
+	fg     int // foreground requests served during it
+}
+
+// causeOf says what holds user's background at now while upstream would
+// take its next request: an open breaker; a window at its background
+// limit whose count is under its effective limit less the base reserve
+// (room held for foreground demand: "reserve"); a window at its limit
+// whose learned limit is under upstream's true one ("learned"); a
+// concurrency cap; or none of these ("other": app room held for another
+// user's background (Limiter.computeHolds), or the order of users).
+func causeOf(r *run, lim *limiter.Limiter, user string) string {
+	if _, _, ok := lim.Holding(user, r.now); ok {
+		return "breaker"
+	}
+	st := lim.State(r.now)
+	var us *limiter.ScopeUsage
+	for i := range st.Users {
+		if st.Users[i].User == user {
+			us = &st.Users[i].ScopeUsage
+		}
+	}
+	res := r.cfg.Spec.Tuning.Reserve
+	check := func(s *limiter.ScopeUsage, truth *scopeLimits) string {
+		if s == nil {
+			return ""
+		}
+		for w, win := range s.Windows {
+			bg := win.Effective - win.Reserve
+			if win.Used < bg {
+				continue
+			}
+			base := min(int(res*float64(win.Effective)+0.999999), win.Effective/2)
+			if win.Used < win.Effective-base {
+				return fmt.Sprintf("reserve(%s w%d)", scopeName(s == &st.App), w)
+			}
+			if win.Effective < truth.windows[w].limit {
+				return fmt.Sprintf("learned(%s w%d)", scopeName(s == &st.App), w)
+			}
+			return fmt.Sprintf("full(%s w%d)", scopeName(s == &st.App), w)
+		}
+		return ""
+	}
+	if c := check(&st.App, r.up.app); c != "" {
+		return c
+	}
+	if c := check(us, r.up.user(user)); c != "" {
+		return c
+	}
+	if st.App.InFlight >= laneCap(st.App.EffectiveConcurrency, res) {
+		return "concurrency(app)"
+	}
+	if us != nil && us.InFlight >= laneCap(us.EffectiveConcurrency, res) {
+		return "concurrency(user)"
+	}
+	return "other"
+}
+
+func laneCap(n int, reserve float64) int { return max(1, n-int(reserve*float64(n)+0.999999)) }
+
+func scopeName(app bool) string {
+	if app {
+		return "app"
+	}
+	return "user"
+}
+
+// runSampled is Run("ours") with fn called every second.
+func runSampled(cfg Config, fn func(r *run, lim *limiter.Limiter)) *Result {
+	r, err := newRun(cfg, "ours")
+	if err != nil {
+		panic(err)
+	}
+	lim := r.pol.(*ours).lim
+	var tick func()
+	tick = func() {
+		fn(r, lim)
+		if r.left > 0 {
+			r.after(time.Second, tick)
+		}
+	}
+	r.after(time.Second, tick)
+	return r.simulate()
+}
+
+// TestStallCauses classifies the stalls over two cooldowns of the samples
+// NOTEBRIDGE_STALLCAUSE=small|full:N names (seeds 1 to N), each by what
+// held the user most of its longest stall, sampled every second
+// (causeOf), with the foreground served meanwhile. A diagnostic: it
+// asserts nothing.
+func TestStallCauses(t *testing.T) {
+	spec := os.Getenv("NOTEBRIDGE_STALLCAUSE")
+	if spec == "" {
+		t.Skip("NOTEBRIDGE_STALLCAUSE=small:300 or full:300 runs it")
+	}
+	name, nstr, _ := strings.Cut(spec, ":")
+	n, _ := strconv.Atoi(nstr)
+	size := Small
+	if name == "full" {
+		size = Full
+	}
+	tally := map[string][]uint64{}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		s := Generate(seed, size)
+		cfg := s.Scenario.Config
+		stalls := map[stallKey]*stallCauses{}
+		recovery := cfg.Spec.Tuning.MaxCooldown.D()
+		res := runSampled(cfg, func(r *run, lim *limiter.Limiter) {
+			for _, o := range cfg.Upstream.Outages {
+				if !r.now.Before(Epoch.Add(o.From)) && r.now.Before(Epoch.Add(o.To+recovery)) {
+					return
+				}
+			}
+			for _, id := range r.order {
+				q := r.users[id]
+				if !q.watching || q.idleFrom.IsZero() || !q.idleFrom.Before(r.now) || r.left == 0 {
+					continue
+				}
+				k := stallKey{id, q.idleFrom}
+				sc := stalls[k]
+				if sc == nil {
+					sc = &stallCauses{causes: map[string]int{}, fg0: len(r.res.FGWaits)}
+					stalls[k] = sc
+				}
+				sc.fg = len(r.res.FGWaits) - sc.fg0
+				sc.last = r.now
+				sc.causes[causeOf(r, lim, id)]++
+			}
+		})
+		v := Check(s, res)
+		stalled := false
+		for _, m := range v.Violations {
+			if strings.HasPrefix(m, "stalled") {
+				stalled = true
+			}
+		}
+		if !stalled {
+			continue
+		}
+		// The longest sampled stall and its main cause.
+		var best stallKey
+		var bestN int
+		for k, sc := range stalls {
+			tot := 0
+			for _, c := range sc.causes {
+				tot += c
+			}
+			if tot > bestN || tot == bestN && (k.from.Before(best.from) || k.from.Equal(best.from) && k.user < best.user) {
+				best, bestN = k, tot
+			}
+		}
+		sc := stalls[best]
+		var parts []string
+		top, topN := "none", 0
+		keys := make([]string, 0, len(sc.causes))
+		for c := range sc.causes {
+			keys = append(keys, c)
+		}
+		slices.Sort(keys)
+		for _, c := range keys {
+			parts = append(parts, fmt.Sprintf("%s %ds", c, sc.causes[c]))
+			if sc.causes[c] > topN {
+				top, topN = c, sc.causes[c]
+			}
+		}
+		class, _, _ := strings.Cut(top, "(")
+		tally[class] = append(tally[class], seed)
+		t.Logf("%s-%d: stall %s (%s from %s): %s [%s], foreground served meanwhile %d", size.Name, seed, v.Stall.Round(time.Millisecond), best.user,
+			best.from.Sub(Epoch).Round(time.Second), class, strings.Join(parts, ", "), sc.fg)
+	}
+	classes := make([]string, 0, len(tally))
+	for c := range tally {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	for _, c := range classes {
+		t.Logf("%s: %d: %v", c, len(tally[c]), tally[c])
+	}
+}
+
+// TestViolators lists every sample of NOTEBRIDGE_VIOLATORS=small|full:N
+// with a violation, one a line, with the classes it violates, so two
+// commits' lists can be compared sample by sample. A diagnostic.
+func TestViolators(t *testing.T) {
+	spec := os.Getenv("NOTEBRIDGE_VIOLATORS")
+	if spec == "" {
+		t.Skip("NOTEBRIDGE_VIOLATORS=small:300 or full:300 runs it")
+	}
+	name, nstr, _ := strings.Cut(spec, ":")
+	n, _ := strconv.Atoi(nstr)
+	size := Small
+	if name == "full" {
+		size = Full
+	}
+	out := make([]string, n+1)
+	for seed := 1; seed <= n; seed++ {
+		s := Generate(uint64(seed), size)
+		res, err := Run(s.Scenario.Config, "ours")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := Check(s, res)
+		if len(v.Violations) == 0 {
+			continue
+		}
+		var cls []string
+		for _, m := range v.Violations {
+			switch {
+			case strings.HasPrefix(m, "stalled"):
+				cls = append(cls, "stall")
+			case strings.Contains(m, "throttled after"):
+				cls = append(cls, "throttled")
+			case strings.HasPrefix(m, "foreground"):
+				cls = append(cls, "fg")
+			case strings.HasPrefix(m, "finished"), strings.HasPrefix(m, "unfinished"):
+				cls = append(cls, "ratio")
+			default:
+				cls = append(cls, "other")
+			}
+		}
+		out[seed] = fmt.Sprintf("VIOL %s-%d %s stall=%s ratio=%.4f", size.Name, seed, strings.Join(cls, ","), v.Stall.Round(time.Millisecond), v.Ratio)
+	}
+	for _, l := range out {
+		if l != "" {
+			fmt.Println(l)
+		}
+	}
+}

@@ -75,6 +75,7 @@ func (l *Limiter) SetSpec(spec Spec, now time.Time) error {
 		respec(&u.Scope, old.User.Windows, spec.User.Windows, l.userPers, n)
 	}
 	l.orderRebuild(n)
+	l.holdRebuild(n)
 	return nil
 }
 

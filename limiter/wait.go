@@ -83,7 +83,7 @@ func (l *Limiter) RetryAfter(user string, lane Lane, cost int, now time.Time) ti
 // the caller calls Grant after each.
 func (l *Limiter) NextWakeup(now time.Time) time.Time {
 	n := l.clock(now)
-	if len(l.active[Foreground])+len(l.active[Background]) == 0 {
+	if l.nAct[Foreground]+l.nAct[Background] == 0 {
 		return time.Time{}
 	}
 	if _, ok := l.decide(n, false); ok {
@@ -92,6 +92,9 @@ func (l *Limiter) NextWakeup(now time.Time) time.Time {
 	at := never
 	for lane := range numLanes {
 		for _, u := range l.active[lane] {
+			if u == nil {
+				continue
+			}
 			q := &u.Queue[lane][0]
 			if f := l.freeAt(u, lane, q.least(), q.Slots, q.Attempt, n); f > n {
 				at = min(at, f)
@@ -103,7 +106,7 @@ func (l *Limiter) NextWakeup(now time.Time) time.Time {
 			at = min(at, e)
 		}
 	}
-	if len(l.active[Background]) > 0 {
+	if l.nAct[Background] > 0 {
 		// A lapsing window reserve, or foreground demand leaving a
 		// window, makes room for background.
 		if app := l.appView(); app.reserving(n) {
@@ -113,6 +116,9 @@ func (l *Limiter) NextWakeup(now time.Time) time.Time {
 			at = min(at, app.demandEnds(n))
 		}
 		for _, u := range l.active[Background] {
+			if u == nil {
+				continue
+			}
 			usr := l.userView(u)
 			if usr.reserving(n) {
 				at = min(at, usr.reserveEnds())

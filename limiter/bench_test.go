@@ -64,12 +64,21 @@ func reportCPU(b *testing.B, cpu time.Duration) {
 func BenchmarkAdmissionAllQueued(b *testing.B) {
 	for _, lane := range []Lane{Foreground, Background} {
 		for _, users := range []int{1000, 2000, 10000} {
-			b.Run(fmt.Sprintf("%s/users=%d", lane, users), func(b *testing.B) { benchAllQueued(b, lane, users) })
+			b.Run(fmt.Sprintf("%s/users=%d", lane, users), func(b *testing.B) { benchAllQueued(b, lane, users, false) })
 		}
 	}
 }
 
-func benchAllQueued(b *testing.B, lane Lane, users int) {
+// BenchmarkWakeupAllQueued is BenchmarkAdmissionAllQueued with a call of
+// NextWakeup after each decision, as a limiter's owner asks it when to
+// come back: NextWakeup still weighs every queued user's head.
+func BenchmarkWakeupAllQueued(b *testing.B) {
+	for _, users := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("%s/users=%d", Background, users), func(b *testing.B) { benchAllQueued(b, Background, users, true) })
+	}
+}
+
+func benchAllQueued(b *testing.B, lane Lane, users int, wakeup bool) {
 	l, _ := New(OneNote(), t0)
 	names := make([]string, users)
 	n := 0
@@ -93,6 +102,9 @@ func benchAllQueued(b *testing.B, lane Lane, users int) {
 		l.Enqueue(Request{ID: ids[i], User: names[i%users], Lane: lane}, now)
 		for _, g := range l.Grant(now) {
 			l.Release(g.LeaseID, ok200, now)
+		}
+		if wakeup {
+			l.NextWakeup(now)
 		}
 	}
 	reportCPU(b, cpu)

@@ -245,6 +245,13 @@ func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 	if lane != Background || u == nil || len(h.users) == 0 || h.has(u) {
 		return nil
 	}
+	return l.heldRoom(now)
+}
+
+// heldRoom is the app room held, per app window, from the background of
+// the users not held for (see holdFor).
+func (l *Limiter) heldRoom(now int64) []int {
+	h := &l.holds
 	t := &l.st.Spec.Tuning
 	h.buf = resize(h.buf, len(l.appPers))
 	for _, x := range h.users {

@@ -85,10 +85,10 @@ func holdSpec(r *rand.Rand) Spec {
 // remaining work (many users, random windows, both lanes, grants,
 // releases that succeed, are throttled or expire, settles, cancels, idle
 // gaps, spec changes and JSON round trips) and, at every step, checks
-// that computeHolds holds the users refHolds does, and that NextWakeup
+// that computeHolds holds the users refHolds does and that NextWakeup
 // answers what refNextWakeup does.
 func TestHoldsMatchScan(t *testing.T) {
-	held, over := 0, 0
+	held, over, wakes := 0, 0, 0
 	for seed := range uint64(60) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 33))
@@ -174,12 +174,27 @@ func TestHoldsMatchScan(t *testing.T) {
 				if len(want) == maxHeld {
 					over++
 				}
+				// Each side may advance logs the other reads: take
+				// turns at going first.
+				var gotW, wantW time.Time
+				if step%2 == 0 {
+					gotW, wantW = l.NextWakeup(now), refNextWakeup(l, now)
+				} else {
+					wantW, gotW = refNextWakeup(l, now), l.NextWakeup(now)
+				}
+				if !gotW.Equal(wantW) {
+					t.Fatalf("step %d: NextWakeup %v, the scan %v", step, gotW.Sub(t0), wantW.Sub(t0))
+				}
+				if !wantW.IsZero() && wantW.After(now) {
+					wakes++
+				}
 			}
 		})
 	}
-	if held < 1000 || over < 10 {
-		t.Errorf("too few holds compared: %d users held, %d passes at maxHeld", held, over)
+	if held < 1000 || over < 10 || wakes < 1000 {
+		t.Errorf("too few compared: %d users held, %d passes at maxHeld, %d wakeups later than now", held, over, wakes)
 	}
+	t.Logf("%d users held, %d passes at maxHeld, %d wakeups later than now", held, over, wakes)
 }
 
 // holdIDs is the sorted IDs of us.
@@ -238,4 +253,58 @@ func TestActiveKeepsOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// refNextWakeup is NextWakeup as it was before headsFreeAt and fgBack:
+// every queued head weighed, and every user with background queued for
+// its reserve and demand.
+func refNextWakeup(l *Limiter, now time.Time) time.Time {
+	n := l.clock(now)
+	if l.nAct[Foreground]+l.nAct[Background] == 0 {
+		return time.Time{}
+	}
+	if _, ok := l.decide(n, false); ok {
+		return time.Unix(0, n).UTC()
+	}
+	at := never
+	for lane := range numLanes {
+		for _, u := range l.active[lane] {
+			if u == nil {
+				continue
+			}
+			q := &u.Queue[lane][0]
+			if f := l.freeAt(u, lane, q.least(), q.Slots, q.Attempt, n); f > n {
+				at = min(at, f)
+			}
+		}
+	}
+	for _, ls := range l.st.Leases {
+		if e := ls.Expires.UnixNano(); e > n {
+			at = min(at, e)
+		}
+	}
+	if l.nAct[Background] > 0 {
+		if app := l.appView(); app.reserving(n) {
+			at = min(at, app.reserveEnds())
+		}
+		if app := l.appView(); app.st.LastFG != 0 {
+			at = min(at, app.demandEnds(n))
+		}
+		for _, u := range l.active[Background] {
+			if u == nil {
+				continue
+			}
+			usr := l.userView(u)
+			if usr.reserving(n) {
+				at = min(at, usr.reserveEnds())
+			}
+			if u.Scope.LastFG != 0 {
+				at = min(at, usr.demandEnds(n))
+			}
+		}
+	}
+	if at == never {
+		return time.Time{}
+	}
+	return time.Unix(0, at).UTC()
 }

@@ -37,6 +37,7 @@ type userState struct {
 	actPos    [numLanes]int    // its index in Limiter.active, while listed
 	ord       orderKey         // its place in Limiter.order
 	hk        holdKey          // its place in Limiter.holdIdx
+	fbPos     int              // 1-based index in Limiter.fgBack; 0: absent
 }
 
 // lease is a live grant holding concurrency slots.
@@ -105,6 +106,9 @@ type Limiter struct {
 	holds   holds     // app room held for users bound by their own limits
 	order   order     // active users in the order pick serves them
 	holdIdx holdIndex // the users computeHolds weighs
+	// fgBack is the users with background queued that have enqueued
+	// foreground (see fgBackSync), in no order.
+	fgBack []*userState
 
 	keep int64 // see retain
 }
@@ -141,6 +145,7 @@ func (l *Limiter) index() {
 	l.seen = make(map[string]bool, len(l.st.Seen))
 	l.active = [numLanes][]*userState{}
 	l.nAct = [numLanes]int{}
+	l.fgBack = nil
 	for _, u := range l.st.Users {
 		l.users[u.ID] = u
 		for lane := range numLanes {
@@ -152,6 +157,8 @@ func (l *Limiter) index() {
 				l.activate(u, lane)
 			}
 		}
+		u.fbPos = 0
+		l.fgBackSync(u)
 	}
 	for _, ls := range l.st.Leases {
 		l.leases[ls.LeaseID] = ls
@@ -270,6 +277,7 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	l.activate(u, req.Lane)
 	l.orderAdd(u, req.Lane, n)
 	l.holdSync(u, n) // Remaining may have risen
+	l.fgBackSync(u)
 	return nil
 }
 
@@ -359,6 +367,7 @@ func (l *Limiter) deactivate(u *userState, lane Lane) {
 	l.orderRemove(u, lane)
 	if lane == Background {
 		l.holdSync(u, l.st.Now)
+		l.fgBackSync(u)
 	}
 	a := l.active[lane]
 	a[u.actPos[lane]] = nil

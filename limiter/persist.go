@@ -93,4 +93,5 @@ func respec(s *scopeState, old, now []Window, p []int64, t int64) {
 	s.Log.advance(p, t)
 	s.FG.reset(len(now))
 	s.FG.advance(p, t)
+	s.fgMemo = demandMemo{} // it was per old window
 }

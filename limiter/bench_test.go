@@ -64,12 +64,50 @@ func reportCPU(b *testing.B, cpu time.Duration) {
 func BenchmarkAdmissionAllQueued(b *testing.B) {
 	for _, lane := range []Lane{Foreground, Background} {
 		for _, users := range []int{1000, 2000, 10000} {
-			b.Run(fmt.Sprintf("%s/users=%d", lane, users), func(b *testing.B) { benchAllQueued(b, lane, users) })
+			b.Run(fmt.Sprintf("%s/users=%d", lane, users), func(b *testing.B) { benchAllQueued(b, allQueued{lane: lane, users: users}) })
 		}
 	}
 }
 
-func benchAllQueued(b *testing.B, lane Lane, users int) {
+// BenchmarkWakeupAllQueued is BenchmarkAdmissionAllQueued's background
+// lane with a call of NextWakeup after each decision, as a limiter's
+// owner asks it when to come back.
+func BenchmarkWakeupAllQueued(b *testing.B) {
+	for _, users := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("%s/users=%d", Background, users), func(b *testing.B) {
+			benchAllQueued(b, allQueued{lane: Background, users: users, wakeup: true})
+		})
+	}
+}
+
+// BenchmarkRemainingAllQueued is BenchmarkAdmissionAllQueued's background
+// lane with every request reporting the user's remaining work (100 to
+// 1,099 requests, by user), as migrations do: every queued user is a
+// candidate computeHolds weighs.
+func BenchmarkRemainingAllQueued(b *testing.B) {
+	for _, users := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("%s/users=%d", Background, users), func(b *testing.B) {
+			benchAllQueued(b, allQueued{lane: Background, users: users, remaining: true})
+		})
+	}
+}
+
+// allQueued is one run of benchAllQueued.
+type allQueued struct {
+	lane      Lane
+	users     int
+	wakeup    bool // call NextWakeup after each decision
+	remaining bool // report remaining work
+}
+
+func benchAllQueued(b *testing.B, c allQueued) {
+	lane, users := c.lane, c.users
+	left := func(u int) int {
+		if c.remaining {
+			return 100 + u%1000
+		}
+		return 0
+	}
 	l, _ := New(OneNote(), t0)
 	names := make([]string, users)
 	n := 0
@@ -77,7 +115,7 @@ func benchAllQueued(b *testing.B, lane Lane, users int) {
 		names[u] = fmt.Sprintf("user-%05d", u)
 		for range 2 {
 			n++
-			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: names[u], Lane: lane}, t0)
+			l.Enqueue(Request{ID: fmt.Sprint("w", n), User: names[u], Lane: lane, Remaining: left(u)}, t0)
 		}
 	}
 	ids := make([]string, b.N)
@@ -90,9 +128,12 @@ func benchAllQueued(b *testing.B, lane Lane, users int) {
 	now := t0
 	for i := range b.N {
 		now = now.Add(4500 * time.Millisecond) // a unit frees every 4.5 s
-		l.Enqueue(Request{ID: ids[i], User: names[i%users], Lane: lane}, now)
+		l.Enqueue(Request{ID: ids[i], User: names[i%users], Lane: lane, Remaining: left(i % users)}, now)
 		for _, g := range l.Grant(now) {
 			l.Release(g.LeaseID, ok200, now)
+		}
+		if c.wakeup {
+			l.NextWakeup(now)
 		}
 	}
 	reportCPU(b, cpu)

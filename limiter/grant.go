@@ -35,7 +35,7 @@ func (l *Limiter) decide(now int64, commit bool) ([]Grant, bool) {
 		if lane == Background {
 			l.computeHolds(now)
 		}
-		for len(l.active[lane]) > 0 {
+		for l.nAct[lane] > 0 {
 			if l.appFull(lane, now) {
 				appBlocked = true
 				break
@@ -236,6 +236,7 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 	}
 	if lane == Background {
 		u.Remaining = max(u.Remaining-cost, 0)
+		u.hk.leased++
 	}
 	u.Scope.Log.add(now, cost)
 	l.st.App.Log.add(now, cost)
@@ -244,6 +245,7 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 	l.st.Leases = append(l.st.Leases, ls)
 	l.leases[ls.LeaseID] = ls
 	l.byReq[ls.RequestID] = ls
+	l.holdSync(u, now) // its count rose
 	return ls.Grant
 }
 
@@ -280,6 +282,10 @@ func (l *Limiter) free(ls *lease, now int64) {
 		if ls.UserProbe && u.Scope.Breaker.Probe == ls.LeaseID {
 			u.Scope.Breaker.Probe = ""
 		}
+		if ls.Lane == Background {
+			u.hk.leased--
+		}
+		l.holdSync(u, now) // a release may have lowered its limits (learn)
 	}
 	l.remember(ls.RequestID, now)
 }

@@ -34,8 +34,10 @@ type userState struct {
 	Remaining int              `json:"remaining,omitempty"`
 	mark      [numLanes]uint64 // round in which this lane was found blocked
 	inAct     [numLanes]bool   // listed in Limiter.active
-	holdMark  uint64           // holds.mark of the pass that saw it
+	actPos    [numLanes]int    // its index in Limiter.active, while listed
 	ord       orderKey         // its place in Limiter.order
+	hk        holdKey          // its place in Limiter.holdIdx
+	fbPos     int              // 1-based index in Limiter.fgBack; 0: absent
 }
 
 // lease is a live grant holding concurrency slots.
@@ -99,10 +101,18 @@ type Limiter struct {
 	leases map[string]*lease     // lease ID -> lease
 	byReq  map[string]*lease     // request ID -> lease
 	seen   map[string]bool
-	active [numLanes][]*userState // users with work queued in the lane
-	round  uint64
-	holds  holds // app room held for users bound by their own limits
-	order  order // active users in the order pick serves them
+	// active is, per lane, the users with work queued in the lane in the
+	// order they came, with nil where a user left (see deactivate); nAct
+	// counts the users.
+	active  [numLanes][]*userState
+	nAct    [numLanes]int
+	round   uint64
+	holds   holds     // app room held for users bound by their own limits
+	order   order     // active users in the order pick serves them
+	holdIdx holdIndex // the users computeHolds weighs
+	// fgBack is the users with background queued that have enqueued
+	// foreground (see fgBackSync), in no order.
+	fgBack []*userState
 
 	keep int64 // see retain
 }
@@ -138,6 +148,8 @@ func (l *Limiter) index() {
 	l.byReq = make(map[string]*lease, len(l.st.Leases))
 	l.seen = make(map[string]bool, len(l.st.Seen))
 	l.active = [numLanes][]*userState{}
+	l.nAct = [numLanes]int{}
+	l.fgBack = nil
 	for _, u := range l.st.Users {
 		l.users[u.ID] = u
 		for lane := range numLanes {
@@ -149,6 +161,8 @@ func (l *Limiter) index() {
 				l.activate(u, lane)
 			}
 		}
+		u.fbPos = 0
+		l.fgBackSync(u)
 	}
 	for _, ls := range l.st.Leases {
 		l.leases[ls.LeaseID] = ls
@@ -159,6 +173,7 @@ func (l *Limiter) index() {
 	}
 	l.retain()
 	l.orderRebuild(l.st.Now)
+	l.holdRebuild(l.st.Now)
 }
 
 // retain sets l.keep and every rolling log's keep from the spec: how long
@@ -223,10 +238,13 @@ func (l *Limiter) user(id string) *userState {
 	return u
 }
 
+// activate lists u in lane's active users, last.
 func (l *Limiter) activate(u *userState, lane Lane) {
 	if !u.inAct[lane] {
 		u.inAct[lane] = true
+		u.actPos[lane] = len(l.active[lane])
 		l.active[lane] = append(l.active[lane], u)
+		l.nAct[lane]++
 	}
 }
 
@@ -262,6 +280,8 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 	l.queued[req.ID] = u
 	l.activate(u, req.Lane)
 	l.orderAdd(u, req.Lane, n)
+	l.holdSync(u, n) // Remaining may have risen
+	l.fgBackSync(u)
 	return nil
 }
 
@@ -340,19 +360,35 @@ func (l *Limiter) Cancel(requestID string) bool {
 	return true
 }
 
+// deactivate takes u off lane's active users in amortised O(1): its
+// place is left nil, and the list is compacted, in order, once half of
+// it is nil.
 func (l *Limiter) deactivate(u *userState, lane Lane) {
 	if !u.inAct[lane] {
 		return
 	}
 	u.inAct[lane] = false
 	l.orderRemove(u, lane)
+	if lane == Background {
+		l.holdSync(u, l.st.Now)
+		l.fgBackSync(u)
+	}
 	a := l.active[lane]
-	for i, v := range a {
-		if v == u {
-			l.active[lane] = append(a[:i], a[i+1:]...)
-			return
+	a[u.actPos[lane]] = nil
+	l.nAct[lane]--
+	if 2*l.nAct[lane] > len(a) {
+		return
+	}
+	k := 0
+	for _, v := range a {
+		if v != nil {
+			v.actPos[lane] = k
+			a[k] = v
+			k++
 		}
 	}
+	clear(a[k:])
+	l.active[lane] = a[:k]
 }
 
 // Lease returns the live grant of requestID, so a duplicate acquire can be

@@ -197,7 +197,9 @@ func (l *Limiter) orderRebuild(now int64) {
 	l.order = order{}
 	for lane := range numLanes {
 		for _, u := range l.active[lane] {
-			l.orderAdd(u, lane, now)
+			if u != nil {
+				l.orderAdd(u, lane, now)
+			}
 		}
 	}
 }

@@ -19,7 +19,7 @@ func refPick(l *Limiter, lane Lane, now int64) *userState {
 	var bestSeq uint64
 	long := longest(l.userPers)
 	for _, u := range l.active[lane] {
-		if u.mark[lane] == l.round {
+		if u == nil || u.mark[lane] == l.round {
 			continue
 		}
 		left, held := 0, false

@@ -79,6 +79,7 @@ func (l *Limiter) SetSpec(spec Spec, now time.Time) error {
 		respec(&u.Scope, old.User.Windows, spec.User.Windows, l.userPers, n)
 	}
 	l.orderRebuild(n)
+	l.holdRebuild(n)
 	return nil
 }
 
@@ -96,4 +97,5 @@ func respec(s *scopeState, old, now []Window, p []int64, t int64) {
 	s.Log.advance(p, t)
 	s.FG.reset(len(now))
 	s.FG.advance(p, t)
+	s.fgMemo = demandMemo{} // it was per old window
 }

@@ -158,8 +158,8 @@ func (l *Limiter) shareLowering(u *userState, now int64) {
 		proof[w].Proven = min(proof[w].Proven, a.Proven)
 		spec := l.st.Spec.User.Windows[w].Limit
 		for _, x := range l.st.Users {
-			if x != u {
-				x.Scope.Limits[w].lower(spec, a.Lowered, t, now)
+			if x != u && x.Scope.Limits[w].lower(spec, a.Lowered, t, now) {
+				l.holdIdx.stale = true // x's finish may have risen
 			}
 		}
 	}

@@ -47,7 +47,7 @@ func (g *rollingLog) reset(n int) {
 }
 
 // advance moves every window to time now and drops entries older than
-// every window by more than keep.
+// every window by more than keep, but for the newest.
 func (g *rollingLog) advance(pers []int64, now int64) {
 	g.now = now
 	low := len(g.entries)
@@ -65,6 +65,10 @@ func (g *rollingLog) advance(pers []int64, now int64) {
 	for low > 0 && g.entries[low-1].at > now-longest-g.keep {
 		low--
 	}
+	// The newest entry stays, so an empty log means nothing was granted
+	// and the last entry is the last grant, whenever the log was last
+	// advanced (Limiter.progressing reads both).
+	low = min(low, len(g.entries)-1)
 	if low > 32 && 2*low >= len(g.entries) {
 		n := copy(g.entries, g.entries[low:])
 		g.entries = g.entries[:n]

@@ -62,7 +62,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 	case o.Status == 0 && o.Code == "":
 		// Never sent, or fate unknown: learn nothing; free clears the probe.
 	case o.success():
-		uc, ac, last := l.countsAt(u, ls, o, now)
+		uc, ac, last, counted := l.countsAt(u, ls, o, now)
 		l.st.Errors = 0
 		l.st.RetryTokens = math.Min(t.RetryBurst, l.st.RetryTokens+t.RetryRatio)
 		if ls.AppProbe {
@@ -74,12 +74,14 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		granted := ls.Granted.UnixNano()
 		u.Scope.OKAt = max(u.Scope.OKAt, granted)
 		l.st.App.OKAt = max(l.st.App.OKAt, granted)
-		usr.prove(uc, last, granted, now)
-		l.proveShared(uc, last, now)
-		app.prove(ac, last, granted, now)
+		if counted {
+			usr.prove(uc, last, granted, now)
+			l.proveShared(uc, last, now)
+			app.prove(ac, last, granted, now)
+		}
 		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
-		if o.ThrottlePercent >= 0.8 {
+		if counted && o.ThrottlePercent >= 0.8 {
 			l.soft(usr, app, uc, ac, last, o, now)
 		}
 	case o.concurrency():
@@ -103,9 +105,9 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope == ScopeUnknown {
 			scope = l.infer(u.ID, now)
 		}
-		uc, ac, _ := l.countsAt(u, ls, o, now)
+		uc, ac, _, counted := l.countsAt(u, ls, o, now)
 		usr.peers = l.userProof()
-		if o.Scope == ScopeUnknown {
+		if counted && o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
 		u.Scope.RefusedAt = now
@@ -117,7 +119,9 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope != ScopeApp && o.Scope == ScopeUnknown {
 			from = usr.limits(now)
 		}
-		lowered := v.lowerBusiest(before, now)
+		// Counts under windows a later spec replaced lower nothing: the
+		// breaker still trips, and the next throttle, counted, teaches.
+		lowered := counted && v.lowerBusiest(before, now)
 		switch {
 		case lowered && scope == ScopeApp:
 			l.unlearnUser(now)
@@ -191,11 +195,16 @@ func (l *Limiter) proveShared(before []int, cost int, now int64) {
 // after ls may have been sent before it, and requests may have left the
 // windows since the grant; the permit's own earlier requests count. With
 // the send time unknown, outside the lease or too old for the logs, it is
-// the counts at the grant and the permit's cost.
-func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user, app []int, last int) {
+// the counts at the grant and the permit's cost. ok is false when the
+// model cannot say: the counts at the grant are per windows a later spec
+// replaced (SetSpec), and no send time places the request in the logs.
+func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user, app []int, last int, ok bool) {
 	from, at := ls.Granted.UnixNano(), o.Sent.UnixNano()
 	if o.Sent.IsZero() || at < from || at > now || now-at > l.keep {
-		return ls.UserCount, ls.AppCount, ls.Cost
+		if len(ls.UserCount) != len(l.userPers) || len(ls.AppCount) != len(l.appPers) {
+			return nil, nil, 0, false
+		}
+		return ls.UserCount, ls.AppCount, ls.Cost, true
 	}
 	cost := max(1, ls.Cost)
 	earlier := max(0, cost-min(max(0, o.Unsent), cost)-1)
@@ -208,7 +217,7 @@ func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user,
 		}
 		return out
 	}
-	return at1(&u.Scope.Log, l.userPers, make([]int, len(l.userPers))), at1(&l.st.App.Log, l.appPers, make([]int, len(l.appPers))), 1
+	return at1(&u.Scope.Log, l.userPers, make([]int, len(l.userPers))), at1(&l.st.App.Log, l.appPers, make([]int, len(l.appPers))), 1, true
 }
 
 // throttleScope is the scope a throttle without one is blamed on, from

@@ -145,3 +145,59 @@ func TestScaleProfileRunsFaster(t *testing.T) {
 		t.Errorf("NextWakeup = %v, want %v", w, t0.Add(time.Minute))
 	}
 }
+
+// TestReleaseAfterSpecChange releases leases granted under one set of
+// windows after SetSpec changed how many windows a scope has, with no
+// send time, so the only counts the model has are the grant's, per the
+// old windows. With more old windows than new it panicked in
+// scopeView.busiest (s35-holds found it). Such counts must teach
+// nothing: every learned limit stays at the new spec, and the limiter
+// keeps granting.
+func TestReleaseAfterSpecChange(t *testing.T) {
+	three := testSpec()
+	three.User.Windows = append([]Window{{2, Duration(time.Second)}}, three.User.Windows...)
+	three.App.Windows = append([]Window{{3, Duration(time.Second)}}, three.App.Windows...)
+	specs := map[string]Spec{"two": testSpec(), "three": three}
+	for _, change := range [][2]string{{"three", "two"}, {"two", "three"}} {
+		for _, tc := range []struct {
+			name string
+			o    Outcome
+		}{
+			{"success with a percentage header", Outcome{Status: 200, ThrottlePercent: 1.5}},
+			{"throttled, no scope", Outcome{Status: 429}},
+			{"throttled, user scope", Outcome{Status: 429, Scope: ScopeUser}},
+			{"throttled, app scope, with a percentage", Outcome{Status: 429, Scope: ScopeApp, ThrottlePercent: 1.2}},
+		} {
+			t.Run(change[0]+" to "+change[1]+" windows: "+tc.name, func(t *testing.T) {
+				l := mustNew(t, noReserve(specs[change[0]]))
+				var s seq
+				grantAll(t, l, t0, s.req("u", Background, 1), s.req("u", Background, 1))
+				var leases []string
+				for _, g := range l.st.Leases {
+					leases = append(leases, g.LeaseID)
+				}
+				if len(leases) == 0 {
+					t.Fatal("no lease granted")
+				}
+				if err := l.SetSpec(noReserve(specs[change[1]]), at(time.Second)); err != nil {
+					t.Fatal(err)
+				}
+				now := at(2 * time.Second)
+				for _, id := range leases {
+					l.Release(id, tc.o, now)
+				}
+				n := now.UnixNano()
+				for _, v := range []scopeView{l.userView(l.st.Users[0]), l.appView()} {
+					for w, got := range v.limits(n) {
+						if want := v.spec.Windows[w].Limit; got != want {
+							t.Errorf("window %d (of %d a %s): learned %d from the old windows' counts, want the spec's %d", w, len(v.pers), v.spec.Windows[w].Per.D(), got, want)
+						}
+					}
+				}
+				if got := grantAll(t, l, at(time.Hour), s.req("u", Background, 1)); len(got) != 1 {
+					t.Errorf("an hour on, granted %v, want the new request", got)
+				}
+			})
+		}
+	}
+}

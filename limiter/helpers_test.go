@@ -1,7 +1,9 @@
 package limiter
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -89,6 +91,98 @@ func drain(t testing.TB, l *Limiter, now time.Time, reqs ...Request) []string {
 		for _, g := range gs {
 			ids = append(ids, g.RequestID)
 			l.Release(g.LeaseID, ok200, now)
+		}
+	}
+}
+
+// randomStream drives a limiter through a random stream of operations,
+// as the tests that check incremental state against the scans it
+// replaced use it: enqueues from many users in both lanes, with and
+// without remaining work or a cost over one; cancels; decision passes;
+// releases that succeed, are throttled (each scope), send part of a
+// grant late or carry a percentage header, each settled; JSON round trips
+// (a fresh Limiter, as a continue-as-new gives); spec changes; and gaps
+// from milliseconds to two hours.
+type randomStream struct {
+	r       *rand.Rand
+	l       *Limiter
+	now     time.Time
+	users   int
+	fgOneIn int                   // one request in fgOneIn is foreground
+	newSpec func(*rand.Rand) Spec // the specs the stream changes to
+	ids     []string              // requests enqueued
+	granted []Grant               // grants not yet released
+	n       int                   // requests so far
+}
+
+// newRandomStream is a stream over a limiter with newSpec(r) and up to
+// users users.
+func newRandomStream(t testing.TB, r *rand.Rand, users, fgOneIn int, newSpec func(*rand.Rand) Spec) *randomStream {
+	return &randomStream{r: r, l: mustNew(t, newSpec(r)), now: t0, users: users, fgOneIn: fgOneIn, newSpec: newSpec}
+}
+
+// step advances the clock by a random gap and applies one random
+// operation.
+func (s *randomStream) step(t testing.TB) {
+	t.Helper()
+	r := s.r
+	switch d := r.IntN(100); {
+	case d < 2:
+		s.now = s.now.Add(time.Duration(r.IntN(7200)) * time.Second)
+	case d < 6:
+		s.now = s.now.Add(time.Duration(r.IntN(120)) * time.Second)
+	default:
+		s.now = s.now.Add(time.Duration(r.IntN(2500)) * time.Millisecond)
+	}
+	switch op := r.IntN(100); {
+	case op < 42:
+		s.n++
+		req := Request{ID: fmt.Sprint("r", s.n), User: fmt.Sprint("u", r.IntN(s.users)), Lane: Background}
+		if r.IntN(s.fgOneIn) == 0 {
+			req.Lane = Foreground
+		}
+		if r.IntN(2) == 0 {
+			req.Remaining = r.IntN(300)
+		}
+		if r.IntN(5) == 0 {
+			req.Cost = 1 + r.IntN(3)
+		}
+		if err := s.l.Enqueue(req, s.now); err == nil {
+			s.ids = append(s.ids, req.ID)
+		}
+	case op < 47 && len(s.ids) > 0:
+		s.l.Cancel(s.ids[r.IntN(len(s.ids))])
+	case op < 72:
+		s.granted = append(s.granted, s.l.Grant(s.now)...)
+	case op < 89 && len(s.granted) > 0:
+		i := r.IntN(len(s.granted))
+		g := s.granted[i]
+		s.granted = append(s.granted[:i], s.granted[i+1:]...)
+		o := ok200
+		switch r.IntN(8) {
+		case 0:
+			o = Outcome{Status: 429, Scope: ThrottleScope(r.IntN(3))}
+		case 1, 2:
+			o.Sent = g.Granted.Add(time.Duration(r.IntN(5000)) * time.Millisecond)
+			o.Unsent = r.IntN(g.Cost + 1)
+		case 3:
+			o.ThrottlePercent = 0.8 + r.Float64()
+		}
+		if s.l.Release(g.LeaseID, o, s.now) {
+			s.l.SettleSent(g, o, s.now)
+		}
+	case op < 91:
+		b, err := json.Marshal(s.l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.l = &Limiter{}
+		if err := json.Unmarshal(b, s.l); err != nil {
+			t.Fatal(err)
+		}
+	case op < 92:
+		if err := s.l.SetSpec(s.newSpec(s.r), s.now); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

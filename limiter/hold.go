@@ -64,7 +64,7 @@ func (l *Limiter) computeHolds(now int64) {
 	if x.stale {
 		l.holdRebuild(now)
 	}
-	if len(x.top) < 2 {
+	if len(x.top.users) < 2 {
 		return
 	}
 	t := &l.st.Spec.Tuning
@@ -77,8 +77,8 @@ func (l *Limiter) computeHolds(now int64) {
 	for len(walk) > 0 {
 		i := walk[len(walk)-1]
 		walk = walk[:len(walk)-1]
-		if i < len(x.top) && x.top[i].hk.bound >= need {
-			cands = append(cands, x.top[i])
+		if i < len(x.top.users) && x.top.users[i].hk.bound >= need {
+			cands = append(cands, x.top.users[i])
 			walk = append(walk, 2*i+1, 2*i+2)
 		}
 	}
@@ -132,7 +132,7 @@ func (l *Limiter) cameAt(u *userState) int {
 // lowers every user's limits (shareLowering) marks the index stale; the
 // next pass rebuilds it. It is derived state, never persisted.
 type holdIndex struct {
-	top   boundHeap
+	top   userHeap[byBound]
 	sum   int
 	stale bool
 }
@@ -200,29 +200,12 @@ func (l *Limiter) holdRebuild(now int64) {
 	}
 }
 
-// boundHeap is the hold candidates, a container/heap with the highest
-// bound on top, each user knowing its place (holdKey.pos).
-type boundHeap []*userState
+// byBound orders the hold candidates with the highest bound on top
+// (holdKey.pos).
+type byBound struct{}
 
-func (h boundHeap) Len() int           { return len(h) }
-func (h boundHeap) Less(i, j int) bool { return h[i].hk.bound > h[j].hk.bound }
-func (h boundHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].hk.pos, h[j].hk.pos = i+1, j+1
-}
-func (h *boundHeap) Push(x any) {
-	u := x.(*userState)
-	*h = append(*h, u)
-	u.hk.pos = len(*h)
-}
-func (h *boundHeap) Pop() any {
-	old := *h
-	n := len(old) - 1
-	u := old[n]
-	old[n], *h = nil, old[:n]
-	u.hk.pos = 0
-	return u
-}
+func (byBound) less(a, b *userState) bool { return a.hk.bound > b.hk.bound }
+func (byBound) slot(u *userState) *int    { return &u.hk.pos }
 
 // resize returns s with n zeroed elements, reusing its array.
 func resize(s []int, n int) []int {

@@ -1,7 +1,6 @@
 package limiter
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -92,74 +91,10 @@ func TestHoldsMatchScan(t *testing.T) {
 	for seed := range uint64(60) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 33))
-			spec := holdSpec(r)
-			l := mustNew(t, spec)
-			now := t0
-			users := 3 + r.IntN(40)
-			var ids []string
-			var granted []Grant
-			n := 0
+			s := newRandomStream(t, r, 3+r.IntN(40), 5, holdSpec)
 			for step := range 2000 {
-				switch d := r.IntN(100); {
-				case d < 2:
-					now = now.Add(time.Duration(r.IntN(7200)) * time.Second)
-				case d < 6:
-					now = now.Add(time.Duration(r.IntN(120)) * time.Second)
-				default:
-					now = now.Add(time.Duration(r.IntN(2000)) * time.Millisecond)
-				}
-				switch op := r.IntN(100); {
-				case op < 40:
-					n++
-					req := Request{ID: fmt.Sprint("r", n), User: fmt.Sprint("u", r.IntN(users)), Lane: Background}
-					if r.IntN(5) == 0 {
-						req.Lane = Foreground
-					}
-					if r.IntN(2) == 0 {
-						req.Remaining = r.IntN(300)
-					}
-					if r.IntN(5) == 0 {
-						req.Cost = 1 + r.IntN(3)
-					}
-					if err := l.Enqueue(req, now); err == nil {
-						ids = append(ids, req.ID)
-					}
-				case op < 44 && len(ids) > 0:
-					l.Cancel(ids[r.IntN(len(ids))])
-				case op < 70:
-					granted = append(granted, l.Grant(now)...)
-				case op < 88 && len(granted) > 0:
-					i := r.IntN(len(granted))
-					g := granted[i]
-					granted = append(granted[:i], granted[i+1:]...)
-					o := ok200
-					switch r.IntN(8) {
-					case 0:
-						o = Outcome{Status: 429, Scope: ThrottleScope(r.IntN(3))}
-					case 1:
-						o.Sent = g.Granted.Add(time.Duration(r.IntN(5000)) * time.Millisecond)
-						o.Unsent = r.IntN(g.Cost + 1)
-					case 2:
-						o.ThrottlePercent = 0.8 + r.Float64()
-					}
-					if l.Release(g.LeaseID, o, now) {
-						l.SettleSent(g, o, now)
-					}
-				case op < 90:
-					b, err := json.Marshal(l)
-					if err != nil {
-						t.Fatal(err)
-					}
-					l = &Limiter{}
-					if err := json.Unmarshal(b, l); err != nil {
-						t.Fatal(err)
-					}
-				case op < 91:
-					spec = holdSpec(r)
-					if err := l.SetSpec(spec, now); err != nil {
-						t.Fatal(err)
-					}
-				}
+				s.step(t)
+				l, now := s.l, s.now
 				c := l.clock(now)
 				want := holdIDs(refHolds(l, c))
 				l.computeHolds(c)

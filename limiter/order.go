@@ -29,15 +29,15 @@ import (
 // for pick's check. Users a pass marks blocked are parked out of the heap
 // until the pass ends. It is derived state, never persisted.
 type order struct {
-	lanes  [numLanes]laneHeap
-	leave  leaveHeap
+	lanes  [numLanes]userHeap[byLane]
+	leave  userHeap[byLeave]
 	parked []parkedUser
 }
 
 // lane is lane's heap.
-func (o *order) lane(lane Lane) *laneHeap {
+func (o *order) lane(lane Lane) *userHeap[byLane] {
 	h := &o.lanes[lane]
-	h.lane = lane
+	h.by.lane = lane
 	return h
 }
 
@@ -153,8 +153,8 @@ func (l *Limiter) rekey(u *userState, now int64) bool {
 // orderExpire rekeys every user whose usage may have fallen by now.
 func (l *Limiter) orderExpire(now int64) {
 	o := &l.order
-	for len(o.leave) > 0 && o.leave[0].ord.leaveAt <= now {
-		l.rekey(o.leave[0], now)
+	for len(o.leave.users) > 0 && o.leave.users[0].ord.leaveAt <= now {
+		l.rekey(o.leave.users[0], now)
 	}
 }
 
@@ -204,52 +204,16 @@ func (l *Limiter) orderRebuild(now int64) {
 	}
 }
 
-// laneHeap is one lane's queued users, a container/heap in pick's order
-// (before), each user knowing its place (orderKey.pos, 1-based).
-type laneHeap struct {
-	lane  Lane
-	users []*userState
-}
+// byLane orders one lane's queued users as pick serves them (before),
+// each user knowing its place in that lane (orderKey.pos).
+type byLane struct{ lane Lane }
 
-func (h *laneHeap) Len() int           { return len(h.users) }
-func (h *laneHeap) Less(i, j int) bool { return before(h.lane, h.users[i], h.users[j]) }
-func (h *laneHeap) Swap(i, j int) {
-	h.users[i], h.users[j] = h.users[j], h.users[i]
-	h.users[i].ord.pos[h.lane], h.users[j].ord.pos[h.lane] = i+1, j+1
-}
-func (h *laneHeap) Push(x any) {
-	u := x.(*userState)
-	h.users = append(h.users, u)
-	u.ord.pos[h.lane] = len(h.users)
-}
-func (h *laneHeap) Pop() any {
-	n := len(h.users) - 1
-	u := h.users[n]
-	h.users[n], h.users = nil, h.users[:n]
-	u.ord.pos[h.lane] = 0
-	return u
-}
+func (o byLane) less(a, b *userState) bool { return before(o.lane, a, b) }
+func (o byLane) slot(u *userState) *int    { return &u.ord.pos[o.lane] }
 
-// leaveHeap is the ordered users by the time their usage may next fall
+// byLeave orders users by the time their usage may next fall
 // (orderKey.leaveAt), each knowing its place (orderKey.leavePos).
-type leaveHeap []*userState
+type byLeave struct{}
 
-func (h leaveHeap) Len() int           { return len(h) }
-func (h leaveHeap) Less(i, j int) bool { return h[i].ord.leaveAt < h[j].ord.leaveAt }
-func (h leaveHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].ord.leavePos, h[j].ord.leavePos = i+1, j+1
-}
-func (h *leaveHeap) Push(x any) {
-	u := x.(*userState)
-	*h = append(*h, u)
-	u.ord.leavePos = len(*h)
-}
-func (h *leaveHeap) Pop() any {
-	old := *h
-	n := len(old) - 1
-	u := old[n]
-	old[n], *h = nil, old[:n]
-	u.ord.leavePos = 0
-	return u
-}
+func (byLeave) less(a, b *userState) bool { return a.ord.leaveAt < b.ord.leaveAt }
+func (byLeave) slot(u *userState) *int    { return &u.ord.leavePos }

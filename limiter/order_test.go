@@ -1,7 +1,6 @@
 package limiter
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -64,63 +63,11 @@ func TestPickMatchesScan(t *testing.T) {
 	for seed := range uint64(40) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 32))
-			spec := randomSpec(r)
-			l := mustNew(t, spec)
-			now := t0
-			users := 5 + r.IntN(60)
-			var ids []string
-			var granted []Grant
-			n, checks := 0, 0
+			s := newRandomStream(t, r, 5+r.IntN(60), 2, randomSpec)
+			checks := 0
 			for step := range 1500 {
-				switch d := r.IntN(100); {
-				case d < 3:
-					now = now.Add(time.Duration(r.IntN(600)) * time.Second)
-				default:
-					now = now.Add(time.Duration(r.IntN(3000)) * time.Millisecond)
-				}
-				switch op := r.IntN(100); {
-				case op < 45:
-					n++
-					req := Request{ID: fmt.Sprint("r", n), User: fmt.Sprint("u", r.IntN(users)), Lane: Lane(r.IntN(int(numLanes)))}
-					if r.IntN(4) == 0 {
-						req.Remaining = r.IntN(50)
-					}
-					if r.IntN(5) == 0 {
-						req.Cost = 1 + r.IntN(3)
-					}
-					if err := l.Enqueue(req, now); err == nil {
-						ids = append(ids, req.ID)
-					}
-				case op < 50 && len(ids) > 0:
-					l.Cancel(ids[r.IntN(len(ids))])
-				case op < 75:
-					granted = append(granted, l.Grant(now)...)
-				case op < 90 && len(granted) > 0:
-					i := r.IntN(len(granted))
-					g := granted[i]
-					granted = append(granted[:i], granted[i+1:]...)
-					o := ok200
-					if r.IntN(3) == 0 {
-						o.Sent = g.Granted.Add(time.Duration(r.IntN(5000)) * time.Millisecond)
-						o.Unsent = r.IntN(g.Cost + 1)
-					}
-					l.Release(g.LeaseID, o, now)
-					l.SettleSent(g, o, now)
-				case op < 92:
-					b, err := json.Marshal(l)
-					if err != nil {
-						t.Fatal(err)
-					}
-					l = &Limiter{}
-					if err := json.Unmarshal(b, l); err != nil {
-						t.Fatal(err)
-					}
-				case op < 93:
-					spec = randomSpec(r)
-					if err := l.SetSpec(spec, now); err != nil {
-						t.Fatal(err)
-					}
-				}
+				s.step(t)
+				l, now := s.l, s.now
 				checks += checkPass(t, l, r, l.clock(now), step)
 			}
 			if checks < 100 {

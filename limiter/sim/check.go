@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/notebridge/notebridge/limiter"
@@ -38,7 +39,59 @@ type Verdict struct {
 	ForegroundP99     time.Duration
 	// FitsReserve reports whether the foreground target applied.
 	FitsReserve bool
-	Violations  []string
+	Violations  []Violation
+}
+
+// Violation is one target a run missed.
+type Violation struct {
+	Target Target
+	Msg    string // what the run did, with its figures
+}
+
+func (v Violation) String() string { return v.Msg }
+
+// Target is a target of Check, the kind of a Violation.
+type Target int
+
+// The targets, in Check's order.
+const (
+	Unfinished Target = iota
+	SlowFinish
+	ThrottledAsSpecified
+	ThrottledAfterFirst
+	Stalled
+	SlowForeground
+)
+
+// String is the target's short name, as diagnostics list it.
+func (t Target) String() string {
+	return [...]string{"unfinished", "ratio", "429s", "throttled", "stall", "fg"}[t]
+}
+
+// Describe is the target, as the properties report counts it.
+func (t Target) Describe() string {
+	return [...]string{
+		"unfinished",
+		"over 1.03x the best feasible finish",
+		"429s under the limits as specified",
+		"over 1% throttled after the first throttle",
+		"stall over two cooldowns",
+		"foreground p99 over 1 s (demand within the reserve rule)",
+	}[t]
+}
+
+// Missed reports whether v has a violation of t.
+func (v Verdict) Missed(t Target) bool {
+	return slices.ContainsFunc(v.Violations, func(x Violation) bool { return x.Target == t })
+}
+
+// Summary is v's violations, joined with "; ".
+func (v Verdict) Summary() string {
+	msgs := make([]string, len(v.Violations))
+	for i, x := range v.Violations {
+		msgs[i] = x.Msg
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // Check holds the run res of sample s to the targets:
@@ -60,25 +113,27 @@ func Check(s Sample, res *Result) Verdict {
 	v := Verdict{Oracle: Oracle(cfg), Stall: res.MaxStall, ForegroundP99: Percentile(res.FGWaits, 0.99)}
 	v.Allowance = LatencyAllowance
 	v.Ratio = float64(res.Completion) / float64(v.Oracle)
-	bad := func(f string, a ...any) { v.Violations = append(v.Violations, fmt.Sprintf(f, a...)) }
+	bad := func(t Target, f string, a ...any) {
+		v.Violations = append(v.Violations, Violation{t, fmt.Sprintf(f, a...)})
+	}
 	switch {
 	case !res.Finished:
-		bad("unfinished: %d of %d pages by %s", res.PagesDone, res.Pages, cfg.Horizon)
+		bad(Unfinished, "unfinished: %d of %d pages by %s", res.PagesDone, res.Pages, cfg.Horizon)
 	case v.Ratio > TargetRatio && res.Completion > v.Oracle+v.Allowance:
-		bad("finished at %s, %.4fx the best feasible %s (allowance %s)", res.Completion, v.Ratio, v.Oracle, v.Allowance)
+		bad(SlowFinish, "finished at %s, %.4fx the best feasible %s (allowance %s)", res.Completion, v.Ratio, v.Oracle, v.Allowance)
 	}
 	if s.AsSpecified && res.Throttled+res.Concurrency > 0 {
-		bad("%d throttles (429) under the limits as specified", res.Throttled+res.Concurrency)
+		bad(ThrottledAsSpecified, "%d throttles (429) under the limits as specified", res.Throttled+res.Concurrency)
 	}
 	if !s.AsSpecified && res.ThrottledAfterAdapt > TargetThrottled {
-		bad("%.2f%% throttled after the first throttle", 100*res.ThrottledAfterAdapt)
+		bad(ThrottledAfterFirst, "%.2f%% throttled after the first throttle", 100*res.ThrottledAfterAdapt)
 	}
 	if cool := cfg.Spec.Tuning.Cooldown.D(); !s.AsSpecified && res.MaxStall > 2*cool {
-		bad("stalled %s, more than two cooldowns", res.MaxStall)
+		bad(Stalled, "stalled %s, more than two cooldowns", res.MaxStall)
 	}
 	v.FitsReserve = FitsReserve(cfg)
 	if v.FitsReserve && v.ForegroundP99 > TargetForeground {
-		bad("foreground p99 %s", v.ForegroundP99)
+		bad(SlowForeground, "foreground p99 %s", v.ForegroundP99)
 	}
 	return v
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -58,7 +57,7 @@ func runProperty(t *testing.T, s Sample, known bool) {
 	case known && len(v.Violations) == 0:
 		t.Errorf("seed %d holds every target now: take it off %s", s.Seed, knownViolations)
 	case known:
-		t.Logf("known violation (%s): %s", knownViolations, strings.Join(v.Violations, "; "))
+		t.Logf("known violation (%s): %s", knownViolations, v.Summary())
 	default:
 		for _, msg := range v.Violations {
 			t.Errorf("seed %d (%s): %s\nreplay: %s", s.Seed, s.Scenario.Description, msg, replay(s))

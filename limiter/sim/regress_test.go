@@ -117,7 +117,7 @@ func TestRegressions(t *testing.T) {
 			}
 			v := Check(tc.sample, res)
 			if p99 := Percentile(res.FGWaits, 0.99); tc.scans && !v.FitsReserve && p99 > TargetForeground {
-				v.Violations = append(v.Violations, fmt.Sprintf("foreground p99 %s", p99))
+				v.Violations = append(v.Violations, Violation{SlowForeground, fmt.Sprintf("foreground p99 %s", p99)})
 			}
 			t.Logf("%s: ratio %.4f, stall %s, fg p99 %s, %d+%d throttles", tc.name, v.Ratio, v.Stall, v.ForegroundP99, res.Throttled, res.Concurrency)
 			switch {
@@ -128,7 +128,7 @@ func TestRegressions(t *testing.T) {
 			case len(v.Violations) == 0:
 				t.Errorf("%s holds every target now: drop its known mark (%s)", tc.name, tc.known)
 			default:
-				t.Logf("known (%s): %s", tc.known, strings.Join(v.Violations, "; "))
+				t.Logf("known (%s): %s", tc.known, v.Summary())
 			}
 		})
 	}

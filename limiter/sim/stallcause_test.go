@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -117,12 +118,7 @@ func TestStallCauses(t *testing.T) {
 	if spec == "" {
 		t.Skip("NOTEBRIDGE_STALLCAUSE=small:300 or full:300 runs it")
 	}
-	name, nstr, _ := strings.Cut(spec, ":")
-	n, _ := strconv.Atoi(nstr)
-	size := Small
-	if name == "full" {
-		size = Full
-	}
+	size, n := diagnosticSamples(t, spec)
 	tally := map[string][]uint64{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		s := Generate(seed, size)
@@ -152,13 +148,7 @@ func TestStallCauses(t *testing.T) {
 			}
 		})
 		v := Check(s, res)
-		stalled := false
-		for _, m := range v.Violations {
-			if strings.HasPrefix(m, "stalled") {
-				stalled = true
-			}
-		}
-		if !stalled {
+		if !v.Missed(Stalled) {
 			continue
 		}
 		// The longest sampled stall and its main cause.
@@ -176,12 +166,7 @@ func TestStallCauses(t *testing.T) {
 		sc := stalls[best]
 		var parts []string
 		top, topN := "none", 0
-		keys := make([]string, 0, len(sc.causes))
-		for c := range sc.causes {
-			keys = append(keys, c)
-		}
-		slices.Sort(keys)
-		for _, c := range keys {
+		for _, c := range slices.Sorted(maps.Keys(sc.causes)) {
 			parts = append(parts, fmt.Sprintf("%s %ds", c, sc.causes[c]))
 			if sc.causes[c] > topN {
 				top, topN = c, sc.causes[c]
@@ -192,14 +177,23 @@ func TestStallCauses(t *testing.T) {
 		t.Logf("%s-%d: stall %s (%s from %s): %s [%s], foreground served meanwhile %d", size.Name, seed, v.Stall.Round(time.Millisecond), best.user,
 			best.from.Sub(Epoch).Round(time.Second), class, strings.Join(parts, ", "), sc.fg)
 	}
-	classes := make([]string, 0, len(tally))
-	for c := range tally {
-		classes = append(classes, c)
-	}
-	slices.Sort(classes)
-	for _, c := range classes {
+	for _, c := range slices.Sorted(maps.Keys(tally)) {
 		t.Logf("%s: %d: %v", c, len(tally[c]), tally[c])
 	}
+}
+
+// diagnosticSamples reads a diagnostic's "small:N" or "full:N".
+func diagnosticSamples(t *testing.T, spec string) (Size, int) {
+	t.Helper()
+	name, nstr, _ := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(nstr)
+	if err != nil || n < 1 || name != Small.Name && name != Full.Name {
+		t.Fatalf("%q: want small:N or full:N, N samples from seed 1", spec)
+	}
+	if name == Full.Name {
+		return Full, n
+	}
+	return Small, n
 }
 
 // TestViolators lists every sample of NOTEBRIDGE_VIOLATORS=small|full:N
@@ -210,12 +204,7 @@ func TestViolators(t *testing.T) {
 	if spec == "" {
 		t.Skip("NOTEBRIDGE_VIOLATORS=small:300 or full:300 runs it")
 	}
-	name, nstr, _ := strings.Cut(spec, ":")
-	n, _ := strconv.Atoi(nstr)
-	size := Small
-	if name == "full" {
-		size = Full
-	}
+	size, n := diagnosticSamples(t, spec)
 	out := make([]string, n+1)
 	for seed := 1; seed <= n; seed++ {
 		s := Generate(uint64(seed), size)
@@ -229,18 +218,7 @@ func TestViolators(t *testing.T) {
 		}
 		var cls []string
 		for _, m := range v.Violations {
-			switch {
-			case strings.HasPrefix(m, "stalled"):
-				cls = append(cls, "stall")
-			case strings.Contains(m, "throttled after"):
-				cls = append(cls, "throttled")
-			case strings.HasPrefix(m, "foreground"):
-				cls = append(cls, "fg")
-			case strings.HasPrefix(m, "finished"), strings.HasPrefix(m, "unfinished"):
-				cls = append(cls, "ratio")
-			default:
-				cls = append(cls, "other")
-			}
+			cls = append(cls, m.Target.String())
 		}
 		out[seed] = fmt.Sprintf("VIOL %s-%d %s stall=%s ratio=%.4f", size.Name, seed, strings.Join(cls, ","), v.Stall.Round(time.Millisecond), v.Ratio)
 	}

@@ -78,18 +78,28 @@ var ok200 = Outcome{Status: 200}
 func drain(t testing.TB, l *Limiter, now time.Time, reqs ...Request) []string {
 	t.Helper()
 	var ids []string
+	for _, g := range drainGrants(t, l, now, reqs...) {
+		ids = append(ids, g.RequestID)
+	}
+	return ids
+}
+
+// drainGrants is drain's grants.
+func drainGrants(t testing.TB, l *Limiter, now time.Time, reqs ...Request) []Grant {
+	t.Helper()
 	for _, r := range reqs {
 		if err := l.Enqueue(r, now); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var out []Grant
 	for {
 		gs := l.Grant(now)
 		if len(gs) == 0 {
-			return ids
+			return out
 		}
 		for _, g := range gs {
-			ids = append(ids, g.RequestID)
+			out = append(out, g)
 			l.Release(g.LeaseID, ok200, now)
 		}
 	}

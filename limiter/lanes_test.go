@@ -169,22 +169,11 @@ func TestFairness(t *testing.T) {
 	}
 }
 
+// drainCount is drain, counting the grants by user into per.
 func drainCount(t *testing.T, l *Limiter, now time.Time, per map[string]int, reqs ...Request) {
 	t.Helper()
-	for _, r := range reqs {
-		if err := l.Enqueue(r, now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for {
-		gs := l.Grant(now)
-		if len(gs) == 0 {
-			return
-		}
-		for _, g := range gs {
-			per[g.User]++
-			l.Release(g.LeaseID, ok200, now)
-		}
+	for _, g := range drainGrants(t, l, now, reqs...) {
+		per[g.User]++
 	}
 }
 

@@ -159,3 +159,22 @@ func (a *adapted) lower(spec, to int, t *Tuning, now int64) bool {
 	a.Strikes = min(a.Strikes+1, maxStrikes)
 	return true
 }
+
+// undo takes back a lowering made at or after at, to from, the effective
+// limit before it (at or above spec: no lowering), with its strike and
+// the throttled count it recorded (Hit): the throttle was another
+// window's (Limiter.unlearnUser).
+func (a *adapted) undo(from, spec int, at int64) {
+	if a.Lowered == 0 || a.At < at {
+		return
+	}
+	if from >= spec {
+		a.Lowered = 0
+	} else {
+		a.Lowered = from
+	}
+	a.Strikes = max(0, a.Strikes-1)
+	if a.HitAt >= at {
+		a.Hit, a.HitAt = 0, 0
+	}
+}

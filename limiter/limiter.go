@@ -83,6 +83,10 @@ type state struct {
 	// to succeed in any user's scope (Proven and ProvenAt only): one user
 	// table holds for every user (see scopeView.peers).
 	UserProof []adapted `json:"userProof,omitempty"`
+	// UserLowering is the latest lowering of the user table by a throttle
+	// without a scope, while a throttle of the app may still take it back
+	// (Limiter.unlearnUser).
+	UserLowering *userLowering `json:"userLowering,omitempty"`
 }
 
 // Limiter is the limit model. Create it with New; the zero value is not

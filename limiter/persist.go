@@ -35,6 +35,9 @@ func (l *Limiter) UnmarshalJSON(b []byte) error {
 	if len(st.UserProof) != nu {
 		st.UserProof = nil
 	}
+	if r := st.UserLowering; r != nil && (len(r.From) != nu || len(r.App) != na) {
+		st.UserLowering = nil
+	}
 	*l = Limiter{st: st}
 	l.index()
 	l.st.App.Log.advance(l.appPers, l.st.Now)
@@ -70,6 +73,7 @@ func (l *Limiter) SetSpec(spec Spec, now time.Time) error {
 	l.appPers = pers(spec.App.Windows)
 	l.retain()
 	l.st.UserProof = nil // the user windows may have changed
+	l.st.UserLowering = nil
 	respec(&l.st.App, old.App.Windows, spec.App.Windows, l.appPers, n)
 	for _, u := range l.st.Users {
 		respec(&u.Scope, old.User.Windows, spec.User.Windows, l.userPers, n)

@@ -164,7 +164,8 @@ func TestNoRatchet(t *testing.T) {
 // the user's hour, believed at 400, holds the 127 it took (upstream's is
 // 127), and the app's hour, fuller by its believed limit, holds 505
 // under the 536 it took within the hour. Fullness by believed limits
-// (bindingScope) decides only when the proof leaves both or neither.
+// (bindingScope) decides only when the proof leaves both or neither, and
+// not when each window it leaves proved a count (cheaperScope).
 func TestThrottleScopeByProof(t *testing.T) {
 	tun := DefaultTuning()
 	us, as := OneNote().User, OneNote().App
@@ -178,7 +179,11 @@ func TestThrottleScopeByProof(t *testing.T) {
 		want     ThrottleScope
 	}{
 		{"the app hour under its proof: the user's", adapted{Lowered: 532, At: ago(58 * time.Minute), Strikes: 1, Hit: 532, Proven: 536, ProvenAt: ago(58 * time.Minute)}, []int{5, 127}, []int{5, 505}, ScopeApp, ScopeUser},
-		{"both at their proof: fullness decides (the app)", adapted{Proven: 550, ProvenAt: ago(time.Minute)}, []int{5, 127}, []int{5, 560}, ScopeUser, ScopeApp},
+		// Both hours at their proof: fullness by believed limits (the
+		// app's 560 of 800 against the user's 127 of 400) does not
+		// decide; at the same length the inference stands (cheaperScope).
+		{"both hours at their proof, the user refused alone: the user's", adapted{Proven: 550, ProvenAt: ago(time.Minute)}, []int{5, 127}, []int{5, 560}, ScopeUser, ScopeUser},
+		{"both hours at their proof, several users refused: the app's", adapted{Proven: 550, ProvenAt: ago(time.Minute)}, []int{5, 127}, []int{5, 560}, ScopeApp, ScopeApp},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,8 +11,10 @@ import (
 // empty its windows look by believed limits (full-40: a user hour hidden
 // at 121 looked a third full beside an app hour two-thirds full; the
 // app's hour was lowered to the count it held, 528 of a real 800, and
-// every user idled 57 min). Without that history the fullness rules
-// decide as before.
+// every user idled 57 min). Without that history the inference stands:
+// the proof leaves the user's hour and the app's (its minute is under the
+// 240 it took), each with a proof, and the inference here is the app's
+// (another user was refused nearby; cheaperScope).
 func TestThrottleScopeRefusedAgain(t *testing.T) {
 	now := at(2 * time.Hour).UnixNano()
 	sec := int64(time.Second)
@@ -30,11 +32,11 @@ func TestThrottleScopeRefusedAgain(t *testing.T) {
 		want              ThrottleScope
 	}{
 		{"refused before, the app took another's request since: the user", -20 * sec, -90 * sec, -5 * sec, 121, ScopeUser},
-		{"never refused before: the fuller scope by believed limits", 0, -90 * sec, -5 * sec, 121, ScopeApp},
-		{"the user succeeded since its refusal: the fuller scope", -20 * sec, -10 * sec, -5 * sec, 121, ScopeApp},
-		{"the app took nothing since the refusal: the fuller scope", -20 * sec, -90 * sec, -30 * sec, 121, ScopeApp},
-		{"the refusal is older than the user's longest window: the fuller scope", -2 * int64(time.Hour), -3 * int64(time.Hour), -5 * sec, 121, ScopeApp},
-		{"no user window at its proven count: the fuller scope", -20 * sec, -90 * sec, -5 * sec, 130, ScopeApp},
+		{"never refused before: the inference", 0, -90 * sec, -5 * sec, 121, ScopeApp},
+		{"the user succeeded since its refusal: the inference", -20 * sec, -10 * sec, -5 * sec, 121, ScopeApp},
+		{"the app took nothing since the refusal: the inference", -20 * sec, -90 * sec, -30 * sec, 121, ScopeApp},
+		{"the refusal is older than the user's longest window: the inference", -2 * int64(time.Hour), -3 * int64(time.Hour), -5 * sec, 121, ScopeApp},
+		{"no user window at its proven count: the app", -20 * sec, -90 * sec, -5 * sec, 130, ScopeApp},
 	}
 	rel := func(d int64) int64 {
 		if d == 0 {
@@ -54,7 +56,7 @@ func TestThrottleScopeRefusedAgain(t *testing.T) {
 			usr := scopeView{st: &ust, spec: &userSpec, pers: pers(userSpec.Windows), t: &tun}
 			app := scopeView{st: &ast, spec: &appSpec, pers: pers(appSpec.Windows), t: &tun}
 			l := &Limiter{}
-			if got := l.throttleScope(ScopeUser, usr, app, uc, ac, now); got != tc.want {
+			if got := l.throttleScope(ScopeApp, usr, app, uc, ac, now); got != tc.want {
 				t.Errorf("throttleScope = %v, want %v", got, tc.want)
 			}
 		})

@@ -248,6 +248,16 @@ func (v scopeView) concFull(lane Lane, slots int, now int64) bool {
 	return v.st.InFlight+slots > max(v.effConc(lane, now), slots)
 }
 
+// limits is each window's effective limit (the adapted one, without the
+// reserve) at now.
+func (v scopeView) limits(now int64) []int {
+	out := make([]int, len(v.pers))
+	for w := range out {
+		out[w] = v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now)
+	}
+	return out
+}
+
 // counts fills out (one element per window) with each window's count.
 func (v scopeView) counts(out []int) []int {
 	for w := range out {
@@ -277,7 +287,8 @@ const provenShare = 0.7
 // the fullest one it let off (under provenShare of its share of the
 // limit): the counts blur by the requests in flight and the window's
 // padding, so a few units under a proven count say less than a window at
-// a third of its limit does. The fullest window is blamed then.
+// a third of its limit does. The fullest window is blamed then, unless
+// it is longer than every window the proof left (longerOnly).
 //
 // A window is lowered to the highest count recently proven to succeed in
 // it when that is below the count it held (upstream let that many through,
@@ -291,7 +302,7 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		return false
 	}
 	ratios, best := v.blame(before, true, now)
-	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll {
+	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll && !v.longerOnly(all, bestAll, ratios) {
 		ratios, best = all, bestAll
 	} else {
 		ratios, best = v.shortestLeft(ratios, best, now)
@@ -321,6 +332,35 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		}
 	}
 	return changed
+}
+
+// longerOnly reports whether every window the fullness rule would blame
+// (ratios all, best bestAll) is longer than the shortest window the
+// proven rule left (ratios left): the cheaper wrong guess then stands
+// against fullness, as in shortestLeft. A window under its proof, though
+// the fullest by believed limits, costs the rest of its length when
+// blamed wrongly, and is lowered under what it took: full-159, a user
+// hour learned at 133 held 132 (under the 134 and 135 it and another
+// user took) when the user's minute, hidden at 72, refused at 72, its
+// highest count yet, and at 60% of its believed 120; the hour was lowered
+// to 132, and so an hour later to 131, a unit an hour, and the user
+// idled 29 minutes an hour.
+func (v scopeView) longerOnly(all []float64, bestAll float64, left []float64) bool {
+	s := int64(-1)
+	for w, r := range left {
+		if r >= 0 && (s < 0 || v.pers[w] < s) {
+			s = v.pers[w]
+		}
+	}
+	if s < 0 {
+		return false
+	}
+	for w, r := range all {
+		if r >= bestAll-0.05 && v.pers[w] <= s {
+			return false
+		}
+	}
+	return true
 }
 
 // shortestLeft narrows the blame ratios that the proven rule left (each
@@ -357,6 +397,30 @@ func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]fl
 	}
 	out[s] = 1
 	return out, 1
+}
+
+// shortestProven is the length of the shortest window the counts proven
+// to succeed leave as the cause of a throttle granted at counts before,
+// when they leave any and each window they leave proved a count (see
+// cheaperScope).
+func (v scopeView) shortestProven(before []int, now int64) (int64, bool) {
+	if len(before) != len(v.pers) {
+		return 0, false
+	}
+	ratios, _ := v.blame(before, true, now)
+	s := int64(-1)
+	for w, r := range ratios {
+		if r < 0 {
+			continue
+		}
+		if v.proven(w, now) == 0 {
+			return 0, false
+		}
+		if s < 0 || v.pers[w] < s {
+			s = v.pers[w]
+		}
+	}
+	return s, s >= 0
 }
 
 // countLeft is how many windows blame ratios leave as possible causes.

@@ -70,3 +70,63 @@ func TestShortestWindowFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestFullnessNotTowardsALongerWindow: when the proven rule leaves a
+// window far emptier by believed limits than the fullest (provenShare),
+// the fullest is blamed only if it is not longer than the window the
+// proof left: a window under its proof, blamed wrongly, is lowered under
+// what it took, and an hour costs the rest of the hour. Traced in
+// full-159 at 14h5m6s: u02's minute, hidden at 72, refused at 72 (its
+// highest, proven 70, at 60% of a believed 120), while its hour, learned
+// at 133 an hour before, held 132 (under the 134 it took and the 135
+// another user took). The hour was lowered to 132, and an hour later to
+// 131, a unit an hour, and the user idled 29 minutes an hour.
+func TestFullnessNotTowardsALongerWindow(t *testing.T) {
+	now := at(14*time.Hour + 5*time.Minute + 6*time.Second).UnixNano()
+	hourAgo := now - int64(time.Hour)
+	ms := int64(time.Millisecond)
+	tests := []struct {
+		name   string
+		limits [2]adapted
+		before []int
+		want   [2]int // the minute's and hour's effective limits after
+	}{
+		{
+			name: "the hour under its proof is the fullest, the minute left: the minute",
+			limits: [2]adapted{
+				{Strikes: 2, Proven: 70, ProvenAt: now - 106*ms, Seen: 72, SeenAt: hourAgo},
+				{Lowered: 133, At: hourAgo, Strikes: 5, Proven: 134, ProvenAt: hourAgo + 2*ms, Hit: 133, HitAt: hourAgo, Seen: 133, SeenAt: hourAgo},
+			},
+			before: []int{72, 132},
+			want:   [2]int{70, 133},
+		},
+		{
+			// TestThrottleBlameFarEmptierWindow's counts: the minute, at
+			// its lowered limit a few units under its proof, is the
+			// fullest, and the hour is the window left.
+			name: "the minute under its proof is the fullest, the hour left: the minute",
+			limits: [2]adapted{
+				{Lowered: 86, At: now - 1000*ms, Strikes: 1, Proven: 88, ProvenAt: now - 1000*ms},
+				{Proven: 116, ProvenAt: now - 1000*ms},
+			},
+			before: []int{85, 117},
+			want:   [2]int{85, 400},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, OneNote())
+			l.proveShared([]int{70, 134}, 1, now-ms)
+			u := l.user("u02")
+			u.Scope.Limits[0], u.Scope.Limits[1] = tc.limits[0], tc.limits[1]
+			v := l.userView(u)
+			v.peers = l.userProof()
+			v.lowerBusiest(tc.before, now)
+			for w, want := range tc.want {
+				if got := u.Scope.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now); got != want {
+					t.Errorf("window %d: effective limit %d, want %d", w, got, want)
+				}
+			}
+		})
+	}
+}

@@ -188,8 +188,7 @@ func TestReleaseAfterSpecChange(t *testing.T) {
 				}
 				n := now.UnixNano()
 				for _, v := range []scopeView{l.userView(l.st.Users[0]), l.appView()} {
-					for w := range v.pers {
-						got := v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, n)
+					for w, got := range v.limits(n) {
 						if want := v.spec.Windows[w].Limit; got != want {
 							t.Errorf("window %d (of %d a %s): learned %d from the old windows' counts, want the spec's %d", w, len(v.pers), v.spec.Windows[w].Per.D(), got, want)
 						}

@@ -146,10 +146,15 @@ func (w Workload) requests() int {
 }
 
 // hide returns spec with a random subset of the six limits (at least one)
-// each multiplied by a factor in [lo, hi).
+// each multiplied by a factor in [lo, hi). A product is rounded down but
+// never below lo of the published limit: rounding a concurrency of 5 at
+// 0.3 down to 1 would hide 20%, outside the space the samples cover.
 func hide(spec limiter.Spec, rng *rand.Rand, lo, hi float64) limiter.Spec {
 	out := spec.Tighten(1)
-	mul := func(n int) int { return max(1, int(float64(n)*(lo+rng.Float64()*(hi-lo)))) }
+	mul := func(n int) int {
+		f := lo + rng.Float64()*(hi-lo)
+		return max(1, int(math.Ceil(lo*float64(n))), int(float64(n)*f))
+	}
 	picked := 0
 	for picked == 0 {
 		for _, sc := range []*limiter.ScopeSpec{&out.User, &out.App} {

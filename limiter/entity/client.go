@@ -47,8 +47,12 @@ type ClientOptions struct {
 // workflow run with NewClient; it may serve many concurrent Acquires
 // (several workflow goroutines), and routes each grant to its waiter.
 type Client struct {
-	opts    ClientOptions
-	self    Address
+	opts ClientOptions
+	self Address
+	// base is the context NewClient was given, disconnected: messages that
+	// need an activity schedule it from base, never from a caller's
+	// session context (see send).
+	base    workflow.Context
 	seq     int
 	waiting map[string]workflow.Settable
 	// held maps the request IDs of permits granted and not yet released
@@ -143,10 +147,13 @@ func (e *RefusedError) Error() string {
 }
 
 // NewClient returns the workflow's limiter client and starts the goroutine
-// that receives grants.
+// that receives grants. Give it a context outside any worker session; its
+// methods take any of the workflow's contexts.
 func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 	info := workflow.GetInfo(ctx)
+	base, _ := workflow.NewDisconnectedContext(ctx)
 	c := &Client{
+		base:     base,
 		opts:     opts,
 		self:     Address{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID},
 		waiting:  make(map[string]workflow.Settable),
@@ -391,7 +398,11 @@ func (c *Client) post(ctx workflow.Context, to string, m Message) {
 // send delivers a message to the limiter: a plain signal when it runs,
 // signal-with-start through the EnsureLimiter activity when it does not
 // (first use) or when the signal is refused (the short window of a
-// continue-as-new).
+// continue-as-new). The activity is scheduled from the client's base
+// context on the workflow's own task queue: from a caller's session
+// context it would go to the session's worker alone, and a killed worker
+// would hold the message, with every ask in it, until the activity timed
+// out.
 func (c *Client) send(ctx workflow.Context, to string, m Message) error {
 	m.From = c.self
 	m.Sent = workflow.Now(ctx)
@@ -404,7 +415,7 @@ func (c *Client) send(ctx workflow.Context, to string, m Message) error {
 			return err
 		}
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	actx := workflow.WithActivityOptions(c.base, workflow.ActivityOptions{
 		StartToCloseTimeout:    30 * time.Second,
 		ScheduleToCloseTimeout: 10 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond,
@@ -421,7 +432,7 @@ func (c *Client) send(ctx workflow.Context, to string, m Message) error {
 	}
 	err := workflow.ExecuteActivity(actx, EnsureLimiterActivity, EnsureRequest{
 		WorkflowID: to, TaskQueue: c.opts.TaskQueue, Message: m, Input: in,
-	}).Get(actx, nil)
+	}).Get(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("limiter %s: %w", to, err)
 	}

@@ -233,9 +233,29 @@ func (l *Limiter) user(id string) *userState {
 	}
 	u := &userState{ID: id, Scope: newScopeState(len(l.userPers))}
 	u.Scope.Log.keep = l.keep
+	u.Scope.Conc = l.userConc()
 	l.users[id] = u
 	l.st.Users = append(l.st.Users, u)
 	return u
+}
+
+// userConc is the user concurrency cap a new user starts from: the
+// highest any known user holds now. One cap holds for every user (the
+// spec has one user table), and a concurrency throttle lowers it for
+// every user known then (Release); a user arriving later learns it
+// again otherwise, two throttles each where the real cap is 2 of 5
+// (small-15: three users arriving over two hours, 2.6% of the requests
+// throttled). The rate windows are not inherited: bench/results/
+// limiter-learning.md has why.
+func (l *Limiter) userConc() adapted {
+	spec, t, now := l.st.Spec.User.Concurrency, &l.st.Spec.Tuning, l.st.Now
+	var best adapted
+	for i, x := range l.st.Users {
+		if i == 0 || x.Scope.Conc.limit(spec, t, now) > best.limit(spec, t, now) {
+			best = x.Scope.Conc
+		}
+	}
+	return best
 }
 
 // activate lists u in lane's active users, last.

@@ -220,7 +220,7 @@ func resize(s []int, n int) []int {
 // holdFor is the app room held from u's background, per app window:
 // what every held user may still use of it at its own limit (the room
 // its user window of the same length has left, at most its remaining
-// work), computed at the time of asking, so a held user's grants free
+// work and what its longer windows leave), computed at the time of asking, so a held user's grants free
 // what they no longer need; nil when nothing is held or u is held (held
 // users hold nothing from each other: each is bound by its own limits).
 func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
@@ -232,18 +232,34 @@ func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 }
 
 // heldRoom is the app room held, per app window, from the background of
-// the users not held for (see holdFor).
+// the users not held for (see holdFor). A held user's room in a window is
+// no more than each of its longer windows leaves it: within a minute it
+// cannot send more than its hour has room for. Counted from the minute
+// alone, a user whose hour was full (or whose hour upstream enforces
+// below the model's) held its minute's room of the app's minute, and
+// every other user idled for the rest of the minute while the app had
+// room (small-27: nine users idled 54 s at the top of the hour).
 func (l *Limiter) heldRoom(now int64) []int {
 	h := &l.holds
 	t := &l.st.Spec.Tuning
 	h.buf = resize(h.buf, len(l.appPers))
+	room := func(x *userState, uw int) int {
+		lim := x.Scope.Limits[uw].limit(l.st.Spec.User.Windows[uw].Limit, t, now)
+		return max(0, lim-x.Scope.Log.count(uw))
+	}
 	for _, x := range h.users {
 		for w, per := range l.appPers {
 			for uw, uper := range l.userPers {
-				if uper == per {
-					lim := x.Scope.Limits[uw].limit(l.st.Spec.User.Windows[uw].Limit, t, now)
-					h.buf[w] += min(x.Remaining, max(0, lim-x.Scope.Log.count(uw)))
+				if uper != per {
+					continue
 				}
+				r := min(x.Remaining, room(x, uw))
+				for lw, lper := range l.userPers {
+					if lper > per {
+						r = min(r, room(x, lw))
+					}
+				}
+				h.buf[w] += r
 			}
 		}
 	}

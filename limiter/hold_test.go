@@ -107,3 +107,60 @@ func TestShareLowering(t *testing.T) {
 		t.Fatal("the throttle lowered none of a's windows")
 	}
 }
+
+// TestHoldsBoundByLongerWindows checks that the app room held for a user
+// in a window is no more than what its longer windows leave it: user 3
+// per 10 s and 5 a minute, app 4 per 10 s and 8 a minute. User a (9
+// left, so held) took some of its minute 50 s ago and one request 20 s
+// ago, still in flight, and asks for one more now; b asks for three.
+// Before, a's 10-second room (2 after its grant) was held of the app's
+// 10 s even when a's minute, full after its grant, let it use none of
+// it: b got one request. With a minute and an hour, every other user
+// idled for the rest of the minute while the app's minute had room and
+// the held user's hour had none (small-27: 54 s).
+func TestHoldsBoundByLongerWindows(t *testing.T) {
+	tests := []struct {
+		name  string
+		early int // a's requests granted 50 s before, done
+		wantB int
+	}{
+		{"a's minute leaves it none of its 10 s room: nothing held", 3, 3},
+		{"a's minute leaves it its 10 s room: that is held", 0, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := noReserve(testSpec())
+			sp.User.Concurrency, sp.App.Concurrency = 10, 10
+			l := mustNew(t, sp)
+			var s seq
+			ask := func(user string, left int) Request {
+				r := s.req(user, Background, 1)
+				r.Remaining = left
+				return r
+			}
+			var early []Request
+			for range tc.early {
+				early = append(early, ask("a", 10))
+			}
+			drain(t, l, at(10*time.Second), early...)
+			if got := grantAll(t, l, at(40*time.Second), ask("a", 10)); len(got) != 1 {
+				t.Fatalf("granted %v 20 s before, want a's one", got)
+			}
+			reqs := []Request{ask("a", 9), ask("b", 3), ask("b", 3), ask("b", 3)}
+			got := map[byte]int{}
+			for _, id := range grantAll(t, l, at(time.Minute), reqs...) {
+				for _, r := range reqs {
+					if r.ID == id {
+						got[r.User[0]]++
+					}
+				}
+			}
+			if got['a'] != 1 {
+				t.Errorf("a granted %d, want its one request", got['a'])
+			}
+			if got['b'] != tc.wantB {
+				t.Errorf("b granted %d, want %d", got['b'], tc.wantB)
+			}
+		})
+	}
+}

@@ -449,14 +449,27 @@ func countLeft(ratios []float64) int {
 // user hour hidden at 177 refused at 177 and 178 while the minute, held
 // at 88 and 70, looked the fuller and was walked down to 31). It
 // returns nil when that does not single windows out.
+//
+// A window under the count recently proven to succeed in it is not
+// singled out while another window of the scope is at or above its own
+// proof: upstream took more in it, so the other refused (underProof). The
+// memory of the same count is two window lengths, so an hour remembers
+// its count for two hours and a minute for two minutes: a minute
+// refusing at its limit an hour after the last throttle, with the hour a
+// unit under the count it proved (the unit in flight at the last one),
+// singled out the hour, which was lowered under its proof a unit a
+// throttle, an hour at a time (full-69: a user hour hidden at 318 walked
+// to 317 while the minute, hidden at 113, refused at 113; every hour
+// after, the user idled 57 minutes one unit short).
 func (v scopeView) again(before []int, now int64) []float64 {
 	var out []float64
 	n := 0
+	under := v.underProof(before, now)
 	for w, c := range before {
 		a := v.st.Limits[w]
 		spec := v.spec.Windows[w].Limit
 		sameCount := c == a.Seen || c == a.Seen+1 && c > a.proven(v.pers[w], now)
-		same := a.Seen > 0 && sameCount && now-a.SeenAt > int64(v.t.Cooldown) &&
+		same := a.Seen > 0 && sameCount && !under[w] && now-a.SeenAt > int64(v.t.Cooldown) &&
 			now-a.SeenAt <= 2*v.pers[w] && float64(c) >= v.t.AdaptFloor*float64(spec)
 		if !same {
 			continue
@@ -472,6 +485,25 @@ func (v scopeView) again(before []int, now int64) []float64 {
 	}
 	if n == len(before) {
 		return nil
+	}
+	return out
+}
+
+// underProof reports per window whether its count in before is under
+// the count recently proven to succeed in it while some other window of
+// the scope is at or above its own (a window that proved nothing is at
+// its proof): a throttle at those counts is not the former's doing. When
+// every window is under its proof, none is marked: the proof is stale
+// then (the limits fell), and it says nothing of which window refused.
+func (v scopeView) underProof(before []int, now int64) []bool {
+	out := make([]bool, len(before))
+	atProof := false
+	for w, c := range before {
+		out[w] = c < v.proven(w, now)
+		atProof = atProof || !out[w]
+	}
+	if !atProof {
+		clear(out)
 	}
 	return out
 }

@@ -99,7 +99,7 @@ func TestRegressions(t *testing.T) {
 		{"seven unequal users arriving together (1.155x before the holds)", asSample(together), false, ""},
 		{"small-60: four users together, the largest past its hour (1.93x before the holds)", Generate(60, Small), false, ""},
 		{"small-146: eleven together, two past their hour (1.94x before the holds)", Generate(146, Small), false, ""},
-		{"small-285: held users refused at a hidden hour held the app's room (52 min stall)", Generate(285, Small), false, "the app's hidden minute (88) is blamed on user windows, which every user then shares (shareLowering): 52 min stall, 1.035x"},
+		{"small-285: held users refused at a hidden hour held the app's room (52 min stall)", Generate(285, Small), false, ""},
 		{"small-160: a scan by a user before its migration starts (59 min stall in the measure)", Generate(160, Small), false, ""},
 		{"limits halved at 2 h (56 min stalls before issue 21)", asSample(halved), false, ""},
 		{"one user, every limit 30% stricter", asSample(Hidden()), false, "1.073x: the hour is found by throttles, one strike at a time"},

@@ -58,9 +58,10 @@ type entity struct {
 	timerAt     time.Time
 	cancelTimer workflow.CancelFunc
 	fired       bool
-	// forAnswer is set when the timer is for a shard's report that awaits
-	// its answer (shard.AnswerWait): the answer cancels it.
-	forAnswer bool
+	// forLease is set when the timer is a shard's wake-up for its lease
+	// (an answer awaited, a retry, a refresh), not the model's: when the
+	// lease needs no wake-up by then any more, it is canceled.
+	forLease bool
 
 	// out collects a decision pass's answers (grants, refusals, holds),
 	// so that each pass sends them at once (send).
@@ -323,12 +324,16 @@ func (o *outbox) hold(a Address, h Hold)           { m := o.get(a); m.Held = app
 func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
 	now := workflow.Now(ctx)
 	wake := e.model.NextWakeup(now)
+	forLease := false
 	if e.lease != nil {
 		if !e.lease.holder.Allows(now) {
 			wake = time.Time{} // nothing leaves before a lease comes
 		}
+		if e.timer != nil && e.forLease {
+			e.eased(now)
+		}
 		if lw := e.leaseWake(now); !lw.IsZero() && (wake.IsZero() || lw.Before(wake)) {
-			wake = lw
+			wake, forLease = lw, true
 		}
 	}
 	if !wake.IsZero() && !wake.After(now) {
@@ -337,10 +342,12 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 		// forever: Grant grants everything that may leave).
 		wake = now.Add(time.Millisecond)
 	}
-	if e.timer != nil && e.forAnswer && !e.lease.holder.Awaiting() && (wake.IsZero() || wake.After(e.timerAt)) {
-		// The answer came: the timer would only wake the shard to find
-		// nothing to do (a timer canceled costs one event, one that
-		// fires three more: the workflow task it wakes).
+	if e.timer != nil && e.forLease && (wake.IsZero() || wake.After(e.timerAt)) {
+		// The lease's wake-up moved later (the answer to a report came,
+		// a new lease, or the work fits the lease now): the timer would
+		// only wake the shard to find nothing to do. A timer canceled
+		// costs one event, one that fires four: it and the workflow task
+		// it wakes.
 		e.cancelTimer()
 		e.timer, e.cancelTimer = nil, nil
 	}
@@ -351,7 +358,7 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 		tctx, cancel := workflow.WithCancel(ctx)
 		t := workflow.NewTimerWithOptions(tctx, wake.Sub(now), workflow.TimerOptions{Summary: "Next decision (a window frees, a breaker or lease ends)"})
 		e.timer, e.timerAt, e.cancelTimer, e.fired = t, wake, cancel, false
-		e.forAnswer = e.lease != nil && e.lease.holder.Awaiting() && wake.Equal(e.lease.holder.Asked.Add(shard.AnswerWait))
+		e.forLease = forLease
 	}
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})

@@ -82,9 +82,21 @@ func (a *Activities) SendGrants(ctx context.Context, msgs []Addressed) (SendResu
 // send delivers a decision pass's answers: all of them with one local
 // activity (SendGrants), then, from the workflow, those it could not
 // deliver (signalOne). The grants of a requester that is gone are released
-// on the next pass through drain.
+// on the next pass through drain. While the run winds down to continue as
+// new, every answer is signalled from the workflow.
 func (e *entity) send(ctx workflow.Context, out *outbox) {
 	if len(out.order) == 0 {
+		return
+	}
+	if e.closing {
+		// The task that continues as new is refused when a signal comes
+		// meanwhile, and runs again from the history before it: answers
+		// a local activity had sent would have reached the requesters
+		// (who then release grants this run never recorded), where
+		// signals are sent only with the task's completion.
+		for _, to := range out.order {
+			e.signalOne(ctx, Addressed{To: to, Msg: *out.msgs[to]})
+		}
 		return
 	}
 	msgs := make([]Addressed, 0, len(out.order))

@@ -33,10 +33,12 @@ func Workflow(ctx workflow.Context, in Input) error {
 	}
 	for {
 		e.drain(ctx, requests, specs)
-		e.decide(ctx)
 		if e.shouldContinue(ctx) {
+			// Before this pass's decision: the task that continues as
+			// new sends nothing by local activity (see send).
 			return e.continueAsNew(ctx, requests, specs)
 		}
+		e.decide(ctx)
 		e.wait(ctx, requests, specs)
 	}
 }

@@ -52,7 +52,8 @@ func Summary(resource, app string) string {
 	return fmt.Sprintf("Rate limiter for %s, app %s: grants every Graph request its permit", resource, app)
 }
 
-// Register registers the limiter workflow, its activity and the pace
+// Register registers the limiter workflow, its activities (SendGrants runs
+// as a local activity of the limiter, so on the limiter's worker) and the pace
 // entity (PaceWorkflow) on a worker.
 func Register(r worker.Registry, c client.Client) {
 	r.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: WorkflowName})
@@ -61,4 +62,5 @@ func Register(r worker.Registry, c client.Client) {
 	a := &Activities{Client: c}
 	r.RegisterActivityWithOptions(a.EnsureLimiter, activity.RegisterOptions{Name: EnsureLimiterActivity})
 	r.RegisterActivityWithOptions(a.EnsureCoordinator, activity.RegisterOptions{Name: EnsureCoordinatorActivity})
+	r.RegisterActivityWithOptions(a.SendGrants, activity.RegisterOptions{Name: SendGrantsActivity})
 }

@@ -298,15 +298,16 @@ func writeHistory(t *testing.T, path string, hist *historypb.History) {
 type historySummary struct {
 	markers   []string       // version markers: change ID=version
 	outcomes  map[string]int // released outcomes by HTTP status
-	grants    int            // grant signals sent
+	grants    int            // grant signals sent from the workflow
+	sends     int            // grant passes sent by local activity (SendGrants)
 	timers    int            // timers started
 	continued bool           // the run continued as new
 	next      string         // the run it continued as
 }
 
 func (s historySummary) String() string {
-	return fmt.Sprintf("version markers %v, releases by status %v, %d grant signals, %d timers, continued as new %v",
-		s.markers, s.outcomes, s.grants, s.timers, s.continued)
+	return fmt.Sprintf("version markers %v, releases by status %v, %d grant passes by local activity, %d grant signals, %d timers, continued as new %v",
+		s.markers, s.outcomes, s.sends, s.grants, s.timers, s.continued)
 }
 
 // summarize reads the version markers, the released outcomes, the grant
@@ -319,6 +320,10 @@ func summarize(t *testing.T, hist *historypb.History) historySummary {
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_MARKER_RECORDED:
 			a := ev.GetMarkerRecordedEventAttributes()
+			if a.GetMarkerName() == "LocalActivity" {
+				s.sends++
+				continue
+			}
 			var change string
 			var version int
 			if err := dc.FromPayloads(a.GetDetails()["change-id"], &change); err != nil {

@@ -275,7 +275,7 @@ func TestIntegrationWorkerKilledMidRun(t *testing.T) {
 }
 
 // TestIntegrationContinueAsNewBoundsHistory pushes many permits through one
-// limiter whose run is capped at 1,000 events: it continues as new many
+// limiter whose run is capped at 300 events: it continues as new many
 // times, no run grows past the cap by more than one pass, and every permit
 // is granted exactly once.
 func TestIntegrationContinueAsNewBoundsHistory(t *testing.T) {
@@ -290,7 +290,7 @@ func TestIntegrationContinueAsNewBoundsHistory(t *testing.T) {
 	spec := itSpec()
 	spec.User = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 1_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 200}
 	spec.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 1_000_000, Per: limiter.Duration(time.Minute)}}, Concurrency: 200}
-	const app, maxHistory, permits = "soak", 1000, 20_000
+	const app, maxHistory, permits = "soak", 300, 20_000
 	id := entity.WorkflowID(itResource, app)
 	if _, err := f.srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: itTaskQueue},
 		entity.WorkflowName, entity.Input{Resource: itResource, App: app, Spec: &spec, MaxHistory: maxHistory}); err != nil {

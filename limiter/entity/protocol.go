@@ -11,6 +11,11 @@
 //   - The limiter signals SignalGrant back to the requester with every grant
 //     for it (request ID, lease ID, lease expiry) or a refusal, and, for a
 //     request it queued behind an open breaker, the breaker (a Hold).
+//     A decision pass sends all its answers with one local activity
+//     (SendGrants, through the worker's client: one marker event in the
+//     limiter's history); the answers it could not deliver the limiter
+//     signals itself (SignalExternalWorkflow), and the grants of a
+//     requester that is gone are released.
 //
 // The first message starts the limiter (signal-with-start, through the
 // EnsureLimiter activity), so no operator step is needed. Messages are

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/notebridge/notebridge/internal/graphload"
@@ -110,4 +112,82 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 		}
 	}
 	t.Logf("emulator: %d requests, max concurrency %d; coordinator: %+v", gs.Requests, gs.MaxConcurrent, status)
+}
+
+// TestIntegrationShardCancelsLeaseTimers: a shard's timers for its lease
+// (the answer to a report, shard.AnswerWait; a retry, shard.RetryAsk)
+// are canceled when the lease no longer needs them (the answer came, the
+// work fits the lease), rather than let fire to find nothing to do,
+// which costs the fired event and the workflow task it wakes. The
+// budget is free and the load shorter than a refresh, so no timer of
+// the shards should fire.
+func TestIntegrationShardCancelsLeaseTimers(t *testing.T) {
+	const shards, requesters, each = 4, 4, 150
+	f := newFixture(t, 8)
+	w := newWorker(f.srv.Client(), f.cfg)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	c := f.srv.Client()
+	var runs []client.WorkflowRun
+	ids := map[string]bool{}
+	for i := range requesters {
+		in := graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[i]}, N: each, Workers: 1, Spec: graphload.FreeSpec(), Shards: shards, PermitsOnly: true}
+		run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("lease-timers-%d", i), TaskQueue: itTaskQueue}, graphload.Requester, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+		ids[entity.ShardWorkflowID(itResource, itApp, f.users[i], shards)] = true
+	}
+	waitAll(t, runs, each)
+	// Wait until every timer shorter than a refresh is closed: fired or
+	// canceled.
+	ctx, cancel := context.WithTimeout(context.Background(), shard.AnswerWait+time.Minute)
+	defer cancel()
+	for id := range ids {
+		var started, fired, canceled, answers int
+		for {
+			open := map[int64]bool{}
+			started, fired, canceled, answers = 0, 0, 0, 0
+			it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				ev, err := it.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a := ev.GetTimerStartedEventAttributes(); a != nil && a.GetStartToFireTimeout().AsDuration() <= shard.AnswerWait {
+					open[ev.GetEventId()] = true
+					started++
+					if a.GetStartToFireTimeout().AsDuration() == shard.AnswerWait {
+						answers++
+					}
+				}
+				if a := ev.GetTimerFiredEventAttributes(); a != nil && open[a.GetStartedEventId()] {
+					delete(open, a.GetStartedEventId())
+					fired++
+				}
+				if a := ev.GetTimerCanceledEventAttributes(); a != nil && open[a.GetStartedEventId()] {
+					delete(open, a.GetStartedEventId())
+					canceled++
+				}
+			}
+			if len(open) == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("%s: %d timers still open", id, len(open))
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		t.Logf("%s: timers under %v: %d started (%d for an answer), %d fired, %d canceled", id, shard.AnswerWait, started, answers, fired, canceled)
+		if answers == 0 {
+			t.Errorf("%s started no answer timer: the test does not see what it checks", id)
+		}
+		if fired > 0 {
+			t.Errorf("%s: %d of %d timers fired, want all canceled when the lease no longer needed them", id, fired, started)
+		}
+	}
 }

@@ -382,12 +382,8 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 	if next := ls.holder.NextReport(now, shard.Starved); ls.reporting || next.After(now) {
 		return
 	}
-	snap := e.model.State(now)
-	used := shard.Share{Concurrency: snap.App.InFlight}
-	for _, w := range snap.App.Windows {
-		used.Units = append(used.Units, w.Used)
-	}
-	ls.load = loadOf(ls.holder.Lease.Share, used, snap.Queued[0]+snap.Queued[1], len(ls.parked), ls.holder.Allows(now))
+	used, queued := e.usage(now)
+	ls.load = loadOf(ls.holder.Lease.Share, used, queued, len(ls.parked), ls.holder.Allows(now))
 	next := ls.holder.NextReport(now, ls.load)
 	if next.IsZero() || next.After(now) {
 		return
@@ -395,7 +391,7 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 	ls.holder.Asking(now)
 	ls.reporting = true
 	msg := ReportMessage{From: workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: snap.Queued[0] + snap.Queued[1] + ls.parkedUnits()}}
+		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: queued + ls.parkedUnits()}}
 	id := CoordinatorWorkflowID(e.in.Resource, e.in.App)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { ls.reporting = false }()
@@ -421,6 +417,32 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 			return
 		}
 	})
+}
+
+// usage is what the shard uses of its lease's app scope at now, and the
+// units queued.
+func (e *entity) usage(now time.Time) (used shard.Share, queued int) {
+	snap := e.model.State(now)
+	used = shard.Share{Concurrency: snap.App.InFlight}
+	for _, w := range snap.App.Windows {
+		used.Units = append(used.Units, w.Used)
+	}
+	return used, snap.Queued[0] + snap.Queued[1]
+}
+
+// eased looks again at a shard that was starved when it last reported:
+// if its work fits the lease now, its load becomes what it is, so the
+// wake-up for an early report (shard.RetryAsk) is dropped. A load that
+// grows is seen when the report is due (report), as before.
+func (e *entity) eased(now time.Time) {
+	ls := e.lease
+	if ls.load != shard.Starved {
+		return
+	}
+	used, queued := e.usage(now)
+	if l := loadOf(ls.holder.Lease.Share, used, queued, len(ls.parked), ls.holder.Allows(now)); l != shard.Starved {
+		ls.load = l
+	}
 }
 
 // leaseWake is when the shard must wake for its lease: the next report

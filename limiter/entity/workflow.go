@@ -33,10 +33,12 @@ func Workflow(ctx workflow.Context, in Input) error {
 	}
 	for {
 		e.drain(ctx, requests, specs)
-		e.decide(ctx)
 		if e.shouldContinue(ctx) {
+			// Before this pass's decision: the task that continues as
+			// new sends nothing by local activity (see send).
 			return e.continueAsNew(ctx, requests, specs)
 		}
+		e.decide(ctx)
 		e.wait(ctx, requests, specs)
 	}
 }
@@ -58,6 +60,14 @@ type entity struct {
 	timerAt     time.Time
 	cancelTimer workflow.CancelFunc
 	fired       bool
+	// forLease is set when the timer is a shard's wake-up for its lease
+	// (an answer awaited, a retry, a refresh), not the model's: when the
+	// lease needs no wake-up by then any more, it is canceled.
+	forLease bool
+
+	// out collects a decision pass's answers (grants, refusals, holds),
+	// so that each pass sends them at once (send).
+	out outbox
 
 	// lease is set for a shard of a sharded limiter (Input.Shard): the
 	// app budget it may use, from the coordinator; leases is its channel.
@@ -172,15 +182,13 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 			delete(e.requesters, g.RequestID)
 		}
 	}
-	var out outbox
 	for {
 		var m Message
 		if !requests.ReceiveAsync(&m) {
 			break
 		}
-		e.handle(m, now, &out)
+		e.handle(m, now, &e.out)
 	}
-	e.send(ctx, &out)
 }
 
 // handle applies one message: releases first (they make room), then
@@ -249,7 +257,8 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 	}
 }
 
-// decide expires dead leases and sends every grant the model makes now.
+// decide expires dead leases and sends every grant the model makes now,
+// with the answers drain collected.
 func (e *entity) decide(ctx workflow.Context) {
 	now := workflow.Now(ctx)
 	for _, g := range e.model.Expire(now) {
@@ -258,7 +267,7 @@ func (e *entity) decide(ctx workflow.Context) {
 		e.stats.Expired++
 		delete(e.requesters, g.RequestID)
 	}
-	var out outbox
+	out := &e.out
 	var grants []limiter.Grant
 	if !e.closing && (e.lease == nil || e.lease.holder.Allows(now)) {
 		grants = e.model.Grant(now)
@@ -279,7 +288,8 @@ func (e *entity) decide(ctx workflow.Context) {
 	for _, to := range out.order {
 		out.msgs[to].Run = e.stats.Runs
 	}
-	e.send(ctx, &out)
+	e.send(ctx, out)
+	e.out = outbox{}
 	if e.lease != nil && !e.closing {
 		e.report(ctx, now)
 	}
@@ -310,36 +320,22 @@ func (o *outbox) grant(a Address, g limiter.Grant) { m := o.get(a); m.Grants = a
 func (o *outbox) refuse(a Address, r Refusal)      { m := o.get(a); m.Refused = append(m.Refused, r) }
 func (o *outbox) hold(a Address, h Hold)           { m := o.get(a); m.Held = append(m.Held, h) }
 
-// send signals each requester its grants. A requester that cannot be
-// reached (it finished or was terminated) gets its grants released on the
-// next pass through drain.
-func (e *entity) send(ctx workflow.Context, out *outbox) {
-	for _, to := range out.order {
-		msg := *out.msgs[to]
-		e.sends++
-		f := workflow.SignalExternalWorkflow(ctx, to.WorkflowID, to.RunID, SignalGrant, msg)
-		workflow.Go(ctx, func(ctx workflow.Context) {
-			err := f.Get(ctx, nil)
-			e.sends--
-			if err != nil && len(msg.Grants) > 0 {
-				e.failed.Send(ctx, GrantMessage{Grants: msg.Grants})
-			}
-		})
-	}
-}
-
 // wait blocks until a signal arrives, a grant send fails, or the model's
 // next wake-up time comes. It keeps one timer for the earliest deadline
 // rather than starting a new one per pass, which keeps history short.
 func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
 	now := workflow.Now(ctx)
 	wake := e.model.NextWakeup(now)
+	forLease := false
 	if e.lease != nil {
 		if !e.lease.holder.Allows(now) {
 			wake = time.Time{} // nothing leaves before a lease comes
 		}
+		if e.timer != nil && e.forLease {
+			e.eased(now)
+		}
 		if lw := e.leaseWake(now); !lw.IsZero() && (wake.IsZero() || lw.Before(wake)) {
-			wake = lw
+			wake, forLease = lw, true
 		}
 	}
 	if !wake.IsZero() && !wake.After(now) {
@@ -348,6 +344,15 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 		// forever: Grant grants everything that may leave).
 		wake = now.Add(time.Millisecond)
 	}
+	if e.timer != nil && e.forLease && (wake.IsZero() || wake.After(e.timerAt)) {
+		// The lease's wake-up moved later (the answer to a report came,
+		// a new lease, or the work fits the lease now): the timer would
+		// only wake the shard to find nothing to do. A timer canceled
+		// costs one event, one that fires four: it and the workflow task
+		// it wakes.
+		e.cancelTimer()
+		e.timer, e.cancelTimer = nil, nil
+	}
 	if !wake.IsZero() && (e.timer == nil || wake.Before(e.timerAt)) {
 		if e.cancelTimer != nil {
 			e.cancelTimer()
@@ -355,6 +360,7 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 		tctx, cancel := workflow.WithCancel(ctx)
 		t := workflow.NewTimerWithOptions(tctx, wake.Sub(now), workflow.TimerOptions{Summary: "Next decision (a window frees, a breaker or lease ends)"})
 		e.timer, e.timerAt, e.cancelTimer, e.fired = t, wake, cancel, false
+		e.forLease = forLease
 	}
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})

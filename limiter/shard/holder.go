@@ -47,6 +47,9 @@ func (h *Holder) Allows(now time.Time) bool { return h.Lease.Valid(now) }
 // Asking records a report sent at now.
 func (h *Holder) Asking(now time.Time) { h.Asked = now }
 
+// Awaiting reports whether the shard's last report is not answered yet.
+func (h *Holder) Awaiting() bool { return !h.Asked.IsZero() && h.Asked.After(h.Granted) }
+
 // Load is what a shard has to do, as far as its lease is concerned.
 type Load int
 
@@ -73,7 +76,7 @@ const (
 // a refresh.
 func (h *Holder) NextReport(now time.Time, load Load) time.Time {
 	expired := !now.Before(h.Lease.Expires)
-	asked := !h.Asked.IsZero() && h.Asked.After(h.Granted)
+	asked := h.Awaiting()
 	if h.Lease.Pushed && !expired && !asked {
 		// Even an idle shard acknowledges: until it does, the coordinator
 		// keeps what it took back reserved for this shard.

@@ -62,3 +62,53 @@ func TestThrottleScopeRefusedAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestThrottleScopeAppRefusedAgain: a throttle without a scope, inferred
+// to be the user's (no other user refused within InferWindow), goes to
+// the app when the app refused a request of its own within MaxCooldown
+// and let nothing through since, while no user window is at its proof
+// (full-188: the app hour fell from 800 to 335 under a full hour; the
+// breaker's probes, 20 s apart, each walked the user's hour down instead,
+// and every user idled 55 minutes an hour). Both scopes are under their
+// proof here, so the floor leaves both, and without the app's refusal
+// the inference stands.
+func TestThrottleScopeAppRefusedAgain(t *testing.T) {
+	now := at(19 * time.Hour).UnixNano()
+	sec := int64(time.Second)
+	tun := DefaultTuning()
+	userSpec, appSpec := OneNote().User, OneNote().App
+	tests := []struct {
+		name           string
+		appRefused, ok int64 // relative to now; 0: never
+		uc, ac         []int
+		want           ThrottleScope
+	}{
+		{"the app refused 10 s ago and took nothing since: the app", -10 * sec, -70 * sec, []int{2, 377}, []int{4, 771}, ScopeApp},
+		{"the app never refused: the inference", 0, -70 * sec, []int{2, 377}, []int{4, 771}, ScopeUser},
+		{"the app took a request since its refusal: the inference", -10 * sec, -5 * sec, []int{2, 377}, []int{4, 771}, ScopeUser},
+		{"the refusal is older than MaxCooldown: the inference", -11 * 60 * sec, -20 * 60 * sec, []int{2, 377}, []int{4, 771}, ScopeUser},
+		{"a user window at its proof: the user", -10 * sec, -70 * sec, []int{2, 391}, []int{4, 771}, ScopeUser},
+		{"every app window under its floor: the user", -10 * sec, -70 * sec, []int{2, 377}, []int{4, 150}, ScopeUser},
+	}
+	rel := func(d int64) int64 {
+		if d == 0 {
+			return 0
+		}
+		return now + d
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ust := newScopeState(2)
+			ust.Limits[1] = adapted{Lowered: 390, At: now - 10*sec, Strikes: 1, Proven: 390, ProvenAt: now - 60*sec}
+			ast := newScopeState(2)
+			ast.Limits[1] = adapted{Lowered: 799, At: now - 10*sec, Strikes: 1, Proven: 799, ProvenAt: now - 60*sec}
+			ast.RefusedAt, ast.OKAt = rel(tc.appRefused), rel(tc.ok)
+			usr := scopeView{st: &ust, spec: &userSpec, pers: pers(userSpec.Windows), t: &tun}
+			app := scopeView{st: &ast, spec: &appSpec, pers: pers(appSpec.Windows), t: &tun}
+			l := &Limiter{}
+			if got := l.throttleScope(ScopeUser, usr, app, tc.uc, tc.ac, now); got != tc.want {
+				t.Errorf("throttleScope = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

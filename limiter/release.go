@@ -110,6 +110,9 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if counted && o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
+		if scope == ScopeApp && (o.Scope == ScopeApp || counted && !usr.plausible(uc, true, now)) {
+			l.st.App.RefusedAt = now // the app's own refusal (appRefusedAgain)
+		}
 		u.Scope.RefusedAt = now
 		v, before := usr, uc
 		if scope == ScopeApp {
@@ -232,6 +235,9 @@ func (l *Limiter) throttleScope(scope ThrottleScope, usr, app scopeView, uc, ac 
 	if refusedAgain(usr, app, uc, now) {
 		return ScopeUser
 	}
+	if appRefusedAgain(usr, app, uc, ac, now) {
+		return ScopeApp
+	}
 	scope = l.plausibleScope(scope, usr, app, uc, ac, now)
 	if usr.plausible(uc, true, now) == app.plausible(ac, true, now) {
 		scope = bindingScope(scope, usr, app, uc, ac, now)
@@ -255,6 +261,29 @@ func refusedAgain(usr, app scopeView, uc []int, now int64) bool {
 		return false
 	}
 	return usr.plausible(uc, true, now)
+}
+
+// appRefusedAgain reports whether a throttle without a scope is the
+// app refusing again: the app refused a request within MaxCooldown
+// (state.App.RefusedAt: a throttle that named it, or one none of whose
+// user windows was at its proof), nothing granted since has succeeded in
+// it, no user window is at or above the count recently proven to succeed
+// in it (so the user's scope could have refused only if its limit fell
+// too), and an app window is at its floor. Throttles further apart than
+// InferWindow each come to the user by inference, and when both scopes
+// are under their proof (a limit fell under full windows) the floor
+// leaves both and the inference stands: the app hour fallen from 800 to
+// 335 under a full hour refused the breaker's probe every 20 s, each
+// probe was charged to the user's hour, which was walked down with the
+// app's from 377 to 171, and every user then idled 55 minutes an hour
+// (full-188). The app that refused and let nothing through since is the
+// likelier cause; its walk ends at its real limit.
+func appRefusedAgain(usr, app scopeView, uc, ac []int, now int64) bool {
+	r := app.st.RefusedAt
+	if r == 0 || now-r > int64(app.t.MaxCooldown) || app.st.OKAt >= r {
+		return false
+	}
+	return !usr.plausible(uc, true, now) && app.plausible(ac, false, now)
 }
 
 // plausibleScope corrects the inferred scope of a throttle without one:

@@ -16,8 +16,9 @@ type scopeState struct {
 	// FG logs the foreground units enqueued, over the scope's windows: the
 	// demand the foreground reserve follows (see demand).
 	FG rollingLog `json:"fg,omitzero"`
-	// RefusedAt is when a request of the scope was last throttled; OKAt
-	// is the grant time of the latest success in the scope (see
+	// RefusedAt is when a request of the scope was last throttled (the
+	// app's: last throttled by the app's own windows, appRefusedAgain);
+	// OKAt is the grant time of the latest success in the scope (see
 	// refusedAgain).
 	RefusedAt int64 `json:"refusedAt,omitempty"`
 	OKAt      int64 `json:"okAt,omitempty"`

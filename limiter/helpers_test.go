@@ -33,6 +33,23 @@ func noReserve(s Spec) Spec {
 	return s
 }
 
+// rateBound is testSpec with no reserve and concurrency caps of 10, so
+// only the rate windows bind.
+func rateBound() Spec {
+	sp := noReserve(testSpec())
+	sp.User.Concurrency, sp.App.Concurrency = 10, 10
+	return sp
+}
+
+// relTo is now+d, or 0 (never) for a d of 0: a test table's relative
+// instant.
+func relTo(now, d int64) int64 {
+	if d == 0 {
+		return 0
+	}
+	return now + d
+}
+
 func mustNew(t testing.TB, s Spec) *Limiter {
 	t.Helper()
 	l, err := New(s, t0)

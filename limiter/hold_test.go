@@ -29,9 +29,7 @@ func TestHolds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sp := noReserve(testSpec())
-			sp.User.Concurrency, sp.App.Concurrency = 10, 10
-			l := mustNew(t, sp)
+			l := mustNew(t, rateBound())
 			var s seq
 			var reqs []Request
 			if tc.aAsks {
@@ -71,9 +69,7 @@ func TestHolds(t *testing.T) {
 // TestShareLowering checks that a user window lowered by one user's
 // throttle is lowered for every user: the spec has one user table.
 func TestShareLowering(t *testing.T) {
-	sp := noReserve(testSpec())
-	sp.User.Concurrency, sp.App.Concurrency = 10, 10
-	l := mustNew(t, sp)
+	l := mustNew(t, rateBound())
 	var s seq
 	drain(t, l, at(0), s.req("b", Background, 1)) // b is known
 	a1, a2 := s.req("a", Background, 1), s.req("a", Background, 1)
@@ -129,9 +125,7 @@ func TestHoldsBoundByLongerWindows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sp := noReserve(testSpec())
-			sp.User.Concurrency, sp.App.Concurrency = 10, 10
-			l := mustNew(t, sp)
+			l := mustNew(t, rateBound())
 			var s seq
 			ask := func(user string, left int) Request {
 				r := s.req(user, Background, 1)

@@ -38,12 +38,7 @@ func TestThrottleScopeRefusedAgain(t *testing.T) {
 		{"the refusal is older than the user's longest window: the inference", -2 * int64(time.Hour), -3 * int64(time.Hour), -5 * sec, 121, ScopeApp},
 		{"no user window at its proven count: the app", -20 * sec, -90 * sec, -5 * sec, 130, ScopeApp},
 	}
-	rel := func(d int64) int64 {
-		if d == 0 {
-			return 0
-		}
-		return now + d
-	}
+	rel := func(d int64) int64 { return relTo(now, d) }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ust := newScopeState(2)
@@ -90,12 +85,7 @@ func TestThrottleScopeAppRefusedAgain(t *testing.T) {
 		{"a user window at its proof: the user", -10 * sec, -70 * sec, []int{2, 391}, []int{4, 771}, ScopeUser},
 		{"every app window under its floor: the user", -10 * sec, -70 * sec, []int{2, 377}, []int{4, 150}, ScopeUser},
 	}
-	rel := func(d int64) int64 {
-		if d == 0 {
-			return 0
-		}
-		return now + d
-	}
+	rel := func(d int64) int64 { return relTo(now, d) }
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ust := newScopeState(2)

@@ -29,9 +29,7 @@ func TestRemainingWork(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sp := noReserve(testSpec())
-			sp.User.Concurrency, sp.App.Concurrency = 10, 10
-			l := mustNew(t, sp)
+			l := mustNew(t, rateBound())
 			var s seq
 			var reqs []Request
 			for range 4 {
@@ -63,10 +61,9 @@ func TestRemainingWork(t *testing.T) {
 // what is granted after it: a user ahead by two loses the lead after two
 // grants.
 func TestRemainingWorkDecreasesWithGrants(t *testing.T) {
-	sp := noReserve(testSpec())
+	sp := rateBound()
 	sp.User.Windows = []Window{{100, Duration(10 * time.Second)}}
 	sp.App.Windows = []Window{{4, Duration(10 * time.Second)}}
-	sp.User.Concurrency, sp.App.Concurrency = 10, 10
 	l := mustNew(t, sp)
 	var s seq
 	for range 4 {

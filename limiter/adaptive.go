@@ -27,7 +27,81 @@ type adapted struct {
 	// throttle's episode began (see see).
 	Seen   int   `json:"seen,omitempty"`
 	SeenAt int64 `json:"seenAt,omitempty"`
+	// RiseAt is when the latest rise probe of the window was refused,
+	// RiseFails how many were refused in a row since one succeeded, and
+	// RiseStep how many units above the learned limit the next may take
+	// (0: one). See riseFrom.
+	RiseAt    int64 `json:"riseAt,omitempty"`
+	RiseFails int   `json:"riseFails,omitempty"`
+	RiseStep  int   `json:"riseStep,omitempty"`
 }
+
+// The rise probe. A limit that upstream raises during a run, without
+// headers to say so, shows only when a request goes above the limit
+// learned before: the creep (limit) raises it only after a quiet that
+// doubles with each strike, four to eight hours once a fall was walked
+// down, and until then the window binds under room upstream would give
+// (full-79, 131: users idled 56 minutes an hour). So a window longer
+// than MaxCooldown, learned under its spec, that binds with work waiting
+// lets a request go above its learned limit:
+//   - after a clean cooldown at the learned limit: a cooldown since it was
+//     last lowered or throttled, and since its last refused rise probe,
+//     a cooldown doubled for each refused in a row, at most the window's
+//     length (riseFrom): a bound hour is probed when its scope first goes
+//     idle at the learned limit, then at 20 s, 40 s, ... up to once an
+//     hour while it stays there;
+//   - one probe in flight in the limiter (state.RiseProbe), a unit above
+//     the learned limit. The first goes with nothing else of its scope in
+//     flight; a success raises the learned limit to its count
+//     (adapted.prove, shared with every user for the user table:
+//     Limiter.riseProved) and the next goes at once, beside the scope's
+//     other requests, a request of several units taking up to a step
+//     that doubles with each success (RiseStep). The climb is one unit a
+//     round trip, unless the creep has reached further;
+//   - while the limiter's rise budget holds a token (state.RiseTokens):
+//     from the first throttle on, every success earns riseRatio, every
+//     throttle of any kind costs one, at most riseBurst are kept. The
+//     probes that find nothing then cost at most riseRatio of the
+//     requests beyond the throttles already taken, whatever the windows'
+//     lengths: the throttled target (1% after the first throttle) keeps
+//     the other half;
+//   - only while upstream has sent no throttle headers (state.Headers):
+//     with them a rise shows in the percentages (Limiter.soft).
+//
+// A minute window is not probed: its probes would come every minute, a
+// throttle in every few dozen requests where the budget allows, and a
+// minute learned too low idles its users seconds a minute, not an hour.
+// A rise that comes while the scope is already idle at its learned limit
+// is found at the next probe, at most a window's length on (the stall
+// property still counts that idle: probing every two cooldowns through
+// an idle hour would cost some 170 throttles an hour).
+//
+// A refused rise probe says the learned limit still holds: it lowers
+// nothing, trips no breaker and is blamed on no scope (a throttle of the
+// app hour's probe would otherwise be inferred the user's), and only
+// backs the window's probes off (Limiter.riseRefused).
+const (
+	riseRatio = 0.005
+	riseBurst = 2.0
+)
+
+// riseFrom is the earliest time window a (spec limit spec, length per)
+// may take a rise probe, or never when it is not learned under its spec.
+func (a adapted) riseFrom(spec int, per int64, t *Tuning, now int64) int64 {
+	if a.Lowered == 0 || per <= int64(t.MaxCooldown) || a.limit(spec, t, now) >= spec {
+		return never
+	}
+	cool := int64(t.Cooldown)
+	at := max(a.At, a.HitAt) + cool
+	if a.RiseAt > 0 {
+		at = max(at, a.RiseAt+min(cool<<min(a.RiseFails, 30), max(cool, per)))
+	}
+	return at
+}
+
+// riseStep is how many units above its learned limit the window's next
+// rise probe may take.
+func (a adapted) riseStep() int { return max(1, a.RiseStep) }
 
 // see records a throttle blamed on the window's scope at count c. Throttles
 // within a cooldown of the episode's first are one episode: the requests

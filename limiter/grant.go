@@ -221,6 +221,10 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 		UserConc:  u.Scope.InFlight,
 		AppConc:   l.st.App.InFlight,
 	}
+	ls.UserRise, ls.AppRise = usr.above(ls.UserCount, cost, now), app.above(ls.AppCount, cost, now)
+	if ls.UserRise|ls.AppRise != 0 {
+		l.st.RiseProbe = ls.LeaseID
+	}
 	if appProbe {
 		l.st.App.Breaker.Probe = ls.LeaseID
 	}
@@ -273,6 +277,9 @@ func (l *Limiter) Expire(now time.Time) []Grant {
 func (l *Limiter) free(ls *lease, now int64) {
 	delete(l.leases, ls.LeaseID)
 	delete(l.byReq, ls.RequestID)
+	if l.st.RiseProbe == ls.LeaseID {
+		l.st.RiseProbe = ""
+	}
 	l.st.App.InFlight -= ls.Slots
 	if ls.AppProbe && l.st.App.Breaker.Probe == ls.LeaseID {
 		l.st.App.Breaker.Probe = ""

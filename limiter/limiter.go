@@ -50,6 +50,11 @@ type lease struct {
 	AppCount  []int `json:"appCount"`
 	UserConc  int   `json:"userConc"` // in flight before this grant
 	AppConc   int   `json:"appConc"`
+	// UserRise and AppRise mark a rise probe (see riseFrom): bit w is
+	// set when the grant went above window w's learned limit, of the
+	// user's or the app's windows.
+	UserRise uint64 `json:"userRise,omitempty"`
+	AppRise  uint64 `json:"appRise,omitempty"`
 }
 
 // throttleMark remembers a throttle without a scope, to infer app scope
@@ -87,6 +92,18 @@ type state struct {
 	// without a scope, while a throttle of the app may still take it back
 	// (Limiter.unlearnUser).
 	UserLowering *userLowering `json:"userLowering,omitempty"`
+	// RiseTokens is the rise probes' budget (see riseFrom): riseRatio
+	// earned per success once Throttled, one spent per throttle, at most
+	// riseBurst.
+	RiseTokens float64 `json:"riseTokens,omitempty"`
+	// Throttled is whether upstream has throttled a request yet; Headers
+	// whether it has named a throttle's scope or reported a percentage
+	// (rises then show in the percentages: no rise probe goes).
+	Throttled bool `json:"throttled,omitempty"`
+	Headers   bool `json:"headers,omitempty"`
+	// RiseProbe is the lease of the rise probe in flight, if any: one
+	// goes at a time, over every scope.
+	RiseProbe string `json:"riseProbe,omitempty"`
 }
 
 // Limiter is the limit model. Create it with New; the zero value is not
@@ -199,11 +216,11 @@ func pers(ws []Window) []int64 {
 }
 
 func (l *Limiter) userView(u *userState) scopeView {
-	return scopeView{st: &u.Scope, spec: &l.st.Spec.User, pers: l.userPers, t: &l.st.Spec.Tuning}
+	return scopeView{st: &u.Scope, spec: &l.st.Spec.User, pers: l.userPers, t: &l.st.Spec.Tuning, rise: l.riseOpen()}
 }
 
 func (l *Limiter) appView() scopeView {
-	return scopeView{st: &l.st.App, spec: &l.st.Spec.App, pers: l.appPers, t: &l.st.Spec.Tuning}
+	return scopeView{st: &l.st.App, spec: &l.st.Spec.App, pers: l.appPers, t: &l.st.Spec.Tuning, rise: l.riseOpen()}
 }
 
 // appViewFor is the app scope as u's requests in lane see it: less the

@@ -58,6 +58,9 @@ func (l *Limiter) Release(leaseID string, o Outcome, now time.Time) bool {
 func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 	t := &l.st.Spec.Tuning
 	usr, app := l.userView(u), l.appView()
+	if o.Scope != ScopeUnknown || o.ThrottlePercent > 0 {
+		l.st.Headers = true
+	}
 	switch {
 	case o.Status == 0 && o.Code == "":
 		// Never sent, or fate unknown: learn nothing; free clears the probe.
@@ -84,7 +87,12 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if counted && o.ThrottlePercent >= 0.8 {
 			l.soft(usr, app, uc, ac, last, o, now)
 		}
+		l.riseEarn(true)
+		if ls.UserRise|ls.AppRise != 0 {
+			l.riseProved(u, ls)
+		}
 	case o.concurrency():
+		l.riseEarn(false)
 		lowerUser, lowerApp := o.Scope != ScopeApp, o.Scope == ScopeApp
 		if o.Scope == ScopeUnknown {
 			lowerUser, lowerApp = l.concScopes(usr, app, ls, now)
@@ -101,6 +109,13 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		}
 	case o.throttled():
 		l.st.Errors = 0
+		l.riseEarn(false)
+		if ls.UserRise != 0 && o.Scope != ScopeApp || ls.AppRise != 0 && o.Scope != ScopeUser {
+			// A rise probe refused: the learned limit holds (riseFrom).
+			l.riseRefused(u, ls, now)
+			l.failProbes(u, ls, now, "throttled", true)
+			return
+		}
 		scope := o.Scope
 		if scope == ScopeUnknown {
 			scope = l.infer(u.ID, now)

@@ -51,6 +51,29 @@ type scopeView struct {
 	// taken, was blamed for the app hour's throttle and lowered to 172, and
 	// the user idled 22 minutes).
 	peers []adapted
+	// rise is whether the limiter's rise budget lets a rise probe go
+	// (see riseFrom).
+	rise bool
+}
+
+// riseAt is when window w, holding c units, may take cost more units of
+// lane above its learned limit as a rise probe (see riseFrom): never when
+// it may not, now or later when it may.
+func (v scopeView) riseAt(w int, lane Lane, c, cost int, now int64) int64 {
+	a := &v.st.Limits[w]
+	if !v.rise || (v.hold != nil && v.hold[w] > 0) {
+		return never
+	}
+	spec := v.spec.Windows[w].Limit
+	n := a.limit(spec, v.t, now)
+	step := a.riseStep()
+	// The first probe is one request alone, whatever the window holds
+	// (a refused probe's units stay in it); after a success, the next
+	// go up to step above the limit the success raised.
+	if v.effLimit(w, lane, now) != n || cost > step || step == 1 && v.st.InFlight > 0 || step > 1 && c+cost > n+step {
+		return never
+	}
+	return max(now, a.riseFrom(spec, v.pers[w], v.t, now))
 }
 
 // proven is the count recently proven to succeed in window w: the
@@ -216,7 +239,10 @@ func (v scopeView) fits(lane Lane, cost, slots int, now int64) bool {
 		lim := v.effLimit(w, lane, now)
 		c := v.st.Log.count(w)
 		if c+cost > lim && !(cost > lim && c == 0) {
-			return false
+			if v.riseAt(w, lane, c, cost, now) > now {
+				return false
+			}
+			continue // a rise probe: the hold is 0 (riseAt)
 		}
 		if v.hold != nil && c+cost+v.hold[w] > lim {
 			return false
@@ -230,6 +256,21 @@ func (v scopeView) fits(lane Lane, cost, slots int, now int64) bool {
 	return v.st.InFlight+slots <= max(v.effConc(lane, now), slots)
 }
 
+// above is the windows (bit w for window w) in which cost units on
+// counts go above a learned limit under its spec: a rise probe (see
+// riseFrom).
+func (v scopeView) above(counts []int, cost int, now int64) uint64 {
+	var out uint64
+	for w, c := range counts {
+		a := v.st.Limits[w]
+		spec := v.spec.Windows[w].Limit
+		if n := a.limit(spec, v.t, now); w < 64 && a.Lowered > 0 && n < spec && c+cost > n {
+			out |= 1 << w
+		}
+	}
+	return out
+}
+
 // rateFreeAt is the earliest time at which cost fits in every window: the
 // maximum over the windows.
 func (v scopeView) rateFreeAt(lane Lane, cost int, now int64) int64 {
@@ -239,7 +280,11 @@ func (v scopeView) rateFreeAt(lane Lane, cost int, now int64) int64 {
 		if v.hold != nil {
 			lim = max(1, lim-v.hold[w])
 		}
-		at = max(at, v.st.Log.freeAt(w, per, lim, cost, now))
+		f := v.st.Log.freeAt(w, per, lim, cost, now)
+		if f > now {
+			f = min(f, v.riseAt(w, lane, v.st.Log.count(w), cost, now))
+		}
+		at = max(at, f)
 	}
 	return at
 }

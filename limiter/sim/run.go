@@ -169,6 +169,33 @@ func (r *run) unwatch() {
 	}
 }
 
+// limitsChanged applies upstream's limit change at its time and moves
+// every watching user's stall watch to the new limits: a stall running
+// under the old ones ends now, and the user waits from when upstream
+// would take its next request under the new ones. Upstream applies a
+// change only when a request reaches it, and the watch keeps the time it
+// computed when the user went idle, so without this a user idle when the
+// limits rose was watched from the old limits' free time: the idle after
+// the rise went uncounted (full-788 idled 56 minutes after a rise and
+// counted 36 ms).
+func (r *run) limitsChanged() {
+	if !r.up.applyChange(r.since()) {
+		return
+	}
+	busy := r.busy()
+	for _, id := range r.order {
+		q := r.users[id]
+		if !q.watching {
+			continue
+		}
+		r.endStall(q)
+		q.idleFrom, q.waitRoom = r.up.FreeAtReserve(id, r.now, r.cfg.Spec.Tuning.Reserve), busy
+		if busy {
+			q.idleFrom = time.Time{}
+		}
+	}
+}
+
 // policy decides how one request of a job is sent and retried.
 type policy interface {
 	name() string
@@ -205,6 +232,11 @@ func newRun(cfg Config, policyName string) (*run, error) {
 	default:
 		return nil, fmt.Errorf("sim: unknown policy %q", policyName)
 	}
+	return newRunPolicy(cfg, p)
+}
+
+// newRunPolicy is newRun with the policy given.
+func newRunPolicy(cfg Config, p policy) (*run, error) {
 	if cfg.Upstream.Limits.User.Windows == nil {
 		cfg.Upstream.Limits = cfg.Spec
 	}
@@ -233,6 +265,9 @@ func newRun(cfg Config, policyName string) (*run, error) {
 	}
 	if err := p.start(r); err != nil {
 		return nil, err
+	}
+	if c := cfg.Upstream.Change; c != nil {
+		r.at(Epoch.Add(c.At), r.limitsChanged)
 	}
 	for _, s := range cfg.Workload.Scans {
 		r.scheduleScan(s, s.At)

@@ -142,14 +142,7 @@ func (u *Upstream) user(id string) *scopeLimits {
 // how long until it arrives. An accepted request holds a concurrency slot
 // until Done is called for it.
 func (u *Upstream) Send(user string, now time.Time, since time.Duration) (Response, time.Duration) {
-	if c := u.cfg.Change; c != nil && !u.changed && since >= c.At {
-		u.changed = true
-		u.cfg.Limits = c.Limits
-		u.app.set(c.Limits.App)
-		for _, s := range u.users {
-			s.set(c.Limits.User)
-		}
-	}
+	u.applyChange(since)
 	u.Received++
 	us := u.user(user)
 	for _, w := range us.audit {
@@ -210,6 +203,25 @@ func (u *Upstream) Send(user string, now time.Time, since time.Duration) (Respon
 		}
 	}
 	return r, lat
+}
+
+// applyChange applies cfg.Change once since (the time from the start of
+// the run) has reached it, and reports whether it did so now. Send
+// applies it before judging a request; the run applies it at its time
+// too (run.limitsChanged), so that the stall watch sees the new limits
+// while nobody sends.
+func (u *Upstream) applyChange(since time.Duration) bool {
+	c := u.cfg.Change
+	if c == nil || u.changed || since < c.At {
+		return false
+	}
+	u.changed = true
+	u.cfg.Limits = c.Limits
+	u.app.set(c.Limits.App)
+	for _, s := range u.users {
+		s.set(c.Limits.User)
+	}
+	return true
 }
 
 // Done ends an accepted request of user.

@@ -414,9 +414,10 @@ func (v scopeView) shortestLeft(before []int, ratios []float64, best float64, no
 // it above the lowering, and c is at or above the count of the throttle
 // blamed on it (Hit), which nothing since has proven wrong (no success
 // above it within two of its lengths: a limit that rose took more, and
-// the Hit of the old limit says nothing of the new). A throttle then is the probe's answer, whatever
-// the shorter windows' counts: the window refused at that count before,
-// and fits sends one request at a time up there for this very answer.
+// the Hit of the old limit says nothing of the new). A throttle then is
+// the probe's answer, whatever the shorter windows' counts: the window
+// refused at that count before, and fits sends one request at a time up
+// there for this very answer.
 // Narrowed to the shortest window instead, a minute at its own short
 // proof was lowered (to its floor, 30 of 120) while the hour, crept from
 // 204 to 224, refused at 205 again: the user idled 35 to 48 s a minute

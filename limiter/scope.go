@@ -351,7 +351,7 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll && !v.longerOnly(all, bestAll, ratios) {
 		ratios, best = all, bestAll
 	} else {
-		ratios, best = v.shortestLeft(ratios, best, now)
+		ratios, best = v.shortestLeft(before, ratios, best, now)
 	}
 	if again := v.again(before, now); again != nil {
 		ratios, best = again, 1
@@ -420,9 +420,11 @@ func (v scopeView) longerOnly(all []float64, bestAll float64, left []float64) bo
 // minute now under its proof); a wrong hour costs the rest of the hour
 // (small-285: an app minute hidden at 88 refused a request at 90, the app
 // hour, at 683 of 800 and fuller by believed limits, was lowered, and
-// every user idled 52 minutes).
-func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]float64, float64) {
-	s := -1
+// every user idled 52 minutes). A window whose probe above the level it
+// was refused at was refused (probeRefused) is blamed before a shorter
+// one that was not probing.
+func (v scopeView) shortestLeft(before []int, ratios []float64, best float64, now int64) ([]float64, float64) {
+	s, p := -1, -1
 	for w, r := range ratios {
 		if r < 0 {
 			continue
@@ -433,6 +435,12 @@ func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]fl
 		if s < 0 || v.pers[w] < v.pers[s] {
 			s = w
 		}
+		if v.probeRefused(w, before[w], now) && (p < 0 || v.pers[w] < v.pers[p]) {
+			p = w
+		}
+	}
+	if p >= 0 && !v.probeRefused(s, before[s], now) {
+		s = p
 	}
 	if s < 0 || countLeft(ratios) == 1 {
 		return ratios, best
@@ -443,6 +451,28 @@ func (v scopeView) shortestLeft(ratios []float64, best float64, now int64) ([]fl
 	}
 	out[s] = 1
 	return out, 1
+}
+
+// probeRefused reports whether window w, holding c before the request
+// (as before in lowerBusiest), was probing above the level it was
+// refused at: its limit crept back above its lowering, the request took
+// it above the lowering, and c is at or above the count of the throttle
+// blamed on it (Hit), which nothing since has proven wrong (no success
+// above it within two of its lengths: a limit that rose took more, and
+// the Hit of the old limit says nothing of the new). A throttle then is
+// the probe's answer, whatever the shorter windows' counts: the window
+// refused at that count before, and fits sends one request at a time up
+// there for this very answer.
+// Narrowed to the shortest window instead, a minute at its own short
+// proof was lowered (to its floor, 30 of 120) while the hour, crept from
+// 204 to 224, refused at 205 again: the user idled 35 to 48 s a minute
+// until the next probe named the hour (full-271; full-95). Without the
+// proof's check, an hour whose limit rose (236 to 318) and crept up to
+// 298 by successes was blamed for the minute's throttle at its new 60,
+// with the Hit of the old limit, and lowered: 21 min idle (full-192).
+func (v scopeView) probeRefused(w, c int, now int64) bool {
+	a := v.st.Limits[w]
+	return a.probing(c+1, v.spec.Windows[w].Limit, v.t, now) && c >= a.Hit && a.proven(v.pers[w], now) <= a.Hit
 }
 
 // shortestProven is the length of the shortest window the counts proven

@@ -130,3 +130,58 @@ func TestFullnessNotTowardsALongerWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeRefusedFirst: a window whose limit crept back above its
+// lowering, refused at or above the count of the throttle blamed on it,
+// is blamed before a shorter window the proven counts also leave: the
+// throttle answers its probe. Traced in full-271 at 4h0m26s: the user
+// hour, hidden at 204 and lowered to 204 at 2h, had crept to 224 and
+// refused at 205 again; the minute, at 31 of 120 and at its own short
+// proof, was the shorter, was lowered to its floor (30), and the user
+// idled 35 to 48 s a minute until the next probe named the hour. The old
+// code lowers the minute in the first row.
+func TestProbeRefusedFirst(t *testing.T) {
+	now := at(5 * time.Hour).UnixNano()
+	sec := int64(time.Second)
+	minute := adapted{Proven: 70, ProvenAt: now - 2*sec}
+	tests := []struct {
+		name string
+		hour adapted
+		want [2]int // the minute's and hour's effective limits after
+	}{
+		{
+			name: "the hour, crept back, refuses at the count it was refused at: the hour",
+			hour: adapted{Lowered: 682, At: now - 2*3600*sec, Strikes: 1, Hit: 682, HitAt: now - 2*3600*sec, Proven: 682, ProvenAt: now - 600*sec},
+			want: [2]int{240, 682},
+		},
+		{
+			name: "the hour, crept back, refuses under the count it was refused at: the shortest, the minute",
+			hour: adapted{Lowered: 682, At: now - 2*3600*sec, Strikes: 1, Hit: 690, HitAt: now - 2*3600*sec, Proven: 682, ProvenAt: now - 600*sec},
+			want: [2]int{70, 800},
+		},
+		{
+			name: "the hour, crept back, proven above the count it was refused at (the limit rose): the minute",
+			hour: adapted{Lowered: 682, At: now - 2*3600*sec, Strikes: 1, Hit: 640, HitAt: now - 2*3600*sec, Proven: 682, ProvenAt: now - 600*sec},
+			want: [2]int{70, 800},
+		},
+		{
+			name: "the hour never lowered: the shortest, the minute",
+			hour: adapted{Proven: 682, ProvenAt: now - 600*sec},
+			want: [2]int{70, 800},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tun := DefaultTuning()
+			st := newScopeState(2)
+			st.Limits[0], st.Limits[1] = minute, tc.hour
+			v := oneNoteView(&st, &tun)
+			v.lowerBusiest([]int{70, 682}, now)
+			for w, want := range tc.want {
+				if got := st.Limits[w].limit(v.spec.Windows[w].Limit, &tun, now); got != want {
+					t.Errorf("window %d: effective limit %d, want %d", w, got, want)
+				}
+			}
+		})
+	}
+}

@@ -120,9 +120,19 @@ func TestStallCauses(t *testing.T) {
 	}
 	size, n := diagnosticSamples(t, spec)
 	tally := map[string][]uint64{}
+	shapes := map[string][]uint64{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		s := Generate(seed, size)
 		cfg := s.Scenario.Config
+		// A plain run first: sampling every second costs several times
+		// more, so only the samples that stall are sampled.
+		plain, err := Run(cfg, "ours")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !Check(s, plain).Missed(Stalled) {
+			continue
+		}
 		stalls := map[stallKey]*stallCauses{}
 		recovery := cfg.Spec.Tuning.MaxCooldown.D()
 		res := runSampled(cfg, func(r *run, lim *limiter.Limiter) {
@@ -174,12 +184,61 @@ func TestStallCauses(t *testing.T) {
 		}
 		class, _, _ := strings.Cut(top, "(")
 		tally[class] = append(tally[class], seed)
-		t.Logf("%s-%d: stall %s (%s from %s): %s [%s], foreground served meanwhile %d", size.Name, seed, v.Stall.Round(time.Millisecond), best.user,
-			best.from.Sub(Epoch).Round(time.Second), class, strings.Join(parts, ", "), sc.fg)
+		sh := sampleShape(s)
+		shapes[class+" "+sh] = append(shapes[class+" "+sh], seed)
+		t.Logf("%s-%d: stall %s (%s from %s): %s [%s], foreground served meanwhile %d; shape %s; %s", size.Name, seed, v.Stall.Round(time.Millisecond), best.user,
+			best.from.Sub(Epoch).Round(time.Second), class, strings.Join(parts, ", "), sc.fg, sh, s.Scenario.Description)
 	}
 	for _, c := range slices.Sorted(maps.Keys(tally)) {
 		t.Logf("%s: %d: %v", c, len(tally[c]), tally[c])
 	}
+	for _, c := range slices.Sorted(maps.Keys(shapes)) {
+		t.Logf("by shape: %s: %d: %v", c, len(shapes[c]), shapes[c])
+	}
+}
+
+// sampleShape names a sample's shape: a limit change in which some rate
+// window drops ("drop") or rises ("rise"; both can), or only concurrency
+// changes ("conc"); outages,
+// hidden limits, headers absent ("noheaders") and scans, joined by "+".
+func sampleShape(s Sample) string {
+	up := s.Scenario.Config.Upstream
+	var out []string
+	if c := up.Change; c != nil {
+		lower, higher := false, false
+		for i, to := range []limiter.ScopeSpec{c.Limits.User, c.Limits.App} {
+			from := []limiter.ScopeSpec{up.Limits.User, up.Limits.App}[i]
+			for w := range to.Windows {
+				lower = lower || to.Windows[w].Limit < from.Windows[w].Limit
+				higher = higher || to.Windows[w].Limit > from.Windows[w].Limit
+			}
+		}
+		if lower {
+			out = append(out, "drop")
+		}
+		if higher {
+			out = append(out, "rise")
+		}
+		if !lower && !higher {
+			out = append(out, "conc")
+		}
+	}
+	if len(up.Outages) > 0 {
+		out = append(out, "outage")
+	}
+	if strings.Contains(s.Scenario.Description, "hidden") {
+		out = append(out, "hidden")
+	}
+	if !up.Headers {
+		out = append(out, "noheaders")
+	}
+	if len(s.Scenario.Config.Workload.Scans) > 0 {
+		out = append(out, "scans")
+	}
+	if len(out) == 0 {
+		return "plain"
+	}
+	return strings.Join(out, "+")
 }
 
 // diagnosticSamples reads a diagnostic's "small:N" or "full:N".

@@ -36,10 +36,11 @@ type ClientOptions struct {
 	// one run.
 	SignalPerAsk bool
 	// AskAhead, above 1, has Acquire ask for that many permits of a kind
-	// (user, lane, cost; first attempts of indivisible asks) at once when
-	// it has no spare, and later Acquires take the spares: several grants
-	// travel in one signal. A spare unused for SpareAge, or at Flush, is
-	// given back unsent.
+	// (user, cost; first attempts of indivisible background asks) at once
+	// when it has no spare, and later Acquires take the spares: several
+	// grants travel in one signal. A spare unused for SpareAge, or at
+	// Flush, is given back unsent. Foreground asks never ask ahead: a
+	// spare would sit on the reserve other scans need.
 	AskAhead int
 }
 
@@ -244,7 +245,7 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 // releases made since the last message travel in the same signal. If ctx
 // is cancelled first, the request is withdrawn.
 func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
-	if c.opts.AskAhead > 1 && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
+	if c.opts.AskAhead > 1 && ask.Lane == limiter.Background && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
 		return c.acquireAhead(ctx, ask)
 	}
 	ps, err := c.AcquireMany(ctx, []AskOptions{ask})

@@ -53,7 +53,13 @@ func (c *Client) acquireAhead(ctx workflow.Context, ask AskOptions) (Permit, err
 	}
 	f, s := workflow.NewFuture(ctx)
 	a.waiters = append(a.waiters, s)
-	if a.out < len(a.waiters) {
+	if a.out >= len(a.waiters) {
+		// Waiting on an ask already out: releases held past HoldFor for
+		// its limiter may be the slots it needs.
+		if c.staleHold(c.limiterFor(ask.User), now) {
+			c.flushSoon(ctx)
+		}
+	} else {
 		asks := make([]AskOptions, c.opts.AskAhead)
 		for i := range asks {
 			asks[i] = ask
@@ -68,7 +74,7 @@ func (c *Client) acquireAhead(ctx workflow.Context, ask AskOptions) (Permit, err
 				err := fu.Get(ctx, &g)
 				a.out--
 				delete(c.aheadIDs, ids[i])
-				p := Permit{RequestID: ids[i], LeaseID: g.LeaseID, User: g.User, Cost: g.Cost, Granted: g.Granted, Expires: g.Expires,
+				p := Permit{RequestID: ids[i], LeaseID: g.LeaseID, User: g.User, Cost: g.Cost, Granted: g.Granted, Expires: g.Expires, Probe: g.Probe,
 					Waited: workflow.Now(ctx).Sub(now)}
 				if len(a.waiters) > 0 {
 					w := a.waiters[0]

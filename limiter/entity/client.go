@@ -36,10 +36,11 @@ type ClientOptions struct {
 	// one run.
 	SignalPerAsk bool
 	// AskAhead, above 1, has Acquire ask for that many permits of a kind
-	// (user, lane, cost; first attempts of indivisible asks) at once when
-	// it has no spare, and later Acquires take the spares: several grants
-	// travel in one signal. A spare unused for SpareAge, or at Flush, is
-	// given back unsent.
+	// (user, cost; first attempts of indivisible background asks) at once
+	// when it has no spare, and later Acquires take the spares: several
+	// grants travel in one signal. A spare unused for SpareAge, or at
+	// Flush, is given back unsent. Foreground asks never ask ahead: a
+	// spare would sit on the reserve other scans need.
 	AskAhead int
 }
 
@@ -56,8 +57,9 @@ type Client struct {
 	seq     int
 	waiting map[string]workflow.Settable
 	// held maps the request IDs of permits granted and not yet released
-	// to their lease IDs, so a resent grant is recognised.
-	held map[string]string
+	// to their leases, so a resent grant is recognised and a release
+	// knows whether its limiter still serves this client (Release).
+	held map[string]heldPermit
 	// ahead holds the permits asked ahead (AskAhead) by kind, in
 	// aheadOrder; aheadIDs are their request IDs still out.
 	ahead      map[aheadKey]*ahead
@@ -74,6 +76,7 @@ type Client struct {
 	// goroutine is due to send them; posting counts messages not yet
 	// delivered.
 	out      outgoing
+	heldAt   map[string]time.Time // the oldest release held per limiter (Release)
 	flushing bool
 	posting  int
 	// Stats counts what this client saw.
@@ -110,8 +113,18 @@ type Permit struct {
 	Cost      int       `json:"cost"`
 	Granted   time.Time `json:"granted"`
 	Expires   time.Time `json:"expires"`
+	// Probe is set when the permit is a breaker's half-open probe: others
+	// wait on its outcome, so its release is never held (Release).
+	Probe bool `json:"probe,omitempty"`
 	// Waited is how long the request waited for its grant.
 	Waited time.Duration `json:"waited"`
+}
+
+// heldPermit is a permit granted and not yet released: its lease and
+// the limiter that granted it.
+type heldPermit struct {
+	LeaseID string
+	To      string
 }
 
 // AskOptions describes the permit wanted.
@@ -157,7 +170,8 @@ func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 		opts:     opts,
 		self:     Address{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID},
 		waiting:  make(map[string]workflow.Settable),
-		held:     make(map[string]string),
+		held:     make(map[string]heldPermit),
+		heldAt:   make(map[string]time.Time),
 		running:  make(map[string]bool),
 		orphanTo: make(map[string]string),
 		userOf:   make(map[string]string),
@@ -194,12 +208,12 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 		if s, ok := c.waiting[g.RequestID]; ok {
 			delete(c.waiting, g.RequestID)
 			delete(c.userOf, g.RequestID)
-			c.held[g.RequestID] = g.LeaseID
+			c.held[g.RequestID] = heldPermit{LeaseID: g.LeaseID, To: c.limiterFor(g.User)}
 			c.Stats.Granted++
 			s.Set(g, nil)
 			continue
 		}
-		if c.held[g.RequestID] == g.LeaseID {
+		if c.held[g.RequestID].LeaseID == g.LeaseID {
 			// The limiter answered a resent ask with the grant we hold.
 			c.Stats.Duplicates++
 			continue
@@ -231,7 +245,7 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 // releases made since the last message travel in the same signal. If ctx
 // is cancelled first, the request is withdrawn.
 func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
-	if c.opts.AskAhead > 1 && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
+	if c.opts.AskAhead > 1 && ask.Lane == limiter.Background && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
 		return c.acquireAhead(ctx, ask)
 	}
 	ps, err := c.AcquireMany(ctx, []AskOptions{ask})
@@ -266,7 +280,7 @@ func (c *Client) AcquireMany(ctx workflow.Context, asks []AskOptions) ([]Permit,
 		waited := workflow.Now(ctx).Sub(asked)
 		c.Stats.Waited += waited
 		permits = append(permits, Permit{RequestID: ids[i], LeaseID: g.LeaseID, User: g.User, Cost: g.Cost,
-			Granted: g.Granted, Expires: g.Expires, Waited: waited})
+			Granted: g.Granted, Expires: g.Expires, Probe: g.Probe, Waited: waited})
 	}
 	return permits, nil
 }
@@ -314,14 +328,67 @@ func (c *Client) abandon(ctx workflow.Context, waiting []string, granted []Permi
 
 // Release gives a permit back with what upstream said. It does not block:
 // the release travels with the asks made in the same workflow task, or
-// alone at the end of it. Holding releases longer, for a later task's ask,
-// was measured to cost more (a timer per requester and its workflow task)
-// than the signals it saved (bench/results/limiter-batched.md). Releasing
-// twice is harmless. Call Flush before the workflow returns.
+// alone at the end of it; or, when it has nothing to teach the limiter
+// and the client still has work there, with a later message to the same
+// limiter (see holdable). Releasing twice is harmless. Call Flush before
+// the workflow returns.
 func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
 	delete(c.held, p.RequestID)
-	c.out.release(c.limiterFor(p.User), Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})
+	to := c.limiterFor(p.User)
+	c.out.release(to, Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})
+	now := workflow.Now(ctx)
+	if c.holdable(to, p, o, now) {
+		if _, ok := c.heldAt[to]; !ok {
+			c.heldAt[to] = now
+		}
+		return
+	}
 	c.flushSoon(ctx)
+}
+
+// HoldFor is how long a release may wait for a later message to its
+// limiter (see Client.Release).
+const HoldFor = time.Second
+
+// holdable reports whether a release may wait for this client's next
+// message to its limiter instead of taking a message of its own. It may
+// when all of these hold:
+//   - the outcome is a plain success (2xx, no throttle header, nothing
+//     unsent) and the permit was no breaker probe: the limiter learns
+//     nothing it needs now (a success is dated by its grant, not by its
+//     arrival);
+//   - this client still holds another permit of that limiter (a request
+//     in flight, or a spare asked ahead): it will speak to the limiter
+//     again, at the latest when its last permit there is released;
+//   - the releases already waiting for that limiter are younger than
+//     HoldFor: a slot the limiter needs to grant an ask (a concurrency cap
+//     that binds) comes back within HoldFor of the next release or ask.
+//
+// The limiter meanwhile counts the slots busy, never more than it granted
+// this client. Measured: bench/results/limiter-scale.md (2026-12-06, held
+// releases).
+func (c *Client) holdable(to string, p Permit, o limiter.Outcome, now time.Time) bool {
+	if p.Probe || o.Unsent != 0 || o.ThrottlePercent != 0 || o.Code != "" || o.Scope != limiter.ScopeUnknown ||
+		o.Status < 200 || o.Status >= 300 {
+		return false
+	}
+	if at, ok := c.heldAt[to]; ok && now.Sub(at) >= HoldFor {
+		return false
+	}
+	// A yes-or-no answer: the map's order does not reach it.
+	//workflowcheck:ignore
+	for _, h := range c.held {
+		if h.To == to {
+			return true
+		}
+	}
+	return false
+}
+
+// staleHold reports whether releases for limiter to have waited HoldFor.
+func (c *Client) staleHold(to string, now time.Time) bool {
+	at, ok := c.heldAt[to]
+	return ok && now.Sub(at) >= HoldFor
 }
 
 // flushSoon sends everything waiting as soon as the workflow blocks (the
@@ -342,6 +409,7 @@ func (c *Client) flushSoon(ctx workflow.Context) {
 // for the same limiters); the other releases keep waiting.
 func (c *Client) flushAsks(ctx workflow.Context) {
 	for _, to := range c.out.take(true) {
+		delete(c.heldAt, to.limiter)
 		c.post(ctx, to.limiter, to.msg)
 	}
 }
@@ -349,6 +417,7 @@ func (c *Client) flushAsks(ctx workflow.Context) {
 // flushAll sends every message waiting.
 func (c *Client) flushAll(ctx workflow.Context) {
 	for _, to := range c.out.take(false) {
+		delete(c.heldAt, to.limiter)
 		c.post(ctx, to.limiter, to.msg)
 	}
 }

@@ -185,6 +185,10 @@ type Input struct {
 	State json.RawMessage `json:"state,omitempty"`
 	// Requesters maps request IDs (queued or leased) to their requester.
 	Requesters map[string]Address `json:"requesters,omitempty"`
+	// Served holds, by request ID, the outcomes of queued requests a
+	// requester has already sent and released under a grant this history
+	// does not hold (see entity.served).
+	Served map[string]limiter.Outcome `json:"served,omitempty"`
 	// Stats carries the running counters across continue-as-new.
 	Stats Stats `json:"stats"`
 	// MaxHistory continues as new at this many events even if Temporal

@@ -49,6 +49,14 @@ type entity struct {
 	model      *limiter.Limiter
 	requesters map[string]Address
 	stats      Stats
+	// served holds the outcomes of queued requests whose requester
+	// released them under a lease this history never granted: a decision
+	// pass delivered the grant by local activity and its task was then
+	// lost (a worker killed before completing it), so the pass ran again
+	// without it. The request was sent; when the model grants it, it is
+	// counted and released at once with that outcome (admitServed), so
+	// the windows and the counters hold every request upstream received.
+	served map[string]limiter.Outcome
 
 	// sends counts grant signals not yet acknowledged by the server, and
 	// failed collects the grants whose requester could not be reached.
@@ -84,9 +92,12 @@ type entity struct {
 
 func restore(ctx workflow.Context, in Input) (*entity, error) {
 	now := workflow.Now(ctx)
-	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats}
+	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats, served: in.Served}
 	if e.requesters == nil {
 		e.requesters = make(map[string]Address)
+	}
+	if e.served == nil {
+		e.served = make(map[string]limiter.Outcome)
 	}
 	if e.stats.Granted == nil {
 		e.stats.Granted = make(map[string]int)
@@ -206,6 +217,10 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 				e.model.SettleSent(g, o, now)
 			}
 			e.stats.Released++
+		} else if _, queued := e.requesters[r.RequestID]; queued && !leased && r.RequestID != "" {
+			// Sent under a grant this history lost (see served).
+			e.served[r.RequestID] = o
+			continue
 		} else {
 			e.stats.Duplicates++
 		}
@@ -214,6 +229,7 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 		}
 	}
 	for _, id := range m.Cancel {
+		delete(e.served, id)
 		e.model.Cancel(id)
 		if e.lease != nil {
 			e.lease.unpark(id)
@@ -268,11 +284,28 @@ func (e *entity) decide(ctx workflow.Context) {
 		delete(e.requesters, g.RequestID)
 	}
 	out := &e.out
-	var grants []limiter.Grant
 	if !e.closing && (e.lease == nil || e.lease.holder.Allows(now)) {
-		grants = e.model.Grant(now)
+		e.grant(now, out)
 	}
-	for _, g := range grants {
+	for _, to := range out.order {
+		out.msgs[to].Run = e.stats.Runs
+	}
+	e.send(ctx, out)
+	e.out = outbox{}
+	if e.lease != nil && !e.closing {
+		e.report(ctx, now)
+	}
+	e.details(ctx)
+}
+
+// grant makes the model's grants of now, counts them and puts each in out
+// for its requester; it returns those.
+func (e *entity) grant(now time.Time, out *outbox) []limiter.Grant {
+	var told []limiter.Grant
+	for _, g := range e.model.Grant(now) {
+		if e.admitServed(g, now) {
+			continue
+		}
 		to, ok := e.requesters[g.RequestID]
 		if !ok {
 			// Nobody to tell (should not happen): give it back at once.
@@ -284,16 +317,27 @@ func (e *entity) decide(ctx workflow.Context) {
 		e.stats.Granted[g.User]++
 		e.stats.Units[g.User] += g.Cost
 		out.grant(to, g)
+		told = append(told, g)
 	}
-	for _, to := range out.order {
-		out.msgs[to].Run = e.stats.Runs
+	return told
+}
+
+// admitServed counts and releases at once a grant of a request that was
+// already served (see entity.served), and reports whether g was one: its
+// requester is not told (it has sent and released the request).
+func (e *entity) admitServed(g limiter.Grant, now time.Time) bool {
+	o, ok := e.served[g.RequestID]
+	if !ok {
+		return false
 	}
-	e.send(ctx, out)
-	e.out = outbox{}
-	if e.lease != nil && !e.closing {
-		e.report(ctx, now)
-	}
-	e.details(ctx)
+	delete(e.served, g.RequestID)
+	delete(e.requesters, g.RequestID)
+	e.stats.Granted[g.User]++
+	e.stats.Units[g.User] += g.Cost
+	e.model.Release(g.LeaseID, o, now)
+	e.model.SettleSent(g, o, now)
+	e.stats.Released++
+	return true
 }
 
 // outbox groups grants and refusals by requester, in first-seen order, so
@@ -423,7 +467,7 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 		return fmt.Errorf("limiter entity: save state: %w", err)
 	}
 	next := e.in
-	next.Spec, next.State, next.Requesters, next.Stats = nil, state, e.requesters, e.stats
+	next.Spec, next.State, next.Requesters, next.Stats, next.Served = nil, state, e.requesters, e.stats, e.served
 	if e.lease != nil {
 		// A shard reports the spec to the coordinator it may start.
 		next.Spec, next.Lease, next.Parked = e.in.Spec, e.lease.holder, e.lease.parked

@@ -54,15 +54,31 @@ func refHolds(l *Limiter, now int64) []*userState {
 		return l.st.App.Limits[w].limit(l.st.Spec.App.Windows[w].Limit, t, now)
 	}, func(w int) int { return l.st.App.Log.countAt(l.appPers[w], now) }, sum)
 	var out []*userState
+	half := (max(appFinish, 1) + 1) / 2
+	var late *userState
+	var lateF int64
+	tied := false
 	for _, u := range cands {
-		if !l.progressing(u, now) {
-			continue
-		}
 		f := windowsFinish(l.userPers, func(w int) int {
 			return u.Scope.Limits[w].limit(l.st.Spec.User.Windows[w].Limit, t, now)
 		}, func(w int) int { return u.Scope.Log.countAt(l.userPers[w], now) }, u.Remaining)
+		if f >= half && (late == nil || f > lateF) {
+			late, lateF, tied = u, f, false
+		} else if f >= half && f == lateF {
+			tied = true
+		}
+		if !l.progressing(u, now) {
+			continue
+		}
 		if len(out) < maxHeld && f > 0 && f >= appFinish {
 			out = append(out, u)
+		}
+	}
+	if len(out) == 0 && late != nil && !tied && l.progressing(late, now) {
+		lw := longest(l.userPers)
+		lim := late.Scope.Limits[lw].limit(l.st.Spec.User.Windows[lw].Limit, t, now)
+		if 2*late.Scope.Log.countAt(l.userPers[lw], now) < lim {
+			out = append(out, late)
 		}
 	}
 	return out

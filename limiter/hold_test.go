@@ -158,3 +158,75 @@ func TestHoldsBoundByLongerWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldsStarvedLargest checks the room held for the user whose own
+// finish is later than every other's when nobody's reaches the app's: user 3 per 10 s and
+// 5 a minute, app 4 per 10 s and 8 a minute. a has 14 left (its own
+// finish 2 min), b and c 9 each (1 min): the app's 32, with 4 of its
+// minute used 50 s ago, finish in 4 min, so nobody is held the usual
+// way. a asks for one request, b and c for three each. Before, b took
+// the app minute's last 3 while a, with the most work, had used none of
+// its minute (full-162: the user with 13,162 requests got 57 to 220 an
+// hour of its 279 for 18 h, then alone took 9 h more, 1.19x).
+func TestHoldsStarvedLargest(t *testing.T) {
+	tests := []struct {
+		name         string
+		leftA, leftB int
+		leftC        int
+		aEarly       int // a's requests 50 s before (the rest of the 4 are d's and e's)
+		wantB        int // granted to b and c
+	}{
+		// a's own finish reaches half the app's and it used none of
+		// its minute: its room, 2 after its grant (its 10 s), is held
+		// of the app's minute, so b gets 1 of the 3 left.
+		{"the largest user under half its limit: its room held", 14, 9, 9, 0, 1},
+		// a has used 3 of its minute (over half): nothing held.
+		{"the largest user over half its limit: nothing held", 14, 9, 9, 3, 3},
+		// a's own finish (1 min) is under half the app's (3 min):
+		// nothing held.
+		{"nobody's finish reaches half the app's: nothing held", 10, 9, 9, 0, 3},
+		// a and b both 14 (2 min), c 1: the app's 29 and 4 finish in
+		// 4 min; neither finishes after the other: nothing held, and
+		// a's one grant leaves b the app's 10 s (3).
+		{"two users finish last together: nothing held", 14, 14, 1, 0, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := noReserve(testSpec())
+			sp.User.Concurrency, sp.App.Concurrency = 10, 10
+			l := mustNew(t, sp)
+			var s seq
+			ask := func(user string, left int) Request {
+				r := s.req(user, Background, 1)
+				r.Remaining = left
+				return r
+			}
+			var early []Request
+			for range tc.aEarly {
+				early = append(early, ask("a", tc.leftA+3))
+			}
+			for i := range 4 - tc.aEarly {
+				early = append(early, s.req([]string{"d", "e"}[i%2], Background, 1))
+			}
+			drain(t, l, at(10*time.Second), early...)
+			reqs := []Request{ask("a", tc.leftA)}
+			for range 3 {
+				reqs = append(reqs, ask("b", tc.leftB), ask("c", tc.leftC))
+			}
+			got := map[byte]int{}
+			for _, id := range grantAll(t, l, at(time.Minute), reqs...) {
+				for _, r := range reqs {
+					if r.ID == id {
+						got[r.User[0]]++
+					}
+				}
+			}
+			if got['a'] != 1 {
+				t.Errorf("a granted %d, want its one request", got['a'])
+			}
+			if got['b']+got['c'] != tc.wantB {
+				t.Errorf("b and c granted %d, want %d", got['b']+got['c'], tc.wantB)
+			}
+		})
+	}
+}

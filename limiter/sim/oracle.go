@@ -29,6 +29,16 @@ import (
 //
 // Both sides apply the limit change at its time and send nothing during
 // an outage. The last request then takes at least LatencyMin.
+//
+// What it relaxes, so that it stays a lower bound: each user's bound
+// leaves out the others, and the app's leaves out the users' windows
+// past the release (a request the app delays is not held to its user's
+// windows again, so one user's delayed requests may bunch beyond its
+// own limits); every request takes LatencyMin. It is the offline
+// optimum where one bound binds with room in the others (full-201: the
+// largest user's own bound, which a schedule reaches by having users
+// that arrived minutes before it wait), and it knows every arrival: a
+// limiter that cannot see a user coming may finish later (see TestOracle).
 func Oracle(cfg Config) time.Duration {
 	up := normalized(cfg)
 	var releases []time.Time

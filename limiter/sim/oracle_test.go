@@ -54,6 +54,16 @@ func TestOracle(t *testing.T) {
 		{"a rise above the published table does not count", []UserWork{requests("a", 15, 0)}, nil, limiter.Spec{}, lower(func(s *limiter.Spec) { s.User.Windows[0].Limit = 1000 }), nil, time.Minute + ms},
 		{"a scan before the finish takes the app's hour", []UserWork{requests("a", 25, 0)}, []Scan{{User: "s", At: 0, Requests: 20}}, limiter.Spec{}, nil, nil, time.Hour + ms},
 		{"a scan after the finish does not", []UserWork{requests("a", 25, 0)}, []Scan{{User: "s", At: 3 * time.Hour, Requests: 20}}, limiter.Spec{}, nil, nil, 2*time.Minute + ms},
+		// b's 25 at 0 and a's 50 from 30 s: 75 need two app hours. The
+		// optimum: a at its own greedy (10 at 30 s, 10 at 1m30s, 5 at
+		// 2m30s, the same an hour later), b 10 at 0, 5 at 1 min and its
+		// last 10 at 1 h, when its first 10 leave the app's hour. No app
+		// hour holds over 40 (35 at 1h1m30s), no app minute over 20. a
+		// alone finishes no sooner: the oracle is exact. It asks b to
+		// wait for a, which a schedule that does not know a is coming
+		// cannot (full-201: u11 took its hour 2.5 min before u10 came,
+		// 1.038x).
+		{"a user arriving after another: the late user's own bound", []UserWork{requests("b", 25, 0), requests("a", 50, 30*time.Second)}, nil, limiter.Spec{}, nil, nil, time.Hour + 2*time.Minute + 30*time.Second + ms},
 		{"concurrency 1 and 1 ms a request: 5 requests take 5 ms", []UserWork{requests("a", 5, 0)}, nil, func() limiter.Spec { s := tinySpec(); s.User.Concurrency = 1; return s }(), nil, nil, 5 * ms},
 	}
 	for _, tc := range tests {

@@ -50,6 +50,21 @@ func relTo(now, d int64) int64 {
 	return now + d
 }
 
+// grantedByUser grants what it can of reqs at now and counts the grants
+// by the first letter of their user.
+func grantedByUser(t testing.TB, l *Limiter, now time.Time, reqs ...Request) map[byte]int {
+	t.Helper()
+	got := map[byte]int{}
+	for _, id := range grantAll(t, l, now, reqs...) {
+		for _, r := range reqs {
+			if r.ID == id {
+				got[r.User[0]]++
+			}
+		}
+	}
+	return got
+}
+
 func mustNew(t testing.TB, s Spec) *Limiter {
 	t.Helper()
 	l, err := New(s, t0)

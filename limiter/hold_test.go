@@ -141,14 +141,7 @@ func TestHoldsBoundByLongerWindows(t *testing.T) {
 				t.Fatalf("granted %v 20 s before, want a's one", got)
 			}
 			reqs := []Request{ask("a", 9), ask("b", 3), ask("b", 3), ask("b", 3)}
-			got := map[byte]int{}
-			for _, id := range grantAll(t, l, at(time.Minute), reqs...) {
-				for _, r := range reqs {
-					if r.ID == id {
-						got[r.User[0]]++
-					}
-				}
-			}
+			got := grantedByUser(t, l, at(time.Minute), reqs...)
 			if got['a'] != 1 {
 				t.Errorf("a granted %d, want its one request", got['a'])
 			}
@@ -213,14 +206,7 @@ func TestHoldsStarvedLargest(t *testing.T) {
 			for range 3 {
 				reqs = append(reqs, ask("b", tc.leftB), ask("c", tc.leftC))
 			}
-			got := map[byte]int{}
-			for _, id := range grantAll(t, l, at(time.Minute), reqs...) {
-				for _, r := range reqs {
-					if r.ID == id {
-						got[r.User[0]]++
-					}
-				}
-			}
+			got := grantedByUser(t, l, at(time.Minute), reqs...)
 			if got['a'] != 1 {
 				t.Errorf("a granted %d, want its one request", got['a'])
 			}

@@ -144,16 +144,19 @@ func (g *rollingLog) peak(per, hold, now int64) int {
 
 // shortfall is the most by which the foreground expected from now on
 // outruns the units leaving window w of length per (as of the last
-// advance, at now), at least 0: max over τ in (0, per] of
-// rate·⌈τ/rper⌉ − here (rate units each period rper, the current
-// period's less the here already asked for) less the cost that left the
-// window by now+τ. The departures step up at each entry's leaving
-// (entry.at+per), so the most is just before an entry leaves or at the
-// window's end, when all have left. next is when the most steps down: the
-// time its expected term drops by a period.
-func (g *rollingLog) shortfall(w int, per int64, rate int, rper int64, here int, now int64) (most int, next int64) {
-	expect := func(tau int64) int { return rate*int((tau+rper-1)/rper) - here }
-	best, bestTau, left, most := math.MinInt, per, 0, expect(per)
+// advance, at now), at least 0: max over τ in (0, per] of E(⌈τ/rper⌉) −
+// here less the cost that left the window by now+τ. E(k), the
+// foreground expected in the next k periods rper, is rate·k (the peak
+// period's rate in each of them) but no more than the seen units of the
+// last span periods at their own pace, ⌈seen·k/span⌉; here are the units
+// already asked for in the current period. The departures step up at
+// each entry's leaving (entry.at+per), so the most is just before an
+// entry leaves or at the window's end, when all have left. next is when
+// the most steps down: the time its expected term drops by a period.
+func (g *rollingLog) shortfall(w int, per int64, rate int, rper int64, here, seen int, span, now int64) (most int, next int64) {
+	expect := func(k int64) int { return min(rate*int(k), int((int64(seen)*k+span-1)/span)) - here }
+	periods := func(tau int64) int64 { return (tau + rper - 1) / rper }
+	best, bestTau, left, most := math.MinInt, per, 0, expect(periods(per))
 	k, edge := int64(0), int64(0) // periods by tau, and tau's bound for k
 	for i := g.start[w]; i < len(g.entries) && most-left > max(best, 0); i++ {
 		// No later point beats best once even the whole window's
@@ -163,7 +166,7 @@ func (g *rollingLog) shortfall(w int, per int64, rate int, rper int64, here int,
 			k = (tau + rper - 1) / rper
 			edge = k * rper
 		}
-		if f := rate*int(k) - here - left; f > best {
+		if f := expect(k) - left; f > best {
 			best, bestTau = f, tau
 		}
 		left += g.entries[i].cost

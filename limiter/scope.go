@@ -126,6 +126,15 @@ const demandHold = 1
 // busiest shortest window within the hold): rate units in each shortest
 // window from now on, the current one's less the units already asked for
 // in it (here). By τ from now that is F(τ) = rate·⌈τ/shortest⌉ − here.
+// A window longer than the hold expects no more than its own pace: the
+// foreground it logged (seen), spread over the shortest windows since
+// the oldest of it (span, at least the hold's), so F(τ) = min(rate·k,
+// ⌈seen·k/span⌉) − here with k = ⌈τ/shortest⌉. The peak minute of a
+// burst times 60 is not the hour's demand: a burst of scans two minutes
+// running held up to half the app hour (the cap) for a minute while
+// background idled (full-76, 137, 165, 182, 188, 199, 217, 258: stalls of
+// 21 to 58 s); a steady rate's pace is its rate, so twenty people
+// scanning one a minute still hold what the hour will want.
 // The window frees room by itself as its units leave: D(τ) of them by τ
 // from now, known from the log. Background granted now stays in the
 // window for all of it, so the room to hold is the worst shortfall, max
@@ -156,7 +165,11 @@ func (v scopeView) demand(w int, now int64) int {
 		d := 0
 		if rate > 0 {
 			var next int64
-			d, next = v.st.Log.shortfall(x, per, rate, v.pers[s], fg.count(s), now)
+			seen, span := v.seen(x, now)
+			if span == 0 { // the rate alone
+				seen, span = rate, 1
+			}
+			d, next = v.st.Log.shortfall(x, per, rate, v.pers[s], fg.count(s), seen, span, now)
 			if d > 0 {
 				m.next = min(m.next, next)
 			}
@@ -165,6 +178,19 @@ func (v scopeView) demand(w int, now int64) int {
 	}
 	m.at, m.len, m.log = now, int64(len(fg.entries)), int64(len(v.st.Log.entries))
 	return m.d[w]
+}
+
+// seen is the foreground logged over window w's length and the periods
+// of the shortest window since the oldest of it (at least the rate's:
+// the hold and the shortest window): the pace the window expects (see
+// demand). A window no longer than the rate's follows the rate alone.
+func (v scopeView) seen(w int, now int64) (int, int64) {
+	fg, s := &v.st.FG, v.pers[shortest(v.pers)]
+	least := int64(1 + demandHold)
+	if v.pers[w] <= least*s || fg.start[w] >= len(fg.entries) {
+		return 1, 0
+	}
+	return fg.count(w), max(least, (now-fg.entries[fg.start[w]].at+s-1)/s)
 }
 
 // demandEnds is when the demand may next fall (never when no foreground
@@ -181,6 +207,15 @@ func (v scopeView) demandEnds(now int64) int64 {
 		at = min(at, fg.entries[i].at+hold)
 		if j := sort.Search(len(fg.entries), func(i int) bool { return fg.entries[i].at > now-s }); j < len(fg.entries) {
 			at = min(at, fg.entries[j].at+s)
+		}
+		// A longer window's pace falls as its span grows a period, and
+		// when a unit leaves it (see seen).
+		for w, per := range v.pers {
+			if per > hold && fg.start[w] < len(fg.entries) {
+				first := fg.entries[fg.start[w]].at
+				_, span := v.seen(w, now)
+				at = min(at, first+per, first+span*s+1)
+			}
 		}
 		v.demand(0, now)
 		at = min(at, v.st.fgMemo.next)

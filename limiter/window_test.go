@@ -129,30 +129,44 @@ func TestLeasesAndExpiry(t *testing.T) {
 
 // TestShortfall: the room a window holds for a foreground rate is the
 // most the rate asks for before the window's own units leave to make the
-// room (rollingLog.shortfall), with the minute the rate's period.
+// room (rollingLog.shortfall), with the minute the rate's period, and no
+// more than the foreground seen over the last span minutes asks for at
+// its pace. The cases with a span fail on the code before the pace,
+// which expected the peak minute's rate in every minute of the hour
+// (full-121: 17 scans at once held 287 of the app hour's 574).
 func TestShortfall(t *testing.T) {
 	minute := int64(time.Minute)
 	hour := 60 * minute
 	now := 2 * hour
 	tests := []struct {
-		name    string
-		entries []stamp // in time order
-		rate    int
-		here    int
-		want    int
+		name       string
+		entries    []stamp // in time order
+		rate, here int
+		seen       int   // foreground seen over the last span minutes
+		span       int64 // 0: the rate alone
+		want       int
 	}{
-		{"an empty hour: the rate for an hour", nil, 3, 0, 180},
-		{"an empty hour, this minute's scan here", nil, 3, 3, 177},
+		{"an empty hour: the rate for an hour", nil, 3, 0, 0, 0, 180},
+		{"an empty hour, this minute's scan here", nil, 3, 3, 0, 0, 177},
 		// Background filled the hour just now: nothing leaves for an hour.
-		{"an hour filled at once just now", []stamp{{now - time.Second.Nanoseconds(), 700}}, 3, 0, 180},
+		{"an hour filled at once just now", []stamp{{now - time.Second.Nanoseconds(), 700}}, 3, 0, 0, 0, 180},
 		// 13 a minute over the last hour: 13 leave each minute, more than
 		// the 3 asked for.
-		{"an hour filled evenly, draining faster than the rate", evenly(now, hour, 13), 3, 0, 3},
+		{"an hour filled evenly, draining faster than the rate", evenly(now, hour, 13), 3, 0, 0, 0, 3},
 		// 700 leave in a minute, room for all the hour asks after it: only
 		// the minute before they leave is held.
-		{"a burst about to leave", []stamp{{now - hour + minute, 700}, {now - 2*minute, 10}}, 3, 0, 3},
+		{"a burst about to leave", []stamp{{now - hour + minute, 700}, {now - 2*minute, 10}}, 3, 0, 0, 0, 3},
 		// 50 leave in a minute, short of the 177 asked after it.
-		{"a small burst about to leave", []stamp{{now - hour + minute, 50}}, 3, 0, 130},
+		{"a small burst about to leave", []stamp{{now - hour + minute, 50}}, 3, 0, 0, 0, 130},
+		// Scans two minutes running, 3 each: their pace is the rate.
+		{"a steady pace is the rate", nil, 3, 3, 6, 2, 177},
+		// 34 this minute, 74 over 17 minutes: 4.35 a minute, under the 13
+		// the hour frees each minute; the peak minute's 34 a minute held
+		// what the minutes to come outran the drain by.
+		{"a burst at a slow pace in a draining hour", evenly(now, hour, 13), 34, 34, 74, 17, 0},
+		// Nothing leaves for the hour: the hour's pace, 74 per 17 minutes
+		// for 60 minutes (262), less the 34 here.
+		{"a burst at a slow pace in an hour filled just now", []stamp{{now - time.Second.Nanoseconds(), 700}}, 34, 34, 74, 17, 228},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,14 +176,17 @@ func TestShortfall(t *testing.T) {
 				g.add(e.at, e.cost)
 			}
 			g.advance([]int64{hour}, now)
-			if got, _ := g.shortfall(0, hour, tc.rate, minute, tc.here, now); got != tc.want {
+			seen, span := tc.seen, tc.span
+			if span == 0 {
+				seen, span = tc.rate, 1
+			}
+			if got, _ := g.shortfall(0, hour, tc.rate, minute, tc.here, seen, span, now); got != tc.want {
 				t.Errorf("shortfall = %d, want %d", got, tc.want)
 			}
 		})
 	}
 }
 
-// evenly is n units a minute over the window of length per ending at now.
 func evenly(now, per int64, n int) []stamp {
 	var out []stamp
 	for at := now - per + int64(time.Minute); at <= now; at += int64(time.Minute) {

@@ -50,6 +50,14 @@ func relTo(now, d int64) int64 {
 	return now + d
 }
 
+// left is a background request of one unit for user that reports left
+// requests remaining (Request.Remaining).
+func (s *seq) left(user string, left int) Request {
+	r := s.req(user, Background, 1)
+	r.Remaining = left
+	return r
+}
+
 // grantedByUser grants what it can of reqs at now and counts the grants
 // by the first letter of their user.
 func grantedByUser(t testing.TB, l *Limiter, now time.Time, reqs ...Request) map[byte]int {

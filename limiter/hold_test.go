@@ -127,11 +127,7 @@ func TestHoldsBoundByLongerWindows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := mustNew(t, rateBound())
 			var s seq
-			ask := func(user string, left int) Request {
-				r := s.req(user, Background, 1)
-				r.Remaining = left
-				return r
-			}
+			ask := s.left
 			var early []Request
 			for range tc.early {
 				early = append(early, ask("a", 10))
@@ -185,15 +181,9 @@ func TestHoldsStarvedLargest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sp := noReserve(testSpec())
-			sp.User.Concurrency, sp.App.Concurrency = 10, 10
-			l := mustNew(t, sp)
+			l := mustNew(t, rateBound())
 			var s seq
-			ask := func(user string, left int) Request {
-				r := s.req(user, Background, 1)
-				r.Remaining = left
-				return r
-			}
+			ask := s.left
 			var early []Request
 			for range tc.aEarly {
 				early = append(early, ask("a", tc.leftA+3))

@@ -372,7 +372,7 @@ func (c *Client) holdable(to string, p Permit, o limiter.Outcome, now time.Time)
 		o.Status < 200 || o.Status >= 300 {
 		return false
 	}
-	if at, ok := c.heldAt[to]; ok && now.Sub(at) >= HoldFor {
+	if c.staleHold(to, now) {
 		return false
 	}
 	// A yes-or-no answer: the map's order does not reach it.

@@ -22,7 +22,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 )
 
 // EnvCLI names the environment variable that overrides the CLI's path.
@@ -77,7 +76,7 @@ type Server struct {
 	opts     Options
 	cliPath  string
 	hostPort string
-	srv      *testsuite.DevServer
+	proc     *process
 }
 
 // FindCLI returns the path of the temporal CLI, or an error that says how
@@ -128,75 +127,105 @@ func isAppModule(gomod []byte) bool {
 	return len(gomod) >= len(want) && string(gomod[:len(want)]) == want
 }
 
-// Start starts a dev server and waits until it accepts clients.
+// startAttempts is how many ports Start tries. A port found free can be
+// taken by another process before the server binds it; the server then
+// exits at once ("address already in use") and the next port is tried.
+const startAttempts = 3
+
+// Start starts a dev server on a free port and waits until it accepts
+// clients. If the server exits while starting, Start tries another port,
+// and its error carries the end of the server's output.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	cli, err := FindCLI()
 	if err != nil {
 		return nil, err
 	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
+	var errs []error
+	for range startAttempts {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		s := &Server{opts: opts, cliPath: cli, hostPort: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+		err = s.start(ctx)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+		if !errors.Is(err, ErrExited) {
+			break
+		}
 	}
-	s := &Server{opts: opts, cliPath: cli, hostPort: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
-	if err := s.start(ctx); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return nil, errors.Join(errs...)
 }
 
-func (s *Server) start(ctx context.Context) error {
-	out := s.opts.Log
-	if out == nil {
-		out = io.Discard
+// ErrExited is wrapped by the errors of a server that exited before it
+// accepted clients.
+var ErrExited = errors.New("the dev server exited while starting")
+
+// args is the CLI's command line for this server.
+func (s *Server) args() ([]string, error) {
+	host, port, err := net.SplitHostPort(s.hostPort)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: %w", err)
 	}
-	args := []string{"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=true"}
+	args := []string{
+		"server", "start-dev",
+		"--ip", host, "--port", port,
+		"--namespace", "default",
+		"--log-level", "error",
+		"--dynamic-config-value", "frontend.enableServerVersionCheck=false",
+		"--dynamic-config-value", "system.forceSearchAttributesCacheRefreshOnRead=true",
+	}
 	for _, kv := range append(LowLatencyConfig(), s.opts.DynamicConfig...) {
 		args = append(args, "--dynamic-config-value", kv)
 	}
-	uiPort := ""
-	if s.opts.UIPort != 0 {
-		uiPort = strconv.Itoa(s.opts.UIPort)
+	if !s.opts.UI {
+		args = append(args, "--headless")
 	}
-	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath:     s.cliPath,
-		ClientOptions:    &client.Options{HostPort: s.hostPort, Namespace: "default", Logger: quietLogger{}},
-		DBFilename:       s.opts.DBFile,
-		EnableUI:         s.opts.UI,
-		UIPort:           uiPort,
-		LogLevel:         "error",
-		SearchAttributes: s.opts.SearchAttributes,
-		ExtraArgs:        args,
-		Stdout:           out,
-		Stderr:           out,
-	})
+	if s.opts.UIPort != 0 {
+		args = append(args, "--ui-port", strconv.Itoa(s.opts.UIPort))
+	}
+	if s.opts.DBFile != "" {
+		args = append(args, "--db-filename", s.opts.DBFile)
+	}
+	for key := range s.opts.SearchAttributes.GetUntypedValues() {
+		args = append(args, "--search-attribute", key.GetName()+"="+key.GetValueType().String())
+	}
+	return args, nil
+}
+
+func (s *Server) start(ctx context.Context) error {
+	args, err := s.args()
+	if err != nil {
+		return err
+	}
+	p, err := startProcess(s.cliPath, args, s.opts.Log)
 	if err != nil {
 		return fmt.Errorf("devserver: start %s: %w", s.hostPort, err)
 	}
-	s.srv = srv
+	if err := p.dial(ctx, s.hostPort); err != nil {
+		p.stop()
+		return fmt.Errorf("devserver: start %s: %w", s.hostPort, err)
+	}
+	s.proc = p
 	return nil
 }
 
 // Client returns a client connected to the server's default namespace. It
 // is closed by Stop; after Restart, call Client again.
-func (s *Server) Client() client.Client { return s.srv.Client() }
+func (s *Server) Client() client.Client { return s.proc.client }
 
 // HostPort is the server's gRPC address.
 func (s *Server) HostPort() string { return s.hostPort }
 
 // Stop closes the client and stops the server, waiting for it to exit.
 func (s *Server) Stop() error {
-	if s.srv == nil {
+	if s.proc == nil {
 		return nil
 	}
-	s.srv.Client().Close()
-	err := s.srv.Stop()
-	s.srv = nil
-	var exit interface{ ExitCode() int }
-	if errors.As(err, &exit) {
-		// Interrupted servers exit non-zero; that is a clean stop.
-		return nil
-	}
+	err := s.proc.stop()
+	s.proc = nil
 	return err
 }
 

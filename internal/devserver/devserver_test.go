@@ -2,7 +2,11 @@ package devserver
 
 import (
 	"context"
+	"errors"
+	"net"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +66,68 @@ func TestFindCLIHonoursEnvironment(t *testing.T) {
 	if _, err := FindCLI(); err == nil {
 		t.Fatal("FindCLI accepted a missing binary")
 	}
+}
+
+// TestStartNamesAServerThatExits runs a "CLI" that exits at once, as the
+// real one does when another process took its port between FreePort and
+// its bind: Start must say so, with the server's words, after trying
+// startAttempts ports, instead of dialling a dead server for a minute.
+func TestStartNamesAServerThatExits(t *testing.T) {
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "temporal")
+	calls := filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho call >> " + calls + "\necho \"can't set frontend port: bind: address already in use\" >&2\nexit 1\n"
+	if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvCLI, cli)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{})
+	if err == nil {
+		s.Stop()
+		t.Fatal("Start succeeded with a CLI that exits")
+	}
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("error = %v, want ErrExited quoting the server's output", err)
+	}
+	data, _ := os.ReadFile(calls)
+	if n := strings.Count(string(data), "call"); n != startAttempts {
+		t.Errorf("the CLI ran %d times, want %d (a fresh port each)", n, startAttempts)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("Start waited until its context ended")
+	}
+}
+
+// TestStartSeesTheRealServerExitOnATakenPort starts the real CLI on a port
+// another listener holds: the server exits at once, and start must say so
+// rather than dial the other listener until its time ends. (The listener
+// accepts and never answers, so one dial takes the SDK's 5 s.)
+func TestStartSeesTheRealServerExitOnATakenPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the temporal CLI")
+	}
+	cli, err := FindCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	s := &Server{cliPath: cli, hostPort: l.Addr().String()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	began := time.Now()
+	err = s.start(ctx)
+	if err == nil {
+		s.Stop()
+		t.Fatal("the server started on a port another listener holds")
+	}
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("error = %v, want ErrExited quoting \"address already in use\"", err)
+	}
+	t.Logf("a taken port was reported after %s", time.Since(began).Round(time.Millisecond))
 }

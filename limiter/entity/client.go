@@ -35,12 +35,16 @@ type ClientOptions struct {
 	// per limiter; it is kept so that benchmarks can measure the two in
 	// one run.
 	SignalPerAsk bool
-	// AskAhead, above 1, has Acquire ask for that many permits of a kind
-	// (user, cost; first attempts of indivisible background asks) at once
-	// when it has no spare, and later Acquires take the spares: several
-	// grants travel in one signal. A spare unused for SpareAge, or at
-	// Flush, is given back unsent. Foreground asks never ask ahead: a
-	// spare would sit on the reserve other scans need.
+	// AskAhead, above 1, has Acquire ask for up to that many permits of a
+	// kind (user, cost; first attempts of indivisible background asks) at
+	// once when it has no spare, and later Acquires take the spares:
+	// several grants travel in one signal. It asks for no more than
+	// AskAhead less the permits the client already holds or awaits for
+	// the user, so its spares never hold more of the user's slots than
+	// AskAhead callers could use. A divisible first ask (MinCost 1) takes
+	// a spare of cost 1 too. A spare unused for SpareAge, or at Flush, is
+	// given back unsent (ClientStats.GivenBack). Foreground asks never
+	// ask ahead: a spare would sit on the reserve other scans need.
 	AskAhead int
 }
 
@@ -65,6 +69,8 @@ type Client struct {
 	ahead      map[aheadKey]*ahead
 	aheadOrder []aheadKey
 	aheadIDs   map[string]bool
+	// watching is set while a goroutine waits to give back stale spares.
+	watching bool
 	// orphanTo is the limiter of a grant being given back; userOf the
 	// user of each request waiting for its grant.
 	orphanTo map[string]string
@@ -102,6 +108,9 @@ type ClientStats struct {
 	Waited time.Duration `json:"waited"`
 	// LastRun is the limiter run that sent the latest grant.
 	LastRun int `json:"lastRun"`
+	// GivenBack counts the units of permits asked ahead (AskAhead) that
+	// no caller took: given back unsent, never sent upstream.
+	GivenBack int `json:"givenBack,omitempty"`
 }
 
 // Permit is a granted request: it may send Cost Graph requests now, and
@@ -116,6 +125,10 @@ type Permit struct {
 	// Probe is set when the permit is a breaker's half-open probe: others
 	// wait on its outcome, so its release is never held (Release).
 	Probe bool `json:"probe,omitempty"`
+	// Parts, when set, are the permits this one is made of: spares asked
+	// ahead that a divisible ask took together (AskAhead). Cost is their
+	// sum, Expires the earliest; Release gives each back (splitRelease).
+	Parts []Permit `json:"parts,omitempty"`
 	// Waited is how long the request waited for its grant.
 	Waited time.Duration `json:"waited"`
 }
@@ -125,6 +138,7 @@ type Permit struct {
 type heldPermit struct {
 	LeaseID string
 	To      string
+	User    string
 }
 
 // AskOptions describes the permit wanted.
@@ -208,7 +222,7 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 		if s, ok := c.waiting[g.RequestID]; ok {
 			delete(c.waiting, g.RequestID)
 			delete(c.userOf, g.RequestID)
-			c.held[g.RequestID] = heldPermit{LeaseID: g.LeaseID, To: c.limiterFor(g.User)}
+			c.held[g.RequestID] = heldPermit{LeaseID: g.LeaseID, To: c.limiterFor(g.User), User: g.User}
 			c.Stats.Granted++
 			s.Set(g, nil)
 			continue
@@ -245,8 +259,15 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 // releases made since the last message travel in the same signal. If ctx
 // is cancelled first, the request is withdrawn.
 func (c *Client) Acquire(ctx workflow.Context, ask AskOptions) (Permit, error) {
-	if c.opts.AskAhead > 1 && ask.Lane == limiter.Background && ask.Attempt == 0 && (ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost)) {
-		return c.acquireAhead(ctx, ask)
+	if c.opts.AskAhead > 1 && ask.Lane == limiter.Background && ask.Attempt == 0 {
+		if ask.MinCost == 0 || ask.MinCost >= max(1, ask.Cost) {
+			return c.acquireAhead(ctx, ask)
+		}
+		if ask.MinCost == 1 {
+			if p, ok := c.takeSpares(ctx, aheadKey{ask.User, ask.Lane, 1}, max(1, ask.Cost)); ok {
+				return p, nil
+			}
+		}
 	}
 	ps, err := c.AcquireMany(ctx, []AskOptions{ask})
 	if err != nil {
@@ -333,6 +354,12 @@ func (c *Client) abandon(ctx workflow.Context, waiting []string, granted []Permi
 // limiter (see holdable). Releasing twice is harmless. Call Flush before
 // the workflow returns.
 func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
+	if len(p.Parts) > 0 {
+		for _, r := range splitRelease(p.Parts, o) {
+			c.Release(ctx, r.permit, r.outcome)
+		}
+		return
+	}
 	delete(c.held, p.RequestID)
 	to := c.limiterFor(p.User)
 	c.out.release(to, Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})

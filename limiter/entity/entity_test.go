@@ -50,6 +50,10 @@ type requesterInput struct {
 	Name  string
 	User  string
 	Steps []step
+	// AskAhead is the client's (ClientOptions.AskAhead); Spec its spec,
+	// set by the harness to the limiter's.
+	AskAhead int
+	Spec     *limiter.Spec
 }
 
 // event is one grant a requester received.
@@ -68,7 +72,7 @@ type requesterResult struct {
 }
 
 func requester(ctx workflow.Context, in requesterInput) (requesterResult, error) {
-	c := NewClient(ctx, ClientOptions{Resource: testResource, App: testApp, AssumeRunning: true})
+	c := NewClient(ctx, ClientOptions{Resource: testResource, App: testApp, AssumeRunning: true, AskAhead: in.AskAhead, Spec: in.Spec})
 	start := workflow.Now(ctx)
 	var res requesterResult
 	wg := workflow.NewWaitGroup(ctx)
@@ -123,6 +127,7 @@ func harness(ctx workflow.Context, in harnessInput) ([]requesterResult, error) {
 		if i > 0 && in.Stagger > 0 {
 			_ = workflow.Sleep(ctx, in.Stagger)
 		}
+		r.Spec = in.Spec
 		rctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: "requester-" + r.Name})
 		futures[i] = workflow.ExecuteChildWorkflow(rctx, requester, r)
 	}

@@ -219,6 +219,11 @@ type Stats struct {
 	// requests they cover (cost).
 	Granted map[string]int `json:"granted,omitempty"`
 	Units   map[string]int `json:"units,omitempty"`
+	// Unsent counts, per user, the units released as never sent
+	// (limiter.Outcome.Unsent): a request stopped early, or a permit
+	// asked ahead that no caller took. Units less Unsent is what reached
+	// Graph under this limiter's grants.
+	Unsent map[string]int `json:"unsent,omitempty"`
 	// Released, Expired, Refused, Orphaned (granted to a requester that
 	// was gone) and Duplicates count those events.
 	Released   int `json:"released"`

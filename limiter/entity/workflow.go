@@ -215,6 +215,7 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 				// reached upstream, and only the units it sent (see
 				// limiter.Limiter.Settle).
 				e.model.SettleSent(g, o, now)
+				e.countUnsent(g, o)
 			}
 			e.stats.Released++
 		} else if _, queued := e.requesters[r.RequestID]; queued && !leased && r.RequestID != "" {
@@ -336,8 +337,20 @@ func (e *entity) admitServed(g limiter.Grant, now time.Time) bool {
 	e.stats.Units[g.User] += g.Cost
 	e.model.Release(g.LeaseID, o, now)
 	e.model.SettleSent(g, o, now)
+	e.countUnsent(g, o)
 	e.stats.Released++
 	return true
+}
+
+// countUnsent counts the units of grant g its release says were never
+// sent (Stats.Unsent).
+func (e *entity) countUnsent(g limiter.Grant, o limiter.Outcome) {
+	if n := min(max(0, o.Unsent), g.Cost); n > 0 {
+		if e.stats.Unsent == nil {
+			e.stats.Unsent = make(map[string]int)
+		}
+		e.stats.Unsent[g.User] += n
+	}
 }
 
 // outbox groups grants and refusals by requester, in first-seen order, so

@@ -53,6 +53,9 @@ func TestEndToEnd(t *testing.T) {
 				rep.Written, rep.FailedPages, rep.FailedSections, len(rep.Sections), rep.Message)
 		}
 		h.checkPermits(t)
+		if got := h.limiterState(t).Stats.Unsent[e2eUser]; got != rep.UnsentUnits {
+			t.Errorf("the limiter was told of %d units never sent; the report counts %d", got, rep.UnsentUnits)
+		}
 		// Every page was read back from Notion and holds what was written.
 		if v := rep.Verification; v == nil || v.Verified != 300 || rep.Verified != 300 || rep.VerifyReads < 300 ||
 			!strings.Contains(rep.Message, "300 of 300 pages verified") {

@@ -327,7 +327,7 @@ func (w *Workflows) MigrateNotebook(ctx workflow.Context, in MigrateInput) (Note
 	}
 	nb.upsert(ctx, "reading")
 	nb.details(ctx)
-	lim := w.caller(ctx, spec, dep)
+	lim := w.caller(ctx, spec, dep, 0)
 	rep, err := nb.run(ctx, lim)
 	if ferr := lim.Flush(ctx); ferr != nil && err == nil {
 		err = ferr

@@ -150,7 +150,7 @@ func (w *Workflows) ScanNotebooks(ctx workflow.Context, in ScanInput) (ScanResul
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (ScanResult, error) { return res, nil }); err != nil {
 		return res, err
 	}
-	lim := w.caller(ctx, spec, dep)
+	lim := w.caller(ctx, spec, dep, 0)
 	ask := entity.AskOptions{User: in.User, Lane: limiter.Foreground}
 	tr := newTreeReader(lim, in.User, limiter.Foreground)
 	trees, _, err := tr.notebooks(ctx, "")

@@ -323,14 +323,16 @@ type SectionProgress struct {
 
 // section is one MigrateSection run.
 type section struct {
-	w        *Workflows
-	in       SectionInput
-	st       *SectionState
-	lim      caller
-	phase    string
-	inflight int
-	handled  int // pages started in this run
-	sess     *sessions
+	w   *Workflows
+	in  SectionInput
+	st  *SectionState
+	lim caller
+	// givenBack is the caller's GivenBack already counted in st.Unsent.
+	givenBack int
+	phase     string
+	inflight  int
+	handled   int // pages started in this run
+	sess      *sessions
 	// ledger holds the outcome of the pages handled in this run, and of
 	// their parents handled in an earlier one.
 	ledger map[string]*LedgerEntry
@@ -394,14 +396,15 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 	s.reportProgress(ctx)
 	receiveFailures(ctx, in.Section.Path, func(_ workflow.Context, e *UpstreamError) { s.upstream(e) })
 	s.upsertStatus(ctx, "migrating")
-	s.lim = w.caller(ctx, spec, w.deployment(ctx))
+	s.lim = w.caller(ctx, spec, w.deployment(ctx), s.in.PageParallelism)
 	if h, ok := s.lim.(holds); ok {
 		h.NotifyHolds(s.held)
 	}
 	res, err := s.run(ctx)
-	if ferr := s.lim.Flush(ctx); ferr != nil && err == nil {
+	if ferr := s.flush(ctx); ferr != nil && err == nil {
 		err = ferr
 	}
+	res.UnsentUnits = s.st.Unsent
 	switch {
 	case err == nil:
 		status := "done"
@@ -509,7 +512,7 @@ func (s *section) run(ctx workflow.Context) (SectionResult, error) {
 		return res, nil
 	}
 	if stopped {
-		if err := s.lim.Flush(ctx); err != nil {
+		if err := s.flush(ctx); err != nil {
 			return SectionResult{}, err
 		}
 		s.carryAncestors()
@@ -666,6 +669,22 @@ func (s *section) protected(err error) error {
 func (s *section) pageDone(ctx workflow.Context) {
 	s.lastPage = workflow.Now(ctx)
 	s.changes++
+}
+
+// givesBack is implemented by a Caller that asks ahead (entity.Client):
+// the units of the permits it asked ahead and gave back unsent.
+type givesBack interface{ GivenBack() int }
+
+// flush gives the limiter everything this run holds (see Caller.Flush)
+// and counts the units given back unsent among the section's unsent ones:
+// the limiter granted them, and no request used them.
+func (s *section) flush(ctx workflow.Context) error {
+	err := s.lim.Flush(ctx)
+	if g, ok := s.lim.(givesBack); ok {
+		s.st.Unsent += g.GivenBack() - s.givenBack
+		s.givenBack = g.GivenBack()
+	}
+	return err
 }
 
 func (s *section) count(st entity.CallStats) {

@@ -117,12 +117,15 @@ func (d deployment) limiterOf(user string) string {
 	return entity.ShardWorkflowID(LimiterResource, d.App, user, d.Shards)
 }
 
-// caller returns what runs this workflow run's Graph calls.
-func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec, d deployment) caller {
+// caller returns what runs this workflow run's Graph calls. askAhead is
+// the client's entity.ClientOptions.AskAhead: a section's page workers
+// ask ahead for one another, so that several grants travel in one
+// message; a workflow whose calls come one after another asks for one.
+func (w *Workflows) caller(ctx workflow.Context, spec limiter.Spec, d deployment, askAhead int) caller {
 	if w.NewCaller != nil {
 		return w.NewCaller(ctx, spec)
 	}
-	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: d.App, Spec: &spec, Shards: d.Shards})
+	return entity.NewClient(ctx, entity.ClientOptions{Resource: LimiterResource, App: d.App, Spec: &spec, Shards: d.Shards, AskAhead: askAhead})
 }
 
 // Register registers the workflows under their stable names.

@@ -26,6 +26,9 @@ import (
 // GraphGetActivity is the registered name of Activities.GraphGet.
 const GraphGetActivity = "GraphGet"
 
+// GraphGetManyActivity is the registered name of Activities.GraphGetMany.
+const GraphGetManyActivity = "GraphGetMany"
+
 // Activities make one Graph request each. Tokens stay here, out of
 // workflow history: workflows pass only the user.
 type Activities struct {
@@ -70,6 +73,28 @@ func (a *Activities) GraphGet(ctx context.Context, user string) (Result, error) 
 	return Result{Outcome: o}, nil
 }
 
+// GetManyInput is GraphGetMany's argument.
+type GetManyInput struct {
+	User string `json:"user"`
+	N    int    `json:"n"`
+}
+
+// GraphGetMany makes N Graph requests one after another under one permit
+// of cost N, as a page's resource downloads do, and stops at the first
+// failure: the requests it did not make are the outcome's Unsent.
+func (a *Activities) GraphGetMany(ctx context.Context, in GetManyInput) (Result, error) {
+	for i := range in.N {
+		r, err := a.GraphGet(ctx, in.User)
+		if err != nil {
+			return r, err
+		}
+		if i == in.N-1 {
+			return r, nil
+		}
+	}
+	return Result{Outcome: limiter.Outcome{Status: http.StatusOK}}, nil
+}
+
 // Input is one requester's load.
 type Input struct {
 	Resource string       `json:"resource"`
@@ -91,6 +116,12 @@ type Input struct {
 	// Graph call: the load is the limiter protocol alone (ask, grant,
 	// release), so its throughput is the limiter's, not the activities'.
 	PermitsOnly bool `json:"permitsOnly,omitempty"`
+	// Resources, when set, has each worker migrate pages as the section
+	// workflow does (workflows/page.go): a content permit of one request,
+	// then one divisible permit (cost k, MinCost 1) for the page's k
+	// resources, again for what a partial grant left; page i has
+	// Resources[i%len(Resources)] resources. N still counts Graph requests.
+	Resources []int `json:"resources,omitempty"`
 }
 
 // Output is what one requester did.
@@ -111,7 +142,7 @@ func Requester(ctx workflow.Context, in Input) (Output, error) {
 	if len(users) == 0 {
 		users = []string{in.User}
 	}
-	next := 0
+	next, page := 0, 0
 	var failed error
 	call := func(ctx workflow.Context) {
 		for next < in.N && failed == nil {
@@ -126,6 +157,16 @@ func Requester(ctx workflow.Context, in Input) (Output, error) {
 				c.Release(ctx, p, limiter.Outcome{Status: 200})
 				out.Done++
 				out.Waits = append(out.Waits, p.Waited)
+				continue
+			}
+			if len(in.Resources) > 0 {
+				k := min(in.Resources[page%len(in.Resources)], in.N-next)
+				page++
+				next += k
+				if err := migratePage(ctx, c, user, k, &out); err != nil {
+					failed = err
+					return
+				}
 				continue
 			}
 			var r Result
@@ -163,6 +204,42 @@ func Requester(ctx workflow.Context, in Input) (Output, error) {
 	return out, nil
 }
 
+// migratePage makes a page's requests as the section workflow does: one
+// for its content, then k resources under divisible permits.
+func migratePage(ctx workflow.Context, c *entity.Client, user string, k int, out *Output) error {
+	opts := workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second}
+	var r Result
+	st, err := c.Call(ctx, entity.Call{
+		Ask:      entity.AskOptions{User: user, Lane: limiter.Background},
+		Activity: GraphGetActivity, Args: []any{user}, Options: opts, Backoff: 200 * time.Millisecond,
+	}, &r)
+	if err != nil {
+		return err
+	}
+	out.Done++
+	out.Waits = append(out.Waits, st.Waited)
+	for k > 0 {
+		granted := k
+		st, err := c.Call(ctx, entity.Call{
+			Ask:      entity.AskOptions{User: user, Lane: limiter.Background, Cost: k, MinCost: 1},
+			Activity: GraphGetManyActivity,
+			Args:     []any{GetManyInput{User: user, N: k}},
+			ArgsFor: func(p entity.Permit) []any {
+				granted = min(k, max(1, p.Cost))
+				return []any{GetManyInput{User: user, N: granted}}
+			},
+			Options: opts, Backoff: 200 * time.Millisecond,
+		}, &r)
+		if err != nil {
+			return err
+		}
+		out.Done += granted
+		out.Waits = append(out.Waits, st.Waited)
+		k -= granted
+	}
+	return nil
+}
+
 // Register registers the limiter entity, the requesters (ours and the
 // naive design) and their activities on w.
 func Register(w worker.Worker, c client.Client, a *Activities) {
@@ -170,5 +247,6 @@ func Register(w worker.Worker, c client.Client, a *Activities) {
 	w.RegisterWorkflow(Requester)
 	w.RegisterWorkflow(SoakRequester)
 	w.RegisterActivityWithOptions(a.GraphGet, activity.RegisterOptions{Name: GraphGetActivity})
+	w.RegisterActivityWithOptions(a.GraphGetMany, activity.RegisterOptions{Name: GraphGetManyActivity})
 	registerNaive(w, c)
 }

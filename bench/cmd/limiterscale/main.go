@@ -48,10 +48,11 @@ func main() {
 		entShards  = flag.Int("entity-shards", 8, "shards of the sharded design on the dev server")
 		requesters = flag.Int("requesters", 40, "requester workflows per design on the dev server: one user's migration each")
 		each       = flag.Int("each", 30, "Graph requests per requester")
+		userConc   = flag.Int("user-concurrency", 0, "each user's concurrency on the dev server (0: the free spec's 1,000; OneNote's is 5)")
 		runModel   = flag.Bool("model", true, "measure the model")
 		rounds     = flag.Int("rounds", 2, "rounds of the two designs on the dev server, in the order ABBA... (the machine's load drifts)")
 		out        = flag.String("out", "", "write the report to this file too")
-		designs    = flag.String("designs", "single,batched,ahead,sharded-plain,sharded,sharded-ahead", "designs measured on the dev server, of single, batched, ahead, sharded-plain, sharded, sharded-ahead")
+		designs    = flag.String("designs", "single,batched,ahead,sharded-plain,sharded,sharded-ahead", "designs measured on the dev server, of single, batched, ahead, sharded-plain, sharded, sharded-ahead, product")
 		verbose    = flag.Bool("v", false, "print each design's limiter history events by type")
 		load       = flag.String("load", "graph", "what a requester does under each permit: graph (one Graph request, an activity) or permits (nothing: ask, grant, release; the limiter's own throughput)")
 	)
@@ -97,7 +98,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "limiterscale: -load %q: want graph or permits\n", *load)
 			os.Exit(2)
 		}
-		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, strings.Split(*designs, ","), *load == "permits", *verbose); err != nil {
+		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, *userConc, strings.Split(*designs, ","), *load == "permits", *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "limiterscale:", err)
 			os.Exit(1)
 		}
@@ -256,9 +257,19 @@ func (s *stack) stop() {
 	s.srv.Stop()
 }
 
+// pageResources are the resources of successive pages in the designs that
+// migrate pages: 0 to 4, 2 on average, so a page costs 3 Graph requests,
+// the planning figure of ../shared/reference/peers.md (1 content call and
+// 1 per image or attachment, about 3 a page).
+var pageResources = []int{2, 0, 3, 1, 4}
+
 // entityRun measures the designs on dev servers, a fresh one for each
 // design in each round.
-func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds int, names []string, permitsOnly, verbose bool) error {
+func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds, userConc int, names []string, permitsOnly, verbose bool) error {
+	spec := graphload.FreeSpec()
+	if userConc > 0 {
+		spec.User.Concurrency = userConc
+	}
 	ctx := context.Background()
 	// A requester is one user's migration with its page workers; the
 	// users are spread over the 10,000 (and so over the shards). One
@@ -298,20 +309,24 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 		shards int
 		perAsk bool
 		ahead  int
+		// pages: the requesters migrate pages as the section workflow
+		// does (graphload.Input.Resources), not one request a permit.
+		pages []int
 	}
 	all := map[string]design{
-		"single":        {"single", "single entity, a signal per ask (the first design)", 1, true, 0},
-		"batched":       {"batched", "single entity, batched (the default)", 1, false, 0},
-		"ahead":         {"ahead", "single entity, batched, asks ahead", 1, false, workers - 1},
-		"sharded-plain": {"sharded-plain", "sharded, a signal per ask", shards, true, 0},
-		"sharded":       {"sharded", "sharded, batched", shards, false, 0},
-		"sharded-ahead": {"sharded-ahead", "sharded, batched, asks ahead", shards, false, workers - 1},
+		"single":        {"single", "single entity, a signal per ask (the first design)", 1, true, 0, nil},
+		"batched":       {"batched", "single entity, batched (the default)", 1, false, 0, nil},
+		"ahead":         {"ahead", "single entity, batched, asks ahead", 1, false, workers - 1, nil},
+		"sharded-plain": {"sharded-plain", "sharded, a signal per ask", shards, true, 0, nil},
+		"sharded":       {"sharded", "sharded, batched", shards, false, 0, nil},
+		"sharded-ahead": {"sharded-ahead", "sharded, batched, asks ahead", shards, false, workers - 1, nil},
+		"product":       {"product", "sharded, pages, asks ahead (the product's section)", shards, false, workers, pageResources},
 	}
 	var chosen []design
 	for _, n := range names {
 		d, ok := all[strings.TrimSpace(n)]
 		if !ok {
-			return fmt.Errorf("-designs: no design %q (want single, batched, ahead, sharded-plain, sharded or sharded-ahead)", n)
+			return fmt.Errorf("-designs: no design %q (want single, batched, ahead, sharded-plain, sharded, sharded-ahead or product)", n)
 		}
 		chosen = append(chosen, d)
 	}
@@ -332,7 +347,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 			var runs []client.WorkflowRun
 			for i := range requesters {
 				run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("%s-req-%d", app, i), TaskQueue: tq}, graphload.Requester,
-					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: graphload.FreeSpec(), Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead, PermitsOnly: permitsOnly})
+					graphload.Input{Resource: "bench", App: app, Users: byReq[i], N: each, Workers: workers, Spec: spec, Shards: d.shards, SignalPerAsk: d.perAsk, AskAhead: d.ahead, PermitsOnly: permitsOnly, Resources: d.pages})
 				if err != nil {
 					return err
 				}

@@ -290,7 +290,7 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 	if permitsOnly {
 		load = "each permit is given back as soon as it is granted, with no Graph call: the load is the limiter's protocol alone, so Graph requests here are permits"
 	}
-	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d); %s. Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once.\n\n",
+	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d); %s. Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once (the product design: the section's rule, at most half the user's concurrency).\n\n",
 		requesters, workers, each, users, load, workers-1)
 	// The dev server's and worker's own CPU when nothing runs, for 10 s.
 	idleStack, err := startStack(ctx, acts)

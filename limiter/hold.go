@@ -285,13 +285,19 @@ func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 // alone, a user whose hour was full (or whose hour upstream enforces
 // below the model's) held its minute's room of the app's minute, and
 // every other user idled for the rest of the minute while the app had
-// room (small-27: nine users idled 54 s at the top of the hour).
+// room (small-27: nine users idled 54 s at the top of the hour). A
+// window's room is what the user's background may still use of it: its
+// limit less the reserve its own foreground keeps. Counted from the
+// limit alone, a held user full for its background but under its limit
+// held those last units of the app's windows, which it could not use,
+// and the others idled (full-9: a user at 361 of its hour learned at
+// 371, its reserve 10, held 10 of the app's minute, which had 6 left,
+// and two users idled 47 s; full-34: 27 minutes).
 func (l *Limiter) heldRoom(now int64) []int {
 	h := &l.holds
-	t := &l.st.Spec.Tuning
 	h.buf = resize(h.buf, len(l.appPers))
 	room := func(x *userState, uw int) int {
-		lim := x.Scope.Limits[uw].limit(l.st.Spec.User.Windows[uw].Limit, t, now)
+		lim := l.userView(x).effLimit(uw, Background, now)
 		return max(0, lim-x.Scope.Log.count(uw))
 	}
 	long := longest(l.appPers)

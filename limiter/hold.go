@@ -285,13 +285,19 @@ func (l *Limiter) holdFor(u *userState, lane Lane, now int64) []int {
 // alone, a user whose hour was full (or whose hour upstream enforces
 // below the model's) held its minute's room of the app's minute, and
 // every other user idled for the rest of the minute while the app had
-// room (small-27: nine users idled 54 s at the top of the hour).
+// room (small-27: nine users idled 54 s at the top of the hour). A
+// window's room is what the user's background may still use of it: its
+// limit less the reserve its own foreground keeps. Counted from the
+// limit alone, a held user full for its background but under its limit
+// held those last units of the app's windows, which it could not use,
+// and the others idled (full-9: a user at 361 of its hour learned at
+// 371, its reserve 10, held 10 of the app's minute, which had 6 left,
+// and two users idled 47 s; full-34: 27 minutes).
 func (l *Limiter) heldRoom(now int64) []int {
 	h := &l.holds
-	t := &l.st.Spec.Tuning
 	h.buf = resize(h.buf, len(l.appPers))
 	room := func(x *userState, uw int) int {
-		lim := x.Scope.Limits[uw].limit(l.st.Spec.User.Windows[uw].Limit, t, now)
+		lim := l.userView(x).effLimit(uw, Background, now)
 		return max(0, lim-x.Scope.Log.count(uw))
 	}
 	long := longest(l.appPers)
@@ -318,16 +324,39 @@ func (l *Limiter) heldRoom(now int64) []int {
 }
 
 // progressing reports whether u is using held room: it has requests in
-// flight, was granted within a cooldown, or has not been granted yet
-// (it is about to start). A user stopped by its own
-// breaker, or by a limit upstream enforces below what the model knows,
-// holds nothing: its room would stand empty while others wait (a user
-// held for at a believed 400 an hour and refused at a real 317 kept the
-// app's last 170 of the hour from eleven other users for 50 minutes).
+// flight, was granted within a cooldown, has not been granted yet (it
+// is about to start), or waits for nothing but room (unstopped). A user
+// stopped by its own breaker, or by a limit upstream enforces below what
+// the model knows (its retries wait for the retry budget), holds
+// nothing: its room would stand empty while others wait (a user held for
+// at a believed 400 an hour and refused at a real 317 kept the app's
+// last 170 of the hour from eleven other users for 50 minutes).
 func (l *Limiter) progressing(u *userState, now int64) bool {
-	if u.Scope.InFlight > 0 {
+	if u.Scope.InFlight > 0 || l.unstopped(u, now) {
 		return true
 	}
 	e := u.Scope.Log.entries
 	return len(e) == 0 || e[len(e)-1].at >= now-int64(l.st.Spec.Tuning.Cooldown)
+}
+
+// unstopped reports whether u's next background request waits for
+// nothing but room: its own breaker admits it and, for a retry, the
+// retry budget allows it. Such a user sends as soon as its own windows
+// and the app's leave it room, so it uses the room held for it. Counted
+// as stopped once a cooldown passed since its last grant, a held user
+// whose minute filled before its hour lost its hold when its minute
+// slid: in the pass that granted its next requests, the others took the
+// app hour's room it needed for the rest of its hour (full-36: the user
+// with 3,168 requests, 120 a minute and 400 an hour, got 339 of its
+// hour at the app hour's refill, and its last 45 requests took an hour
+// more, 1.12x).
+func (l *Limiter) unstopped(u *userState, now int64) bool {
+	q := u.Queue[Background]
+	if len(q) == 0 {
+		return false
+	}
+	if ok, _, _ := u.Scope.Breaker.admit(now); !ok {
+		return false
+	}
+	return q[0].Attempt == 0 || l.retryAllowed(now)
 }

@@ -206,3 +206,137 @@ func TestHoldsStarvedLargest(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldsWaitingForRoom checks that a held user whose next request
+// waits for nothing but room keeps its hold once a cooldown (10 s) has
+// passed since its last grant: user 3 per 10 s and 5 a minute, app 4 per
+// 10 s and 8 a minute. a (9 left: its own finish 2 min, the app's 1 min)
+// took its 10 s (3) at 0 and asks for one more at 11 s, when its 10 s
+// has slid; b asks for three. Held, a keeps its room after its grant (1,
+// all its minute leaves it) of the app's 10 s, so b gets 2 of the 3 a's
+// grant leaves. Before, a counted as stopped at 11 s (nothing in flight,
+// no grant for a cooldown), held nothing in the pass that granted it,
+// and b took the app's room: a held user bound by its minute lost its
+// hold every time its minute slid (full-36: 339 of its hour's 400 at
+// the app hour's refill, then an hour more for its last 45, 1.12x). A
+// user stopped by its breaker, or whose retry waits for the retry
+// budget, holds nothing: b gets 3.
+func TestHoldsWaitingForRoom(t *testing.T) {
+	tests := []struct {
+		name string
+		// a's third request throttled at 2 s (its breaker open until
+		// 12 s) and asked again as a retry, at the time given.
+		throttled bool
+		at        time.Duration
+		noBudget  bool // under one retry token, one retry a minute, c's at 12 s
+		wantA     int
+		wantB     int
+	}{
+		{"a waits for room only: its room held", false, 11 * time.Second, false, 1, 2},
+		{"a's breaker holds it: nothing held", true, 11 * time.Second, false, 0, 3},
+		{"a's retry waits for the retry budget: nothing held", true, 13 * time.Second, true, 0, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := rateBound()
+			if tc.noBudget {
+				sp.Tuning.RetryBurst, sp.Tuning.RetryProbeEvery = 0.5, Duration(time.Minute)
+			}
+			l := mustNew(t, sp)
+			var s seq
+			ask := s.left
+			first := []Request{ask("a", 12), ask("a", 11), ask("a", 10)}
+			if got := grantAll(t, l, at(0), first...); len(got) != 3 {
+				t.Fatalf("granted %v at 0, want a's 3", got)
+			}
+			for i, r := range first {
+				g, _ := l.Lease(r.ID)
+				o := ok200
+				if tc.throttled && i == 2 {
+					o = Outcome{Status: 429, Code: CodeThrottled, Scope: ScopeUser}
+				}
+				l.Release(g.LeaseID, o, at(2*time.Second))
+			}
+			if tc.noBudget {
+				c := s.req("c", Background, 1)
+				c.Attempt = 1
+				if got := drain(t, l, at(12*time.Second), c); len(got) != 1 {
+					t.Fatalf("granted %v at 12 s, want c's retry", got)
+				}
+			}
+			a := ask("a", 9)
+			if tc.throttled {
+				a = first[2]
+				a.ID, a.Attempt = "retry", 1
+			}
+			reqs := []Request{a, ask("b", 3), ask("b", 3), ask("b", 3)}
+			got := grantedByUser(t, l, at(tc.at), reqs...)
+			if got['a'] != tc.wantA {
+				t.Errorf("a granted %d, want %d", got['a'], tc.wantA)
+			}
+			if got['b'] != tc.wantB {
+				t.Errorf("b granted %d, want %d", got['b'], tc.wantB)
+			}
+		})
+	}
+}
+
+// TestHoldsBackgroundRoom checks that the room held for a user is what
+// its background may still use: its windows' limits less the reserve
+// its own foreground keeps. User 3 per 10 s and 5 a minute, app 4 per
+// 10 s and 8 a minute, 10 at once, the 2.5% reserve (1 of each window
+// once the scope saw foreground). a took one request at 0, two at 11 s
+// and one at 22 s (in flight), and asks for one more at 25 s with 9
+// left (its own finish 2 min, the app's 1 min: held); b asks for three.
+// When a's first request was foreground, a's minute (4 of 5) is full for
+// its background: nothing of it is held and b gets the 2 the app's
+// 10 s leaves its background (4 less 1 counted, less 1 reserve). Before,
+// a's minute held its last unit (its limit, not its background's, less
+// its count) of the app's 10 s and minute while a could not use it, and
+// b got 1: a held user under its hour's limit by its reserve held that
+// room of the app's windows, and the others idled (full-9: 10 of the
+// app's minute held while it had 6 left, two users idle 47 s). With no
+// foreground, a's last unit is its background's: a takes it, and b the
+// app's 2 left.
+func TestHoldsBackgroundRoom(t *testing.T) {
+	tests := []struct {
+		name  string
+		first Lane // a's request at 0
+		wantA int
+		wantB int
+	}{
+		{"a's minute full for its background: nothing held", Foreground, 0, 2},
+		{"a's minute has a unit for its background: a takes it", Background, 1, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := testSpec()
+			sp.User.Concurrency, sp.App.Concurrency = 10, 10
+			sp.Tuning.Reserve = 0.025
+			l := mustNew(t, sp)
+			var s seq
+			ask := s.left
+			first := s.req("a", tc.first, 1)
+			if tc.first == Background {
+				first.Remaining = 13
+			}
+			if got := drain(t, l, at(0), first); len(got) != 1 {
+				t.Fatalf("granted %v at 0, want a's first", got)
+			}
+			if got := drain(t, l, at(11*time.Second), ask("a", 12), ask("a", 11)); len(got) != 2 {
+				t.Fatalf("granted %v at 11 s, want a's 2", got)
+			}
+			if got := grantAll(t, l, at(22*time.Second), ask("a", 10)); len(got) != 1 {
+				t.Fatalf("granted %v at 22 s, want a's 1", got)
+			}
+			reqs := []Request{ask("a", 9), ask("b", 3), ask("b", 3), ask("b", 3)}
+			got := grantedByUser(t, l, at(25*time.Second), reqs...)
+			if got['a'] != tc.wantA {
+				t.Errorf("a granted %d, want %d", got['a'], tc.wantA)
+			}
+			if got['b'] != tc.wantB {
+				t.Errorf("b granted %d, want %d", got['b'], tc.wantB)
+			}
+		})
+	}
+}

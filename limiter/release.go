@@ -84,8 +84,11 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		}
 		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
-		if counted && o.ThrottlePercent >= 0.8 {
+		switch {
+		case counted && o.ThrottlePercent >= 0.8:
 			l.soft(usr, app, uc, ac, last, o, now)
+		case counted && o.ThrottlePercent == 0 && l.st.Headers:
+			l.underReport(usr, app, uc, ac, last, now)
 		}
 		l.riseEarn(true)
 		if ls.UserRise|ls.AppRise != 0 {
@@ -443,6 +446,31 @@ func (l *Limiter) infer(user string, now int64) ThrottleScope {
 	l.st.Throttles = append(l.st.Throttles, throttleMark{user, now})
 	return scope
 }
+
+// underReport reacts to a success without x-ms-throttle-limit-percentage
+// from an upstream that sends it (state.Headers): upstream sends it from
+// reportFrom of a limit on, so every window of both scopes held less than
+// that, and a lowered window whose count says otherwise rises to the
+// limit that share implies (scopeView.raise). Without it a limit that
+// rose while the learned one kept every window under reportFrom of the
+// new one was never seen: the rise probe does not go with headers, and no
+// report comes (full-218: a user hour learned at 204 rose to 331 at
+// 4h32m, and the users idled 27 to 58 minutes an hour).
+func (l *Limiter) underReport(usr, app scopeView, userCount, appCount []int, last int, now int64) {
+	after := func(c []int) []int {
+		out := make([]int, len(c))
+		for i, v := range c {
+			out[i] = v + last
+		}
+		return out
+	}
+	usr.raise(after(userCount), reportFrom, now)
+	app.raise(after(appCount), reportFrom, now)
+}
+
+// reportFrom is the share of a limit from which upstream sends
+// x-ms-throttle-limit-percentage on a success.
+const reportFrom = 0.8
 
 // soft reacts to x-ms-throttle-limit-percentage on a success. With exact
 // limits the model and upstream agree and nothing changes. When upstream

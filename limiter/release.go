@@ -84,8 +84,11 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		}
 		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
-		if counted && o.ThrottlePercent >= 0.8 {
+		switch {
+		case counted && o.ThrottlePercent >= 0.8:
 			l.soft(usr, app, uc, ac, last, o, now)
+		case counted && o.ThrottlePercent == 0 && l.st.Headers:
+			l.underReport(usr, app, uc, ac, last, now)
 		}
 		l.riseEarn(true)
 		if ls.UserRise|ls.AppRise != 0 {
@@ -444,6 +447,31 @@ func (l *Limiter) infer(user string, now int64) ThrottleScope {
 	return scope
 }
 
+// underReport reacts to a success without x-ms-throttle-limit-percentage
+// from an upstream that sends it (state.Headers): upstream sends it from
+// reportFrom of a limit on, so every window of both scopes held less than
+// that, and a lowered window whose count says otherwise rises to the
+// limit that share implies (scopeView.raise). Without it a limit that
+// rose while the learned one kept every window under reportFrom of the
+// new one was never seen: the rise probe does not go with headers, and no
+// report comes (full-218: a user hour learned at 204 rose to 331 at
+// 4h32m, and the users idled 27 to 58 minutes an hour).
+func (l *Limiter) underReport(usr, app scopeView, userCount, appCount []int, last int, now int64) {
+	after := func(c []int) []int {
+		out := make([]int, len(c))
+		for i, v := range c {
+			out[i] = v + last
+		}
+		return out
+	}
+	usr.raise(after(userCount), reportFrom, now)
+	app.raise(after(appCount), reportFrom, now)
+}
+
+// reportFrom is the share of a limit from which upstream sends
+// x-ms-throttle-limit-percentage on a success.
+const reportFrom = 0.8
+
 // soft reacts to x-ms-throttle-limit-percentage on a success. With exact
 // limits the model and upstream agree and nothing changes. When upstream
 // reports the scope emptier than a lowered window of it (the percentage
@@ -481,24 +509,72 @@ func (l *Limiter) soft(usr, app scopeView, userCount, appCount []int, last int, 
 	// The percentage is the fullest window's, and upstream does not say
 	// which. A window whose implied limit is below the count it recently
 	// let through is not the one: lowering it would ratchet it down with
-	// every report another window's fill sends. The busiest of the others
-	// is lowered.
-	w, best, target := -1, -1.0, 0
-	for x, c := range counts {
-		to := c
-		if o.ThrottlePercent < 1 {
-			to = int(float64(c)/o.ThrottlePercent + 1e-9)
-		}
-		a := v.st.Limits[x]
-		if to < a.proven(v.pers[x], now) {
-			continue
-		}
-		if r := float64(c) / float64(a.limit(v.spec.Windows[x].Limit, v.t, now)); r > best {
-			w, best, target = x, r, to
-		}
+	// every report another window's fill sends. A window the report fills
+	// by the limit it was learned at before it crept back is lowered
+	// first (relearned); otherwise the busiest of the others.
+	w := v.relearned(counts, o.ThrottlePercent, now)
+	if w < 0 {
+		w = v.fullestUnproven(counts, o.ThrottlePercent, now)
 	}
 	if w < 0 {
 		return
 	}
-	v.st.Limits[w].lower(v.spec.Windows[w].Limit, target, v.t, now)
+	v.st.Limits[w].lower(v.spec.Windows[w].Limit, impliedLimit(counts[w], o.ThrottlePercent), v.t, now)
+}
+
+// fullestUnproven is the window (-1: none) that is fullest at counts by
+// its believed limit among those whose limit a percentage report pct
+// implies is not under the count it recently took.
+func (v scopeView) fullestUnproven(counts []int, pct float64, now int64) int {
+	w, best := -1, -1.0
+	for x, c := range counts {
+		a := v.st.Limits[x]
+		if impliedLimit(c, pct) < a.proven(v.pers[x], now) {
+			continue
+		}
+		if r := float64(c) / float64(a.limit(v.spec.Windows[x].Limit, v.t, now)); r > best {
+			w, best = x, r
+		}
+	}
+	return w
+}
+
+// impliedLimit is the limit a window at count c has when a percentage
+// report pct is its fill: c ÷ pct, or c from 100% on (nothing more leaves
+// until a unit leaves the window).
+func impliedLimit(c int, pct float64) int {
+	if pct < 1 {
+		return int(float64(c)/pct + 1e-9)
+	}
+	return c
+}
+
+// relearned is the shortest window of the scope (-1: none) that a
+// percentage report pct at counts names by the limit it was learned at
+// before: lowered (adapted.Lowered), crept back above that since,
+// and at counts[w] as full of the lowering as reported (two points for
+// rounding), with the implied limit not under what it recently took.
+// Upstream most likely still holds it there, and the creep went too far.
+// By believed limits such a window looks emptier than a longer one that
+// never was lowered, and the longer one took the report: the app minute,
+// learned at a hidden 135 and crept back to 240, filled again, and the
+// report of its 100% lowered the app hour (true 800) to the 780 it held;
+// the next report raised it only to 797, and every user idled 11 minutes
+// for the hour to slide (full-191).
+func (v scopeView) relearned(counts []int, pct float64, now int64) int {
+	w := -1
+	for x, c := range counts {
+		a := v.st.Limits[x]
+		spec := v.spec.Windows[x].Limit
+		if a.Lowered == 0 || a.limit(spec, v.t, now) <= a.Lowered || float64(c)/float64(a.Lowered) < pct-0.02 {
+			continue
+		}
+		if impliedLimit(c, pct) < a.proven(v.pers[x], now) {
+			continue
+		}
+		if w < 0 || v.pers[x] < v.pers[w] {
+			w = x
+		}
+	}
+	return w
 }

@@ -163,15 +163,8 @@ func (h *harness) limiterState(t *testing.T) entity.State {
 // took; resources stopped early).
 func (h *harness) checkPermits(t *testing.T) int64 {
 	t.Helper()
-	return h.checkPermitsUnsent(t, h.limiterState(t).Stats.Unsent[e2eUser])
-}
-
-// checkPermitsUnsent is checkPermits when unsent of the units granted were
-// never sent (resource downloads stopped early, e.g. by a throttle; the
-// reports' UnsentUnits) and given back to the limiter.
-func (h *harness) checkPermitsUnsent(t *testing.T, unsent int) int64 {
-	t.Helper()
 	st := h.limiterState(t)
+	unsent := st.Stats.Unsent[e2eUser]
 	gs := h.graph.Stats()
 	if v := h.graph.Violations(); len(v) != 0 {
 		t.Errorf("the Graph emulator found %d limit violations, first: %+v", len(v), v[0])

@@ -134,8 +134,9 @@ type NotebookReport struct {
 	Permits       int              `json:"permits"`
 	PermitsWaited seconds.Duration `json:"permitWaitSeconds"`
 	// UnsentUnits counts Graph permit units granted but not used
-	// (resource downloads that stopped early), which the limiter gives
-	// back.
+	// (resource downloads that stopped early, permits asked ahead that no
+	// page took), which the limiter gives back: those of the section runs
+	// that ended with a result (the limiter's state counts every one).
 	UnsentUnits int `json:"unsentUnits,omitempty"`
 	// Reruns counts pages run again because the worker holding them was
 	// lost, and MostReruns is the most of them one page needed (bounded

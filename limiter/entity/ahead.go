@@ -161,8 +161,8 @@ func (c *Client) takeSpare(ctx workflow.Context, key aheadKey) (Permit, bool) {
 	return Permit{}, false
 }
 
-// GivenBack is how many units of permits asked ahead the client gave
-// back unsent (ClientStats.GivenBack).
+// GivenBack is how many units granted the client gave back unused
+// (ClientStats.GivenBack).
 func (c *Client) GivenBack() int { return c.Stats.GivenBack }
 
 // takeSpares takes up to n fresh spares of kind key (cost 1) as one

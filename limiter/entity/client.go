@@ -108,8 +108,9 @@ type ClientStats struct {
 	Waited time.Duration `json:"waited"`
 	// LastRun is the limiter run that sent the latest grant.
 	LastRun int `json:"lastRun"`
-	// GivenBack counts the units of permits asked ahead (AskAhead) that
-	// no caller took: given back unsent, never sent upstream.
+	// GivenBack counts the units granted that no caller took, given back
+	// unsent: spares asked ahead (AskAhead), and grants that came for
+	// nobody (Orphaned).
 	GivenBack int `json:"givenBack,omitempty"`
 }
 
@@ -214,7 +215,7 @@ func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 }
 
 // route hands each grant to its waiter; a grant nobody waits for any more
-// (the waiter gave up) is released at once.
+// (the waiter gave up) is released at once, unsent.
 func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 	var orphans []Return
 	c.Stats.LastRun = max(c.Stats.LastRun, gm.Run)
@@ -232,8 +233,11 @@ func (c *Client) route(ctx workflow.Context, gm GrantMessage) {
 			c.Stats.Duplicates++
 			continue
 		}
+		// Nobody took it, so nothing was sent under it: the limiter counts
+		// it unsent, and so does the workflow's report (GivenBack).
 		c.Stats.Orphaned++
-		orphans = append(orphans, Return{LeaseID: g.LeaseID, RequestID: g.RequestID})
+		c.Stats.GivenBack += max(1, g.Cost)
+		orphans = append(orphans, Return{LeaseID: g.LeaseID, RequestID: g.RequestID, Outcome: limiter.Outcome{Unsent: max(1, g.Cost)}})
 		c.orphanTo[g.RequestID] = c.limiterFor(g.User)
 	}
 	for _, r := range gm.Refused {

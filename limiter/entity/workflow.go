@@ -185,9 +185,13 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 			break
 		}
 		for _, g := range gm.Grants {
-			// The requester is gone: its slots come back now.
+			// The requester is gone: its slots come back now. Nothing
+			// was sent under the grant (counted unsent), though its
+			// units stay in the windows (Settle), as cautious as a
+			// release that says nothing.
 			if e.model.Release(g.LeaseID, limiter.Outcome{}, now) {
 				e.model.Settle(g, now)
+				e.countUnsent(g, limiter.Outcome{Unsent: g.Cost})
 				e.stats.Orphaned++
 			}
 			delete(e.requesters, g.RequestID)

@@ -48,7 +48,8 @@ func main() {
 		entShards  = flag.Int("entity-shards", 8, "shards of the sharded design on the dev server")
 		requesters = flag.Int("requesters", 40, "requester workflows per design on the dev server: one user's migration each")
 		each       = flag.Int("each", 30, "Graph requests per requester")
-		userConc   = flag.Int("user-concurrency", 0, "each user's concurrency on the dev server (0: the free spec's 1,000; OneNote's is 5)")
+		userConc   = flag.Int("user-concurrency", 0, "each user's concurrency on the dev server (0: the spec's; the free spec's is 1,000, OneNote's 5)")
+		limits     = flag.String("limits", "", "the limits profile on the dev server (onenote, onenote-x<factor>; empty: a free budget)")
 		runModel   = flag.Bool("model", true, "measure the model")
 		rounds     = flag.Int("rounds", 2, "rounds of the two designs on the dev server, in the order ABBA... (the machine's load drifts)")
 		out        = flag.String("out", "", "write the report to this file too")
@@ -98,7 +99,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "limiterscale: -load %q: want graph or permits\n", *load)
 			os.Exit(2)
 		}
-		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, *userConc, strings.Split(*designs, ","), *load == "permits", *verbose); err != nil {
+		if err := entityRun(&b, *entShards, *requesters, *each, *users, *workers, *rounds, *userConc, *limits, strings.Split(*designs, ","), *load == "permits", *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "limiterscale:", err)
 			os.Exit(1)
 		}
@@ -265,8 +266,14 @@ var pageResources = []int{2, 0, 3, 1, 4}
 
 // entityRun measures the designs on dev servers, a fresh one for each
 // design in each round.
-func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds, userConc int, names []string, permitsOnly, verbose bool) error {
+func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rounds, userConc int, limits string, names []string, permitsOnly, verbose bool) error {
 	spec := graphload.FreeSpec()
+	if limits != "" {
+		var err error
+		if spec, err = limiter.Profile(limits); err != nil {
+			return err
+		}
+	}
 	if userConc > 0 {
 		spec.User.Concurrency = userConc
 	}
@@ -290,8 +297,12 @@ func entityRun(b *strings.Builder, shards, requesters, each, users, workers, rou
 	if permitsOnly {
 		load = "each permit is given back as soon as it is granted, with no Graph call: the load is the limiter's protocol alone, so Graph requests here are permits"
 	}
-	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), budget free: %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d); %s. Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once (the product design: the section's rule, at most half the user's concurrency).\n\n",
-		requesters, workers, each, users, load, workers-1)
+	budget := "budget free"
+	if limits != "" {
+		budget = "limits " + spec.Name
+	}
+	fmt.Fprintf(b, "\nEntity on a Temporal dev server (a fresh one for each design in each round), %s (user concurrency %d): %d requester workflows (one user's migration each, %d page workers, %d Graph requests; the users drawn from the %d); %s. Limiter events are the history events of every limiter workflow (the entity, or every shard and the coordinator). Designs that ask ahead ask %d permits at once (the product design: the section's rule, at most half the user's concurrency).\n\n",
+		budget, spec.User.Concurrency, requesters, workers, each, users, load, workers-1)
 	// The dev server's and worker's own CPU when nothing runs, for 10 s.
 	idleStack, err := startStack(ctx, acts)
 	if err != nil {

@@ -39,12 +39,14 @@ type ClientOptions struct {
 	// kind (user, cost; first attempts of indivisible background asks) at
 	// once when it has no spare, and later Acquires take the spares:
 	// several grants travel in one signal. It asks for no more than
-	// AskAhead less the permits the client already holds or awaits for
-	// the user, so its spares never hold more of the user's slots than
-	// AskAhead callers could use. A divisible first ask (MinCost 1) takes
-	// a spare of cost 1 too. A spare unused for SpareAge, or at Flush, is
-	// given back unsent (ClientStats.GivenBack). Foreground asks never
-	// ask ahead: a spare would sit on the reserve other scans need.
+	// AskAhead, nor half the user's concurrency in Spec, less the permits
+	// the client already holds or awaits for the user (aheadCount), so
+	// its spares leave the user's other workflows slots. A divisible
+	// first ask (MinCost 1) takes up to its cost in spares of cost 1 as
+	// one permit (Permit.Parts). A spare unused for SpareAge, or at
+	// Flush, is given back unsent (ClientStats.GivenBack). Foreground
+	// asks never ask ahead: a spare would sit on the reserve other scans
+	// need.
 	AskAhead int
 }
 

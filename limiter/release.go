@@ -457,15 +457,18 @@ func (l *Limiter) infer(user string, now int64) ThrottleScope {
 // report comes (full-218: a user hour learned at 204 rose to 331 at
 // 4h32m, and the users idled 27 to 58 minutes an hour).
 func (l *Limiter) underReport(usr, app scopeView, userCount, appCount []int, last int, now int64) {
-	after := func(c []int) []int {
-		out := make([]int, len(c))
-		for i, v := range c {
-			out[i] = v + last
-		}
-		return out
+	usr.raise(plus(userCount, last), reportFrom, now)
+	app.raise(plus(appCount, last), reportFrom, now)
+}
+
+// plus is counts with n more in each window: the windows' counts with the
+// request a report came with.
+func plus(counts []int, n int) []int {
+	out := make([]int, len(counts))
+	for i, c := range counts {
+		out[i] = c + n
 	}
-	usr.raise(after(userCount), reportFrom, now)
-	app.raise(after(appCount), reportFrom, now)
+	return out
 }
 
 // reportFrom is the share of a limit from which upstream sends
@@ -479,14 +482,7 @@ const reportFrom = 0.8
 // (scopeView.raise). When upstream reports the scope fuller than the
 // model counts it, the busiest window that can be to blame is lowered.
 func (l *Limiter) soft(usr, app scopeView, userCount, appCount []int, last int, o Outcome, now int64) {
-	after := func(c []int) []int {
-		out := make([]int, len(c))
-		for i, v := range c {
-			out[i] = v + last
-		}
-		return out
-	}
-	uc, ac := after(userCount), after(appCount)
+	uc, ac := plus(userCount, last), plus(appCount, last)
 	v, counts := usr, uc
 	switch o.Scope {
 	case ScopeApp:

@@ -183,12 +183,13 @@ func (v scopeView) demand(w int, now int64) int {
 // seen is the foreground logged over window w's length and the periods
 // of the shortest window since the oldest of it (at least the rate's:
 // the hold and the shortest window): the pace the window expects (see
-// demand). A window no longer than the rate's follows the rate alone.
+// demand). A window no longer than the rate's follows the rate alone: a
+// span of 0.
 func (v scopeView) seen(w int, now int64) (int, int64) {
 	fg, s := &v.st.FG, v.pers[shortest(v.pers)]
 	least := int64(1 + demandHold)
 	if v.pers[w] <= least*s || fg.start[w] >= len(fg.entries) {
-		return 1, 0
+		return 0, 0
 	}
 	return fg.count(w), max(least, (now-fg.entries[fg.start[w]].at+s-1)/s)
 }

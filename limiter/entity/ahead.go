@@ -119,11 +119,6 @@ func (c *Client) aheadOf(key aheadKey) *ahead {
 // of 2 and three sections, as in the end-to-end tests) spares held a
 // slot each and halved the throughput (bench/results/limiter-scale.md).
 func (c *Client) aheadCount(user string) int {
-	spec := limiter.OneNote()
-	if c.opts.Spec != nil {
-		spec = *c.opts.Spec
-	}
-	most := min(c.opts.AskAhead, spec.User.Concurrency/2)
 	n := 0
 	// A count: the map's order does not reach it.
 	//workflowcheck:ignore
@@ -138,7 +133,7 @@ func (c *Client) aheadCount(user string) int {
 			n++
 		}
 	}
-	return max(1, most-n)
+	return max(1, c.aheadMost-n)
 }
 
 // takeSpare takes a fresh spare of kind key, giving back the stale ones
@@ -148,17 +143,25 @@ func (c *Client) takeSpare(ctx workflow.Context, key aheadKey) (Permit, bool) {
 	if a == nil {
 		return Permit{}, false
 	}
-	now := workflow.Now(ctx)
-	for len(a.spares) > 0 {
-		p := a.spares[0]
-		a.spares = a.spares[1:]
+	c.giveBackStale(ctx, a, workflow.Now(ctx))
+	if len(a.spares) == 0 {
+		return Permit{}, false
+	}
+	p := a.spares[0]
+	a.spares = a.spares[1:]
+	p.Waited = 0
+	return p, true
+}
+
+// giveBackStale gives back a's spares that are SpareAge old at now.
+func (c *Client) giveBackStale(ctx workflow.Context, a *ahead, now time.Time) {
+	a.spares = slices.DeleteFunc(a.spares, func(p Permit) bool {
 		if now.Sub(p.Granted) < SpareAge {
-			p.Waited = 0
-			return p, true
+			return false
 		}
 		c.giveBack(ctx, p)
-	}
-	return Permit{}, false
+		return true
+	})
 }
 
 // GivenBack is how many units granted the client gave back unused
@@ -269,14 +272,7 @@ func (c *Client) watchSpares() {
 			}
 			now := workflow.Now(ctx)
 			for _, k := range c.aheadOrder {
-				a := c.ahead[k]
-				a.spares = slices.DeleteFunc(a.spares, func(p Permit) bool {
-					if now.Sub(p.Granted) < SpareAge {
-						return false
-					}
-					c.giveBack(ctx, p)
-					return true
-				})
+				c.giveBackStale(ctx, c.ahead[k], now)
 			}
 		}
 	})

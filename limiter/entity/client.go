@@ -71,6 +71,9 @@ type Client struct {
 	ahead      map[aheadKey]*ahead
 	aheadOrder []aheadKey
 	aheadIDs   map[string]bool
+	// aheadMost bounds a user's permits asked ahead: AskAhead, at most
+	// half the user's concurrency in the spec (aheadCount).
+	aheadMost int
 	// watching is set while a goroutine waits to give back stale spares.
 	watching bool
 	// orphanTo is the limiter of a grant being given back; userOf the
@@ -195,6 +198,7 @@ func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 		ahead:    make(map[aheadKey]*ahead),
 		aheadIDs: make(map[string]bool),
 	}
+	c.aheadMost = min(opts.AskAhead, specOr(opts.Spec).User.Concurrency/2)
 	if opts.AssumeRunning {
 		for k := range max(1, opts.Shards) {
 			c.running[c.limiterOf(k)] = true

@@ -213,6 +213,15 @@ type Input struct {
 	Parked []limiter.Request `json:"parked,omitempty"`
 }
 
+// specOr is s, or limiter.OneNote() when s is nil (the default of every
+// spec field here).
+func specOr(s *limiter.Spec) limiter.Spec {
+	if s == nil {
+		return limiter.OneNote()
+	}
+	return *s
+}
+
 // Stats are the limiter's lifetime counters.
 type Stats struct {
 	// Granted counts permits granted per user, and Units the Graph

@@ -119,10 +119,7 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 			return fmt.Errorf("limiter coordinator: %w", err)
 		}
 	} else {
-		spec := limiter.OneNote()
-		if in.Spec != nil {
-			spec = *in.Spec
-		}
+		spec := specOr(in.Spec)
 		var err error
 		if c, err = shard.NewCoordinator(shard.BudgetOf(padded(spec, 0)), in.Shards, in.TTL, now); err != nil {
 			return fmt.Errorf("limiter coordinator: %w", err)
@@ -288,10 +285,7 @@ type leasing struct {
 // park keeps req aside if it fits base (the app's spec; nil: OneNote)
 // though not the lease, and reports whether it did.
 func (ls *leasing) park(req limiter.Request, base *limiter.Spec) bool {
-	spec := limiter.OneNote()
-	if base != nil {
-		spec = *base
-	}
+	spec := specOr(base)
 	cost, slots := max(1, req.Cost), max(1, req.Slots)
 	if slots > spec.App.Concurrency || slots > spec.User.Concurrency || req.Cost < 0 || req.Slots < 0 || req.ID == "" || req.User == "" {
 		return false

@@ -112,10 +112,7 @@ func restore(ctx workflow.Context, in Input) (*entity, error) {
 			return nil, fmt.Errorf("limiter entity: restore state: %w", err)
 		}
 	} else {
-		spec := limiter.OneNote()
-		if in.Spec != nil {
-			spec = *in.Spec
-		}
+		spec := specOr(in.Spec)
 		m, err := limiter.New(padded(spec, in.Skew), now)
 		if err != nil {
 			return nil, fmt.Errorf("limiter entity: %w", err)

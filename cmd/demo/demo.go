@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -235,7 +236,34 @@ func freePortPair() (int, error) {
 	return 0, errors.New("no free pair of loopback ports p and p+1000")
 }
 
+// startTemporal starts the dev server and waits until it serves clients and
+// the Web UI. A server that exits while starting is started again on fresh
+// ports, up to devserver.StartAttempts times: ports found free can be taken
+// before the server binds them (tests running beside the demo take many).
 func (d *demo) startTemporal(ctx context.Context) error {
+	var errs []error
+	for range devserver.StartAttempts {
+		err := d.startTemporalOnce(ctx)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+		if !errors.Is(err, devserver.ErrExited) {
+			break
+		}
+		d.say("the dev server exited while starting; trying fresh ports")
+	}
+	return errors.Join(errs...)
+}
+
+func (d *demo) startTemporalOnce(ctx context.Context) error {
+	if d.tc != nil {
+		d.tc.Close()
+		d.tc = nil
+	}
+	if err := os.Remove(filepath.Join(d.opts.dir, "temporal.db")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the dev server's database of a failed start: %w", err)
+	}
 	p, err := freePortPair()
 	if err != nil {
 		return err
@@ -259,7 +287,7 @@ func (d *demo) startTemporal(ctx context.Context) error {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if done, err := c.Exited(); done {
-			return fmt.Errorf("temporal dev server: %w\n%s", err, tail(filepath.Join(d.logDir(), "temporal.err"), 2000))
+			return fmt.Errorf("temporal dev server on %s: %w: %w\n%s", d.temporalAddr, devserver.ErrExited, err, tail(filepath.Join(d.logDir(), "temporal.err"), 2000))
 		}
 		if d.tc == nil {
 			tc, err := client.Dial(client.Options{HostPort: d.temporalAddr, Namespace: "default",

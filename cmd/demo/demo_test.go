@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/auth"
+	"github.com/notebridge/notebridge/internal/devserver"
 	"github.com/notebridge/notebridge/internal/stack"
 )
 
@@ -236,5 +237,49 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestDemoStartsTheDevServerAgainOnFreshPorts runs the demo with a temporal
+// CLI that exits at once, as the real one does when another process took its
+// port between the demo finding it free and the server binding it. The demo
+// must try devserver.StartAttempts port pairs, each different, and its error
+// must say the server exited and quote what the server printed.
+func TestDemoStartsTheDevServerAgainOnFreshPorts(t *testing.T) {
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\necho \"can't set frontend port: address already in use\" >&2\nexit 2\n"
+	if err := os.WriteFile(filepath.Join(bin, "temporal"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	_, err := run(ctx, []string{"-exit", "-no-build", "-bin", bin, "-dir", filepath.Join(t.TempDir(), "demo")}, &out, &errOut)
+	if !errors.Is(err, devserver.ErrExited) {
+		t.Fatalf("demo error = %v, want one wrapping devserver.ErrExited; output:\n%s", err, out.String())
+	}
+	if !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("the error does not quote the server's output: %v", err)
+	}
+	data, rerr := os.ReadFile(calls)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != devserver.StartAttempts {
+		t.Fatalf("the CLI was started %d times, want %d:\n%s", len(lines), devserver.StartAttempts, data)
+	}
+	ports := map[string]bool{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		i := slices.Index(f, "--port")
+		if i < 0 || i+1 >= len(f) {
+			t.Fatalf("no --port in %q", l)
+		}
+		ports[f[i+1]] = true
+	}
+	if len(ports) != len(lines) {
+		t.Errorf("the attempts reused a port: %v", lines)
 	}
 }

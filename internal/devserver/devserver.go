@@ -127,10 +127,11 @@ func isAppModule(gomod []byte) bool {
 	return len(gomod) >= len(want) && string(gomod[:len(want)]) == want
 }
 
-// startAttempts is how many ports Start tries. A port found free can be
-// taken by another process before the server binds it; the server then
-// exits at once ("address already in use") and the next port is tried.
-const startAttempts = 3
+// StartAttempts is how many ports a dev server is started on before giving
+// up. A port found free can be taken by another process before the server
+// binds it; the server then exits at once ("address already in use") and
+// the next port is tried.
+const StartAttempts = 3
 
 // Start starts a dev server on a free port and waits until it accepts
 // clients. If the server exits while starting, Start tries another port,
@@ -141,7 +142,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	var errs []error
-	for range startAttempts {
+	for range StartAttempts {
 		port, err := FreePort()
 		if err != nil {
 			return nil, err

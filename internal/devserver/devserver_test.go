@@ -71,7 +71,7 @@ func TestFindCLIHonoursEnvironment(t *testing.T) {
 // TestStartNamesAServerThatExits runs a "CLI" that exits at once, as the
 // real one does when another process took its port between FreePort and
 // its bind: Start must say so, with the server's words, after trying
-// startAttempts ports, instead of dialling a dead server for a minute.
+// StartAttempts ports, instead of dialling a dead server for a minute.
 func TestStartNamesAServerThatExits(t *testing.T) {
 	dir := t.TempDir()
 	cli := filepath.Join(dir, "temporal")
@@ -92,8 +92,8 @@ func TestStartNamesAServerThatExits(t *testing.T) {
 		t.Errorf("error = %v, want ErrExited quoting the server's output", err)
 	}
 	data, _ := os.ReadFile(calls)
-	if n := strings.Count(string(data), "call"); n != startAttempts {
-		t.Errorf("the CLI ran %d times, want %d (a fresh port each)", n, startAttempts)
+	if n := strings.Count(string(data), "call"); n != StartAttempts {
+		t.Errorf("the CLI ran %d times, want %d (a fresh port each)", n, StartAttempts)
 	}
 	if ctx.Err() != nil {
 		t.Errorf("Start waited until its context ended")

@@ -24,6 +24,9 @@ type SectionCount struct {
 	// and the time they waited for them.
 	Permits int              `json:"permits"`
 	Waited  seconds.Duration `json:"permitWaitSeconds"`
+	// Unsent is the permit units the ended runs gave back to the limiter
+	// as never sent.
+	Unsent int `json:"unsent,omitempty"`
 }
 
 // saw raises the most pages listed, done and unchanged to a run's.
@@ -33,17 +36,19 @@ func (c *SectionCount) saw(pages, done, unchanged int) {
 	c.Unchanged = max(c.Unchanged, unchanged)
 }
 
-// ended adds an ended run's permits: those of its result, else (a run
-// that failed) of its last report.
+// ended adds an ended run's permits and unsent units: those of its
+// result, else (a run that failed) of its last report, which a failing
+// run sends as it ends (finalPulse).
 func (c *SectionCount) ended(res SectionResult, last *SectionPulse) {
-	permits, waited := res.Permits, res.Waited
+	permits, waited, unsent := res.Permits, res.Waited, res.UnsentUnits
 	if last != nil {
-		permits, waited = max(permits, last.Permits), max(waited, last.Waited)
+		permits, waited, unsent = max(permits, last.Permits), max(waited, last.Waited), max(unsent, last.Unsent)
 		c.saw(last.Pages, last.Done, last.Skipped)
 	}
 	c.saw(res.Pages, res.Done, res.Skipped)
 	c.Permits += permits
 	c.Waited += seconds.Of(waited)
+	c.Unsent += unsent
 }
 
 // counts is the section's share of the notebook's progress: its running

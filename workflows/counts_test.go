@@ -91,3 +91,51 @@ func TestProgressCountsOnlyMoveForward(t *testing.T) {
 		t.Errorf("report: %d permits, waited %v; the last progress said %d, %v", rep.Permits, rep.PermitsWaited.D(), last.Permits, last.Waited)
 	}
 }
+
+// TestReportCountsTheUnsentUnitsOfEveryRun checks that the notebook
+// report's UnsentUnits adds up the permit units every section run gave
+// back unsent: a run that failed (its last pulse, which finalPulse sends
+// as it fails), a retry that failed with a result, and the run that
+// completed. The limiter counts every one of them, so the report must too.
+func TestReportCountsTheUnsentUnitsOfEveryRun(t *testing.T) {
+	type run struct {
+		pulse  int            // the run's last pulse's Unsent (-1: no pulse)
+		result *SectionResult // nil: the run failed without one
+	}
+	cases := []struct {
+		name string
+		runs []run
+		want int
+	}{
+		{"one run with a result", []run{{1, &SectionResult{UnsentUnits: 4}}}, 4},
+		{"a failed run, then one that completes", []run{{3, nil}, {0, &SectionResult{UnsentUnits: 2}}}, 5},
+		{"a failed run without a pulse, a retry failing with pages failed, a completed retry",
+			[]run{{-1, nil}, {2, &SectionResult{Failed: 1, UnsentUnits: 2}}, {1, &SectionResult{UnsentUnits: 1}}}, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &SectionSummary{SectionRef: SectionRef{ID: "s1", Name: "S"}}
+			other := &SectionSummary{SectionRef: SectionRef{ID: "s2", Name: "T"}, Status: SectionDone}
+			other.setResult(&SectionResult{UnsentUnits: 7})
+			other.Counted.ended(*other.result, nil)
+			nb := &notebook{sections: []*SectionSummary{s, other}, live: map[string]*SectionPulse{}}
+			for _, r := range c.runs {
+				s.Status = SectionRunning
+				if r.pulse >= 0 {
+					nb.live[s.ID] = &SectionPulse{SectionID: s.ID, Unsent: r.pulse}
+				}
+				var res SectionResult
+				if r.result != nil {
+					res = *r.result
+				}
+				s.Counted.ended(res, nb.live[s.ID])
+				delete(nb.live, s.ID)
+				s.Status = SectionDone
+				s.setResult(r.result)
+			}
+			if got := nb.report().UnsentUnits; got != c.want+7 {
+				t.Errorf("report counts %d unsent units, want %d (%d of this section, 7 of the other)", got, c.want+7, c.want)
+			}
+		})
+	}
+}

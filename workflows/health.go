@@ -107,6 +107,9 @@ type SectionPulse struct {
 	Permits   int    `json:"permits"`
 	// Waited is in seconds in JSON (MarshalJSON).
 	Waited time.Duration `json:"-"`
+	// Unsent counts the permit units the run (with the runs it continued
+	// from) gave back to the limiter as never sent, so far.
+	Unsent int `json:"unsent,omitempty"`
 	// LastPage is when a page last finished (the section's start before
 	// the first).
 	LastPage  time.Time      `json:"lastPage"`
@@ -306,7 +309,7 @@ func (s *section) recovered(service string) {
 func (s *section) pulse(ctx workflow.Context) SectionPulse {
 	p := s.progress(ctx)
 	return SectionPulse{SectionID: s.in.Section.ID, Phase: p.Phase, Pages: p.Pages, Done: p.Done, Failed: p.Failed,
-		Skipped: p.Skipped, Permits: p.Permits, Waited: p.Waited, LastPage: s.lastPage, LastError: s.lastErr,
+		Skipped: p.Skipped, Permits: p.Permits, Waited: p.Waited, Unsent: s.unsent(), LastPage: s.lastPage, LastError: s.lastErr,
 		Breaker: s.breaker, At: workflow.Now(ctx)}
 }
 

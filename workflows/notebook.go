@@ -135,8 +135,9 @@ type NotebookReport struct {
 	PermitsWaited seconds.Duration `json:"permitWaitSeconds"`
 	// UnsentUnits counts Graph permit units granted but not used
 	// (resource downloads that stopped early, permits asked ahead that no
-	// page took), which the limiter gives back: those of the section runs
-	// that ended with a result (the limiter's state counts every one).
+	// page took), which the limiter gives back: those of every section
+	// run, failed ones and retries included. The limiter's state counts
+	// a few more: grants that came for a page no longer waiting.
 	UnsentUnits int `json:"unsentUnits,omitempty"`
 	// Reruns counts pages run again because the worker holding them was
 	// lost, and MostReruns is the most of them one page needed (bounded
@@ -938,6 +939,7 @@ func (nb *notebook) report() NotebookReport {
 		line := *s
 		line.DatabaseID = nb.dbs[s.ID]
 		rep.Sections = append(rep.Sections, line)
+		rep.UnsentUnits += s.Counted.Unsent
 		switch s.Status {
 		case SectionDone:
 		case SectionSkipped:
@@ -955,7 +957,6 @@ func (nb *notebook) report() NotebookReport {
 			rep.PagesWithLosses += r.LossPageCount
 			rep.Verified += r.Verified
 			rep.VerifyReads += r.VerifyReads
-			rep.UnsentUnits += r.UnsentUnits
 			rep.Reruns += r.Reruns
 			rep.MostReruns = max(rep.MostReruns, r.MostReruns)
 			for _, l := range r.LossPages {

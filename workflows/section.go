@@ -420,6 +420,7 @@ func (w *Workflows) MigrateSection(ctx workflow.Context, in SectionInput) (Secti
 		s.upsertStatus(ctx, "failed")
 		s.phase = "failed"
 		s.details(ctx)
+		s.finalPulse(ctx)
 	}
 	return res, err
 }
@@ -680,11 +681,36 @@ type givesBack interface{ GivenBack() int }
 // the limiter granted them, and no request used them.
 func (s *section) flush(ctx workflow.Context) error {
 	err := s.lim.Flush(ctx)
+	s.st.Unsent = s.unsent()
 	if g, ok := s.lim.(givesBack); ok {
-		s.st.Unsent += g.GivenBack() - s.givenBack
 		s.givenBack = g.GivenBack()
 	}
 	return err
+}
+
+// unsent is the permit units the section gave back unsent: those counted
+// in its state and those its caller gave back since.
+func (s *section) unsent() int {
+	n := s.st.Unsent
+	if g, ok := s.lim.(givesBack); ok {
+		n += g.GivenBack() - s.givenBack
+	}
+	return n
+}
+
+// finalPulse tells the notebook the counts of a run that fails. A child
+// that fails returns no result, so without it the notebook would count
+// the run's permits and unsent units as of its last periodic pulse.
+func (s *section) finalPulse(ctx workflow.Context) {
+	parent := workflow.GetInfo(ctx).ParentWorkflowExecution
+	if parent == nil {
+		return
+	}
+	// Sent even when the run was cancelled, and waited for: the notebook
+	// must hear it before the run's failure. Best effort: a notebook
+	// gone has nobody to tell.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.SignalExternalWorkflow(dctx, parent.ID, "", SignalSectionProgress, s.pulse(dctx)).Get(dctx, nil)
 }
 
 func (s *section) count(st entity.CallStats) {

@@ -117,21 +117,23 @@ func (call Call) ArgsOf(p Permit) []any {
 const LeaseMargin = 15 * time.Second
 
 // WithinLease returns opts with its timeouts shortened so that the
-// activity ends LeaseMargin before p's lease does: once the lease expires
-// the limiter gives the permit's concurrency slots to someone else, and an
-// activity still running then would be a request over the caps. The lease
-// is p.Expires - p.Granted (the limiter's LeaseTTL, which a running limiter
-// keeps whatever its requesters were built with). A permit without a lease
-// (the zero Expires), or a lease no longer than the margin, leaves opts as
-// they are.
-func WithinLease(opts workflow.ActivityOptions, p Permit) workflow.ActivityOptions {
-	if p.Expires.IsZero() {
+// activity, started at now, ends LeaseMargin before p's lease does: once
+// the lease expires the limiter gives the permit's concurrency slots to
+// someone else, and an activity still running then would be a request over
+// the caps. The bound runs from now, not from p.Granted: a spare asked
+// ahead is taken up to SpareAge after its grant. A permit without a lease
+// (the zero Expires), or a lease (p.Expires - p.Granted, the limiter's
+// LeaseTTL) no longer than the margin, leaves opts as they are. A permit
+// whose lease has less than the margin left gets minActivityBound: the
+// activity most likely times out and is retried under a new permit.
+func WithinLease(opts workflow.ActivityOptions, p Permit, now time.Time) workflow.ActivityOptions {
+	if p.Expires.IsZero() || p.Expires.Sub(p.Granted) <= LeaseMargin {
 		return opts
 	}
-	bound := p.Expires.Sub(p.Granted) - LeaseMargin
-	if bound <= 0 {
-		return opts
+	if now.Before(p.Granted) {
+		now = p.Granted
 	}
+	bound := max(p.Expires.Sub(now)-LeaseMargin, minActivityBound)
 	if opts.StartToCloseTimeout == 0 || opts.StartToCloseTimeout > bound {
 		opts.StartToCloseTimeout = bound
 	}
@@ -140,6 +142,9 @@ func WithinLease(opts workflow.ActivityOptions, p Permit) workflow.ActivityOptio
 	}
 	return opts
 }
+
+// minActivityBound is the shortest timeout WithinLease sets.
+const minActivityBound = time.Second
 
 // CallStats says what one Call cost.
 type CallStats struct {
@@ -164,7 +169,7 @@ func (c *Client) Call(ctx workflow.Context, call Call, result any) (CallStats, e
 			return st, err
 		}
 		st.Waited += p.Waited
-		actx := workflow.WithActivityOptions(ctx, WithinLease(call.Options, p))
+		actx := workflow.WithActivityOptions(ctx, WithinLease(call.Options, p, workflow.Now(ctx)))
 		err = workflow.ExecuteActivity(actx, call.Activity, call.ArgsOf(p)...).Get(actx, result)
 		o := outcomeOf(err)
 		if err == nil {

@@ -38,7 +38,12 @@ func strictSpec() graph.GenSpec {
 func TestEndToEndStrictGraph(t *testing.T) {
 	spec := strictSpec()
 	h := newHarnessWith(t, harnessOptions{spec: spec, tls: true})
-	h.graph.SetFaults(graph.Faults{ExpandOutageRate: 1, BurstConcurrency: 1, MessageLocale: "nl"})
+	// One request in twenty takes 200 ms, as real Graph answers do, so
+	// two requests are surely in the server at once some time: with
+	// answers of a millisecond, whether any overlap was up to the
+	// scheduler (a CI run once had none, and no burst).
+	h.graph.SetFaults(graph.Faults{ExpandOutageRate: 1, BurstConcurrency: 1, MessageLocale: "nl",
+		SlowRate: 0.05, SlowDelay: 200 * time.Millisecond})
 	nb := h.notebooks[0]
 	sections := emuSections(nb)
 	if len(sections) != 5 {

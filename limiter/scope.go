@@ -54,6 +54,10 @@ type scopeView struct {
 	// rise is whether the limiter's rise budget lets a rise probe go
 	// (see riseFrom).
 	rise bool
+	// table, when set (a user's scope, at a percentage report), is per
+	// window what the other users learned of it (Limiter.tableLimits):
+	// 0 where none learned it lower than the spec.
+	table []int
 }
 
 // riseAt is when window w, holding c units, may take cost more units of

@@ -125,7 +125,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			scope = l.infer(u.ID, now)
 		}
 		uc, ac, _, counted := l.countsAt(u, ls, o, now)
-		usr.peers = l.userProof()
+		usr.peers, usr.table = l.userProof(), l.tableLimits(u, now)
 		if counted && o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
@@ -555,14 +555,17 @@ func (v scopeView) believed(w int, now int64) int {
 	return n
 }
 
-// tableLimits is, per user window, the highest effective limit among the
-// users other than u that learned the window lower than its spec (0:
-// none did). The highest, so that one user's stale lowering does not
-// speak for the table; only those that learned it, since a user that
-// never reached a window's limit knows nothing of it.
+// tableLimits is, per user window, the highest level the users other
+// than u learned the window at (adapted.Lowered, under the spec; 0: none
+// did). The highest, so that one user's stale lowering does not speak
+// for the table (a success above a lowering raises it); only those that
+// learned it, since a user that never reached a window's limit knows
+// nothing of it; the level learned, not the limit crept back from it
+// since, which says only that nobody looked (small-129: the others'
+// hours, learned at the hidden 193, had crept to 293 when a user
+// arriving later was refused at 194 of its hour).
 func (l *Limiter) tableLimits(u *userState, now int64) []int {
 	out := make([]int, len(l.userPers))
-	t := &l.st.Spec.Tuning
 	for _, x := range l.st.Users {
 		if x == u {
 			continue
@@ -570,8 +573,8 @@ func (l *Limiter) tableLimits(u *userState, now int64) []int {
 		for w := range out {
 			a := x.Scope.Limits[w]
 			spec := l.st.Spec.User.Windows[w].Limit
-			if n := a.limit(spec, t, now); a.Lowered > 0 && n < spec {
-				out[w] = max(out[w], n)
+			if a.Lowered > 0 && a.Lowered < spec {
+				out[w] = max(out[w], a.Lowered)
 			}
 		}
 	}

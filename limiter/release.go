@@ -86,7 +86,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
 		switch {
 		case counted && o.ThrottlePercent >= 0.8:
-			usr.table = l.tableLimits(u, now)
+			usr.table = l.tableLimits(u)
 			l.soft(usr, app, uc, ac, last, o, now)
 		case counted && o.ThrottlePercent == 0 && l.st.Headers:
 			l.underReport(usr, app, uc, ac, last, now)
@@ -125,7 +125,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			scope = l.infer(u.ID, now)
 		}
 		uc, ac, _, counted := l.countsAt(u, ls, o, now)
-		usr.peers, usr.table = l.userProof(), l.tableLimits(u, now)
+		usr.peers, usr.table = l.userProof(), l.tableLimits(u)
 		if counted && o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
@@ -564,7 +564,7 @@ func (v scopeView) believed(w int, now int64) int {
 // since, which says only that nobody looked (small-129: the others'
 // hours, learned at the hidden 193, had crept to 293 when a user
 // arriving later was refused at 194 of its hour).
-func (l *Limiter) tableLimits(u *userState, now int64) []int {
+func (l *Limiter) tableLimits(u *userState) []int {
 	out := make([]int, len(l.userPers))
 	for _, x := range l.st.Users {
 		if x == u {

@@ -86,6 +86,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
 		switch {
 		case counted && o.ThrottlePercent >= 0.8:
+			usr.table = l.tableLimits(u)
 			l.soft(usr, app, uc, ac, last, o, now)
 		case counted && o.ThrottlePercent == 0 && l.st.Headers:
 			l.underReport(usr, app, uc, ac, last, now)
@@ -124,7 +125,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			scope = l.infer(u.ID, now)
 		}
 		uc, ac, _, counted := l.countsAt(u, ls, o, now)
-		usr.peers = l.userProof()
+		usr.peers, usr.table = l.userProof(), l.tableLimits(u)
 		if counted && o.Scope == ScopeUnknown {
 			scope = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
@@ -528,11 +529,56 @@ func (v scopeView) fullestUnproven(counts []int, pct float64, now int64) int {
 		if impliedLimit(c, pct) < a.proven(v.pers[x], now) {
 			continue
 		}
-		if r := float64(c) / float64(a.limit(v.spec.Windows[x].Limit, v.t, now)); r > best {
+		if r := float64(c) / float64(v.believed(x, now)); r > best {
 			w, best = x, r
 		}
 	}
 	return w
+}
+
+// believed is the limit window w of the scope is believed to hold when a
+// report is to name one of the scope's windows: its own effective limit,
+// or what the other users learned of it when that is lower (table). One
+// user table holds for every user, but a user's own windows learn only
+// from its own throttles and reports, and a user arriving after the
+// others learned a window starts from the spec: full-48's u06, its hour
+// at 400 where the others had learned the hidden 120, was reported 100%
+// at 50 of its minute (120) and 120 of its hour; by its own limits the
+// minute looked fuller (50/120 over 120/400), took the report and was
+// lowered to 50, then shared with every user at the throttle that
+// followed, and four users idled 30 s a minute at 49 of a true 120.
+func (v scopeView) believed(w int, now int64) int {
+	n := v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now)
+	if w < len(v.table) && v.table[w] > 0 {
+		n = min(n, v.table[w])
+	}
+	return n
+}
+
+// tableLimits is, per user window, the highest level the users other
+// than u learned the window at (adapted.Lowered, under the spec; 0: none
+// did). The highest, so that one user's stale lowering does not speak
+// for the table (a success above a lowering raises it); only those that
+// learned it, since a user that never reached a window's limit knows
+// nothing of it; the level learned, not the limit crept back from it
+// since, which says only that nobody looked (small-129: the others'
+// hours, learned at the hidden 193, had crept to 293 when a user
+// arriving later was refused at 194 of its hour).
+func (l *Limiter) tableLimits(u *userState) []int {
+	out := make([]int, len(l.userPers))
+	for _, x := range l.st.Users {
+		if x == u {
+			continue
+		}
+		for w := range out {
+			a := x.Scope.Limits[w]
+			spec := l.st.Spec.User.Windows[w].Limit
+			if a.Lowered > 0 && a.Lowered < spec {
+				out[w] = max(out[w], a.Lowered)
+			}
+		}
+	}
+	return out
 }
 
 // impliedLimit is the limit a window at count c has when a percentage

@@ -54,6 +54,10 @@ type scopeView struct {
 	// rise is whether the limiter's rise budget lets a rise probe go
 	// (see riseFrom).
 	rise bool
+	// table, when set (a user's scope, at a report or a throttle), is per
+	// window what the other users learned of it (Limiter.tableLimits):
+	// 0 where none learned it lower than the spec.
+	table []int
 }
 
 // riseAt is when window w, holding c units, may take cost more units of
@@ -456,9 +460,10 @@ func (v scopeView) longerOnly(all []float64, bestAll float64, left []float64) bo
 // minute now under its proof); a wrong hour costs the rest of the hour
 // (small-285: an app minute hidden at 88 refused a request at 90, the app
 // hour, at 683 of 800 and fuller by believed limits, was lowered, and
-// every user idled 52 minutes). A window whose probe above the level it
-// was refused at was refused (probeRefused) is blamed before a shorter
-// one that was not probing.
+// every user idled 52 minutes). A window that what was learned before
+// names (named: its probe above the level it was refused at refused, or
+// at the limit the other users learned of it) is blamed before a shorter
+// one it does not name.
 func (v scopeView) shortestLeft(before []int, ratios []float64, best float64, now int64) ([]float64, float64) {
 	s, p := -1, -1
 	for w, r := range ratios {
@@ -471,11 +476,11 @@ func (v scopeView) shortestLeft(before []int, ratios []float64, best float64, no
 		if s < 0 || v.pers[w] < v.pers[s] {
 			s = w
 		}
-		if v.probeRefused(w, before[w], now) && (p < 0 || v.pers[w] < v.pers[p]) {
+		if v.named(w, before[w], now) && (p < 0 || v.pers[w] < v.pers[p]) {
 			p = w
 		}
 	}
-	if p >= 0 && !v.probeRefused(s, before[s], now) {
+	if p >= 0 && !v.named(s, before[s], now) {
 		s = p
 	}
 	if s < 0 || countLeft(ratios) == 1 {
@@ -509,6 +514,26 @@ func (v scopeView) shortestLeft(before []int, ratios []float64, best float64, no
 func (v scopeView) probeRefused(w, c int, now int64) bool {
 	a := v.st.Limits[w]
 	return a.probing(c+1, v.spec.Windows[w].Limit, v.t, now) && c >= a.Hit && a.proven(v.pers[w], now) <= a.Hit
+}
+
+// named reports whether window w, holding c before the request, is
+// named by what the scope learned before as the one a throttle now
+// refused: its probe above the level it was refused at (probeRefused),
+// or, for a user's window, the limit the other users learned of it
+// (table), which c reached while its own limit is still above that. One
+// user table holds for every user, but a user arriving after the others
+// learned a window starts from the spec: small-129's u04, its hour at 400
+// beside the others' 193, was refused at 194 of its hour and 52 of its
+// minute; the proof left both, the minute (the shorter) was lowered to
+// 51 and shared with every user, and they idled 34 s a minute.
+func (v scopeView) named(w, c int, now int64) bool {
+	if v.probeRefused(w, c, now) {
+		return true
+	}
+	if w >= len(v.table) || v.table[w] == 0 {
+		return false
+	}
+	return c >= v.table[w] && v.st.Limits[w].limit(v.spec.Windows[w].Limit, v.t, now) > v.table[w]
 }
 
 // shortestProven is the length of the shortest window the counts proven

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/notebridge/notebridge/internal/graphload"
+	"github.com/notebridge/notebridge/limiter"
 	"github.com/notebridge/notebridge/limiter/entity"
 	"github.com/notebridge/notebridge/limiter/shard"
 )
@@ -189,5 +190,89 @@ func TestIntegrationShardCancelsLeaseTimers(t *testing.T) {
 		if fired > 0 {
 			t.Errorf("%s: %d of %d timers fired, want all canceled when the lease no longer needed them", id, fired, started)
 		}
+	}
+}
+
+// TestIntegrationShardKeepsLeaseTimerForModelWakeups: a shard whose app
+// share binds waits for its window (the model's wake-up, under a second
+// here) while its lease waits for a report (a retry, a starved ask, a
+// refresh: seconds). The lease's timer is not canceled because the model
+// needs an earlier wake-up: each has its own, and a timer canceled and
+// started again costs two events. A lease timer is canceled only when
+// the lease's own wake-up moved later, which takes a lease, a report or
+// the work easing (each a lease or report event in the history), so the
+// lease timers canceled in a task that started a model timer are bounded
+// by those. With one timer for both, a release that let a queued head
+// wait for the window canceled the lease's timer (0.25 events a Graph
+// request in the benchmark).
+func TestIntegrationShardKeepsLeaseTimerForModelWakeups(t *testing.T) {
+	const shards, each = 4, 200
+	// The model's only wake-ups are its 1 s window (the user's cap is
+	// above the workers, so no head waits for a permit's lease to end):
+	// a timer longer than modelWake is the lease's.
+	const modelWake = 1100 * time.Millisecond
+	spec := graphload.FreeSpec()
+	spec.Name = "binding"
+	spec.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 30, Per: limiter.Duration(time.Second)}}, Concurrency: 100}
+	f := newFixture(t, 1)
+	w := newWorker(f.srv.Client(), f.cfg)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	c := f.srv.Client()
+	in := graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[0]}, N: each, Workers: 5, Spec: spec, Shards: shards, PermitsOnly: true}
+	run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "lease-kept", TaskQueue: itTaskQueue}, graphload.Requester, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitAll(t, []client.WorkflowRun{run}, each)
+	id := entity.ShardWorkflowID(itResource, itApp, f.users[0], shards)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	long := map[int64]bool{} // lease timers by started event
+	var replaced, leaseEvents, modelTimers int
+	var canceledLong, startedShort bool
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			// A new task's commands follow.
+			canceledLong, startedShort = false, false
+		case enumspb.EVENT_TYPE_TIMER_STARTED:
+			if ev.GetTimerStartedEventAttributes().GetStartToFireTimeout().AsDuration() > modelWake {
+				long[ev.GetEventId()] = true
+			} else {
+				modelTimers++
+				startedShort = true
+			}
+		case enumspb.EVENT_TYPE_TIMER_CANCELED:
+			if long[ev.GetTimerCanceledEventAttributes().GetStartedEventId()] {
+				canceledLong = true
+			}
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+			if ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == entity.SignalLease {
+				leaseEvents++
+			}
+		case enumspb.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+			leaseEvents++ // a report
+		}
+		if canceledLong && startedShort {
+			replaced++
+			canceledLong, startedShort = false, false
+		}
+	}
+	t.Logf("%s: %d model timers, %d lease timers, %d lease and report events, %d tasks canceled a lease timer and started a model one",
+		id, modelTimers, len(long), leaseEvents, replaced)
+	if modelTimers == 0 {
+		t.Fatalf("%s started no model timer: the budget did not bind, the test does not see what it checks", id)
+	}
+	if replaced > leaseEvents {
+		t.Errorf("%s: %d tasks canceled a lease timer and started a model timer, more than the %d lease and report events that move the lease's wake-up later",
+			id, replaced, leaseEvents)
 	}
 }

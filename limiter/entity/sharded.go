@@ -439,9 +439,9 @@ func (e *entity) eased(now time.Time) {
 	}
 }
 
-// leaseWake is when the shard must wake for its lease: the next report
+// leaseWakeAt is when the shard must wake for its lease: the next report
 // or the lease's expiry, whichever is first (zero: never).
-func (e *entity) leaseWake(now time.Time) time.Time {
+func (e *entity) leaseWakeAt(now time.Time) time.Time {
 	ls := e.lease
 	t := ls.holder.NextReport(now, ls.load)
 	if ls.holder.Allows(now) && (t.IsZero() || ls.holder.Lease.Expires.Before(t)) {

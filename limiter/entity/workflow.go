@@ -63,15 +63,14 @@ type entity struct {
 	sends  int
 	failed workflow.Channel
 
-	// timer is the pending wake-up timer and timerAt its deadline.
-	timer       workflow.Future
-	timerAt     time.Time
-	cancelTimer workflow.CancelFunc
-	fired       bool
-	// forLease is set when the timer is a shard's wake-up for its lease
-	// (an answer awaited, a retry, a refresh), not the model's: when the
-	// lease needs no wake-up by then any more, it is canceled.
-	forLease bool
+	// wake is the pending wake-up timer for the model's next decision (a
+	// window frees, a breaker or lease ends), and leaseWake a shard's
+	// wake-up for its lease (an answer awaited, a retry, a refresh). Two
+	// timers, so that neither is canceled because the other needs an
+	// earlier wake-up: with one, every release that let a queued head
+	// wait for a window canceled the lease's timer, and every pass after
+	// the model's timer fired started it again (see wait).
+	wake, leaseWake wakeTimer
 
 	// out collects a decision pass's answers (grants, refusals, holds),
 	// so that each pass sends them at once (send).
@@ -379,46 +378,48 @@ func (o *outbox) refuse(a Address, r Refusal)      { m := o.get(a); m.Refused = 
 func (o *outbox) hold(a Address, h Hold)           { m := o.get(a); m.Held = append(m.Held, h) }
 
 // wait blocks until a signal arrives, a grant send fails, or the model's
-// next wake-up time comes. It keeps one timer for the earliest deadline
-// rather than starting a new one per pass, which keeps history short.
+// next wake-up time or a shard's lease wake-up comes. It keeps at most one
+// timer of each kind rather than starting a new one per pass, which keeps
+// history short.
 func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChannel) {
 	now := workflow.Now(ctx)
 	wake := e.model.NextWakeup(now)
-	forLease := false
-	if e.lease != nil {
-		if !e.lease.holder.Allows(now) {
-			wake = time.Time{} // nothing leaves before a lease comes
-		}
-		if e.timer != nil && e.forLease {
-			e.eased(now)
-		}
-		if lw := e.leaseWake(now); !lw.IsZero() && (wake.IsZero() || lw.Before(wake)) {
-			wake, forLease = lw, true
-		}
-	}
 	if !wake.IsZero() && !wake.After(now) {
 		// Something may leave already: decide again without sleeping.
 		// This happens when a decision was cut short (it never loops
 		// forever: Grant grants everything that may leave).
 		wake = now.Add(time.Millisecond)
 	}
-	if e.timer != nil && e.forLease && (wake.IsZero() || wake.After(e.timerAt)) {
-		// The lease's wake-up moved later (the answer to a report came,
-		// a new lease, or the work fits the lease now): the timer would
-		// only wake the shard to find nothing to do. A timer canceled
-		// costs one event, one that fires four: it and the workflow task
-		// it wakes.
-		e.cancelTimer()
-		e.timer, e.cancelTimer = nil, nil
-	}
-	if !wake.IsZero() && (e.timer == nil || wake.Before(e.timerAt)) {
-		if e.cancelTimer != nil {
-			e.cancelTimer()
+	var leaseAt time.Time
+	if e.lease != nil {
+		if !e.lease.holder.Allows(now) {
+			wake = time.Time{} // nothing leaves before a lease comes
 		}
-		tctx, cancel := workflow.WithCancel(ctx)
-		t := workflow.NewTimerWithOptions(tctx, wake.Sub(now), workflow.TimerOptions{Summary: "Next decision (a window frees, a breaker or lease ends)"})
-		e.timer, e.timerAt, e.cancelTimer, e.fired = t, wake, cancel, false
-		e.forLease = forLease
+		if e.leaseWake.pending() {
+			e.eased(now)
+		}
+		leaseAt = e.leaseWakeAt(now)
+		if !leaseAt.IsZero() && !leaseAt.After(now) {
+			leaseAt = now.Add(time.Millisecond)
+		}
+		if e.leaseWake.pending() && (leaseAt.IsZero() || leaseAt.After(e.leaseWake.at)) {
+			// The lease's wake-up moved later (the answer to a report
+			// came, a new lease, or the work fits the lease now): the
+			// timer would only wake the shard to find nothing to do. A
+			// timer canceled costs one event, one that fires four: it
+			// and the workflow task it wakes.
+			e.leaseWake.stop()
+		}
+	}
+	// Each timer starts only when no timer pending fires by its time: the
+	// pass that timer wakes looks again. So a model's wake-up that comes
+	// earlier than the lease's pending one starts a timer of its own and
+	// leaves the lease's running (and the other way round).
+	if needs(wake, e.wake, e.leaseWake) {
+		e.wake.start(ctx, wake.Sub(now), wake, "Next decision (a window frees, a breaker or lease ends)")
+	}
+	if needs(leaseAt, e.wake, e.leaseWake) {
+		e.leaseWake.start(ctx, leaseAt.Sub(now), leaseAt, "Next lease report (a refresh, a retry, an answer awaited)")
 	}
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(requests, func(workflow.ReceiveChannel, bool) {})
@@ -427,13 +428,62 @@ func (e *entity) wait(ctx workflow.Context, requests, specs workflow.ReceiveChan
 	if e.leases != nil {
 		sel.AddReceive(e.leases, func(workflow.ReceiveChannel, bool) {})
 	}
-	if e.timer != nil {
-		sel.AddFuture(e.timer, func(workflow.Future) { e.fired = true })
+	for _, t := range []*wakeTimer{&e.wake, &e.leaseWake} {
+		if t.pending() {
+			sel.AddFuture(t.f, func(workflow.Future) { t.fired = true })
+		}
 	}
 	sel.Select(ctx)
-	if e.fired {
-		e.timer, e.cancelTimer, e.fired = nil, nil, false
+	e.wake.collect()
+	e.leaseWake.collect()
+}
+
+// wakeTimer is one pending wake-up timer: f fires at at; cancel stops it.
+type wakeTimer struct {
+	f      workflow.Future
+	at     time.Time
+	cancel workflow.CancelFunc
+	fired  bool
+}
+
+func (t *wakeTimer) pending() bool { return t.f != nil }
+
+// start replaces the timer (if any) with one that fires after d, at at.
+func (t *wakeTimer) start(ctx workflow.Context, d time.Duration, at time.Time, summary string) {
+	t.stop()
+	tctx, cancel := workflow.WithCancel(ctx)
+	t.f = workflow.NewTimerWithOptions(tctx, d, workflow.TimerOptions{Summary: summary})
+	t.at, t.cancel, t.fired = at, cancel, false
+}
+
+// stop cancels the pending timer, if any.
+func (t *wakeTimer) stop() {
+	if t.cancel != nil {
+		t.cancel()
 	}
+	*t = wakeTimer{}
+}
+
+// collect forgets a timer that fired.
+func (t *wakeTimer) collect() {
+	if t.fired {
+		*t = wakeTimer{}
+	}
+}
+
+// needs reports whether a wake-up at at (zero: none) needs a timer started:
+// none of the pending timers fires by then. A later pending timer of the
+// same kind is replaced by start.
+func needs(at time.Time, pending ...wakeTimer) bool {
+	if at.IsZero() {
+		return false
+	}
+	for _, t := range pending {
+		if t.pending() && !at.Before(t.at) {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *entity) shouldContinue(ctx workflow.Context) bool {
@@ -473,9 +523,8 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 			break
 		}
 	}
-	if e.cancelTimer != nil {
-		e.cancelTimer()
-	}
+	e.wake.stop()
+	e.leaseWake.stop()
 	state, err := e.model.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("limiter entity: save state: %w", err)

@@ -241,6 +241,7 @@ func (l *Limiter) clock(now time.Time) int64 {
 	l.st.Now = n
 	l.st.App.Log.advance(l.appPers, n)
 	l.prune(n)
+	l.keepOpen(n)
 	return n
 }
 

@@ -101,6 +101,10 @@ type Grant struct {
 	Slots     int       `json:"slots"`
 	Granted   time.Time `json:"granted"`
 	Expires   time.Time `json:"expires"`
+	// Stamped, when set, is when the limiter's windows count the grant
+	// from since its lease outlived the shortest window unreleased (see
+	// Limiter.keepOpen); the zero time means Granted.
+	Stamped time.Time `json:"stamped,omitzero"`
 	// Probe is set when the grant is a breaker's half-open probe.
 	Probe bool `json:"probe,omitempty"`
 }

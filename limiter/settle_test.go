@@ -96,6 +96,11 @@ func TestSettleAtSendTime(t *testing.T) {
 	// r3's in the log.
 	l.Release(g2.LeaseID, Outcome{Status: 200, Sent: at(500 * ms)}, at(2*time.Second))
 	l.Settle(g2, at(500*ms))
+	// r3 was sent at once; released, it is counted from its grant (an
+	// open lease would stay in the window: TestKeepOpen).
+	g3, _ := l.Lease("r3")
+	l.Release(g3.LeaseID, Outcome{Status: 200}, at(2*time.Second))
+	l.Settle(g3, at(time.Second))
 	tests := []struct {
 		at         time.Duration
 		used       int
@@ -221,6 +226,53 @@ func TestSettleSentGivesBackUnsentUnits(t *testing.T) {
 			}
 			if got := l.RetryAfter("u", Background, 1, at(5*time.Second)); got != max(0, tc.wantFree-5*time.Second) {
 				t.Errorf("RetryAfter(1) at 5 s = %v, want %v", got, max(0, tc.wantFree-5*time.Second))
+			}
+		})
+	}
+}
+
+// TestKeepOpen holds a grant's lease open past the shortest window: the
+// request may still be sent (a spare waiting at the worker, an activity
+// waiting for a slot), so its unit must not be granted again until it is
+// released and its window has slid past the send. The user may send one
+// request in 10 s; r1 is granted at 0.
+func TestKeepOpen(t *testing.T) {
+	type check struct{ at, retryAfter time.Duration }
+	tests := []struct {
+		name string
+		sent time.Duration // when r1 reaches upstream and is released (0: never)
+		want []check       // RetryAfter of one more request
+	}{
+		{"open to the end: counted as sent at each look after it would have left", 0,
+			[]check{{10 * time.Second, 10 * time.Second}, {15 * time.Second, 5 * time.Second}, {25 * time.Second, 10 * time.Second}}},
+		{"sent at 14 s: counted from then", 14 * time.Second,
+			[]check{{10 * time.Second, 10 * time.Second}, {15 * time.Second, 9 * time.Second}, {24 * time.Second, 0}}},
+		{"sent at 3 s: settled then, nothing kept", 3 * time.Second,
+			[]check{{10 * time.Second, 3 * time.Second}, {13 * time.Second, 0}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := noReserve(Spec{Name: "keep-open",
+				User: ScopeSpec{Windows: []Window{{1, Duration(10 * time.Second)}, {100, Duration(time.Hour)}}, Concurrency: 10},
+				App:  ScopeSpec{Windows: []Window{{100, Duration(10 * time.Second)}, {1000, Duration(time.Hour)}}, Concurrency: 10}})
+			sp.Tuning.LeaseTTL = Duration(time.Hour)
+			l := mustNew(t, sp)
+			var q seq
+			if got := grantAll(t, l, at(0), q.req("u", Background, 1)); len(got) != 1 {
+				t.Fatalf("granted %v at 0, want r1", got)
+			}
+			released := false
+			for _, c := range tc.want {
+				if tc.sent > 0 && !released && c.at >= tc.sent {
+					g, _ := l.Lease("r1") // as the entity reads it at the release
+					o := Outcome{Status: 200, Sent: at(tc.sent)}
+					l.Release(g.LeaseID, o, at(tc.sent))
+					l.SettleSent(g, o, at(tc.sent))
+					released = true
+				}
+				if got := l.RetryAfter("u", Background, 1, at(c.at)); got != c.retryAfter {
+					t.Errorf("RetryAfter at %v = %v, want %v", c.at, got, c.retryAfter)
+				}
 			}
 		})
 	}

@@ -60,8 +60,16 @@ func (g *rollingLog) move(pers []int64, from int64, cost int, to int64, left int
 	for _, s := range g.start {
 		inside = min(inside, s)
 	}
+	if g.take(from, cost, inside) && left > 0 {
+		g.insert(pers, to, left)
+	}
+}
+
+// take removes one entry of cost at time from, at index lo or later,
+// from the log's windows, and reports whether there was one.
+func (g *rollingLog) take(from int64, cost, lo int) bool {
 	i := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].at >= from })
-	for i = max(i, inside); i < len(g.entries) && g.entries[i].at == from; i++ {
+	for i = max(i, lo); i < len(g.entries) && g.entries[i].at == from; i++ {
 		if g.entries[i].cost != cost {
 			continue
 		}
@@ -71,11 +79,9 @@ func (g *rollingLog) move(pers []int64, from int64, cost int, to int64, left int
 				g.sum[w] -= cost
 			}
 		}
-		if left > 0 {
-			g.insert(pers, to, left)
-		}
-		return
+		return true
 	}
+	return false
 }
 
 // stamp is when the limiter's windows count g from.
@@ -128,18 +134,6 @@ func (l *Limiter) keepOpen(n int64) {
 // is in the log (a window it left counts it again); one no longer logged
 // is logged at to.
 func (g *rollingLog) restamp(pers []int64, from int64, cost int, to int64) {
-	i := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].at >= from })
-	for ; i < len(g.entries) && g.entries[i].at == from; i++ {
-		if g.entries[i].cost != cost {
-			continue
-		}
-		g.entries[i].cost = 0
-		for w := range g.sum {
-			if i >= g.start[w] {
-				g.sum[w] -= cost
-			}
-		}
-		break
-	}
+	g.take(from, cost, 0)
 	g.insert(pers, to, cost)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,6 +169,8 @@ func (h *harness) checkPermits(t *testing.T) int64 {
 	gs := h.graph.Stats()
 	if v := h.graph.Violations(); len(v) != 0 {
 		t.Errorf("the Graph emulator found %d limit violations, first: %+v", len(v), v[0])
+		t.Logf("limiter: %d expired leases, %d orphaned grants, %d runs, units told unsent %v\n%s",
+			st.Stats.Expired, st.Stats.Orphaned, st.Stats.Runs, st.Stats.Unsent, violationTimeline(h.graph.Log(), v[0]))
 	}
 	got, units := gs.Users[e2eUser].Requests, int64(st.Stats.Units[e2eUser])
 	if got != units-int64(unsent) {
@@ -221,4 +224,22 @@ func wait(t *testing.T, run client.WorkflowRun, d time.Duration) workflows.Noteb
 		t.Fatalf("migration %s: %v", run.GetID(), err)
 	}
 	return rep
+}
+
+// violationTimeline lists the requests of v's user (or of every user, for
+// the app) that the emulator counted from one window before v ended to its
+// end, a line each (offset from v's start, status, code, path), so that a
+// failure shows which requests crowded the window.
+func violationTimeline(log []graph.LogEntry, v graph.Violation) string {
+	var b strings.Builder
+	from := v.End.Add(-v.Window)
+	fmt.Fprintf(&b, "the emulator's requests of %s %s from %s to %s (offsets from the violation's start):\n",
+		v.Scope, v.Key, from.Format("15:04:05.000"), v.End.Format("15:04:05.000"))
+	for _, e := range log {
+		if e.Time.Before(from) || e.Time.After(v.End) || (v.Scope == "user" && e.User != v.Key) {
+			continue
+		}
+		fmt.Fprintf(&b, "  %+8.3fs %d %s %s\n", e.Time.Sub(v.Start).Seconds(), e.Status, e.Code, e.Path)
+	}
+	return b.String()
 }

@@ -38,7 +38,7 @@ func (c *Client) acquireAhead(ctx workflow.Context, ask AskOptions) (Permit, err
 	if p, ok := c.takeSpare(ctx, key); ok {
 		return p, nil
 	}
-	a := c.aheadOf(key)
+	a := c.ahead.get(key)
 	now := workflow.Now(ctx)
 	f, s := workflow.NewFuture(ctx)
 	a.waiters = append(a.waiters, s)
@@ -99,17 +99,6 @@ func (c *Client) acquireAhead(ctx workflow.Context, ask AskOptions) (Permit, err
 	return p, nil
 }
 
-// aheadOf is the record of asks ahead of kind key, created on first use.
-func (c *Client) aheadOf(key aheadKey) *ahead {
-	a := c.ahead[key]
-	if a == nil {
-		a = &ahead{}
-		c.ahead[key] = a
-		c.aheadOrder = append(c.aheadOrder, key)
-	}
-	return a
-}
-
 // aheadCount is how many permits a caller of user that finds no spare
 // asks for: at least its own, and no more than AskAhead, nor half the
 // user's concurrency in the spec, less the permits the client holds (in
@@ -139,7 +128,7 @@ func (c *Client) aheadCount(user string) int {
 // takeSpare takes a fresh spare of kind key, giving back the stale ones
 // it finds first.
 func (c *Client) takeSpare(ctx workflow.Context, key aheadKey) (Permit, bool) {
-	a := c.ahead[key]
+	a := c.ahead.at(key)
 	if a == nil {
 		return Permit{}, false
 	}
@@ -271,8 +260,8 @@ func (c *Client) watchSpares() {
 				}
 			}
 			now := workflow.Now(ctx)
-			for _, k := range c.aheadOrder {
-				c.giveBackStale(ctx, c.ahead[k], now)
+			for _, k := range c.ahead.keys {
+				c.giveBackStale(ctx, c.ahead.at(k), now)
 			}
 		}
 	})
@@ -282,8 +271,8 @@ func (c *Client) watchSpares() {
 func (c *Client) oldestSpare() (time.Time, bool) {
 	var oldest time.Time
 	found := false
-	for _, k := range c.aheadOrder {
-		for _, p := range c.ahead[k].spares {
+	for _, k := range c.ahead.keys {
+		for _, p := range c.ahead.at(k).spares {
 			if !found || p.Granted.Before(oldest) {
 				oldest, found = p.Granted, true
 			}
@@ -295,8 +284,8 @@ func (c *Client) oldestSpare() (time.Time, bool) {
 // giveBackSpares releases every spare permit unused and withdraws the
 // asks still out, before the workflow ends.
 func (c *Client) giveBackSpares(ctx workflow.Context) {
-	for _, k := range c.aheadOrder {
-		a := c.ahead[k]
+	for _, k := range c.ahead.keys {
+		a := c.ahead.at(k)
 		for _, p := range a.spares {
 			c.giveBack(ctx, p)
 		}

@@ -66,11 +66,10 @@ type Client struct {
 	// to their leases, so a resent grant is recognised and a release
 	// knows whether its limiter still serves this client (Release).
 	held map[string]heldPermit
-	// ahead holds the permits asked ahead (AskAhead) by kind, in
-	// aheadOrder; aheadIDs are their request IDs still out.
-	ahead      map[aheadKey]*ahead
-	aheadOrder []aheadKey
-	aheadIDs   map[string]bool
+	// ahead holds the permits asked ahead (AskAhead) by kind; aheadIDs
+	// are their request IDs still out.
+	ahead    ordered[aheadKey, ahead]
+	aheadIDs map[string]bool
 	// aheadMost bounds a user's permits asked ahead: AskAhead, at most
 	// half the user's concurrency in the spec (aheadCount).
 	aheadMost int
@@ -195,7 +194,6 @@ func NewClient(ctx workflow.Context, opts ClientOptions) *Client {
 		running:  make(map[string]bool),
 		orphanTo: make(map[string]string),
 		userOf:   make(map[string]string),
-		ahead:    make(map[aheadKey]*ahead),
 		aheadIDs: make(map[string]bool),
 	}
 	c.aheadMost = min(opts.AskAhead, specOr(opts.Spec).User.Concurrency/2)
@@ -560,28 +558,12 @@ func (c *Client) Do(ctx workflow.Context, ask AskOptions, fn func(ctx workflow.C
 
 // outgoing holds what waits to be sent, one message per limiter, in the
 // order the limiters were first written to.
-type outgoing struct {
-	order []string
-	msgs  map[string]*Message
-}
-
-func (o *outgoing) get(to string) *Message {
-	if o.msgs == nil {
-		o.msgs = make(map[string]*Message)
-	}
-	m := o.msgs[to]
-	if m == nil {
-		m = &Message{}
-		o.msgs[to] = m
-		o.order = append(o.order, to)
-	}
-	return m
-}
+type outgoing struct{ ordered[string, Message] }
 
 func (o *outgoing) ask(to string, a Ask)        { m := o.get(to); m.Acquire = append(m.Acquire, a) }
 func (o *outgoing) release(to string, r Return) { m := o.get(to); m.Release = append(m.Release, r) }
 func (o *outgoing) cancel(to string, id string) { m := o.get(to); m.Cancel = append(m.Cancel, id) }
-func (o *outgoing) empty() bool                 { return len(o.order) == 0 }
+func (o *outgoing) empty() bool                 { return len(o.keys) == 0 }
 
 type addressed struct {
 	limiter string
@@ -593,15 +575,15 @@ type addressed struct {
 func (o *outgoing) take(asksOnly bool) []addressed {
 	var out []addressed
 	var keep []string
-	for _, to := range o.order {
-		m := o.msgs[to]
+	for _, to := range o.keys {
+		m := o.vals[to]
 		if asksOnly && len(m.Acquire)+len(m.Cancel) == 0 {
 			keep = append(keep, to)
 			continue
 		}
 		out = append(out, addressed{to, *m})
-		delete(o.msgs, to)
+		delete(o.vals, to)
 	}
-	o.order = keep
+	o.keys = keep
 	return out
 }

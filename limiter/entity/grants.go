@@ -85,7 +85,7 @@ func (a *Activities) SendGrants(ctx context.Context, msgs []Addressed) (SendResu
 // on the next pass through drain. While the run winds down to continue as
 // new, every answer is signalled from the workflow.
 func (e *entity) send(ctx workflow.Context, out *outbox) {
-	if len(out.order) == 0 {
+	if len(out.keys) == 0 {
 		return
 	}
 	if e.closing {
@@ -94,14 +94,14 @@ func (e *entity) send(ctx workflow.Context, out *outbox) {
 		// a local activity had sent would have reached the requesters
 		// (who then release grants this run never recorded), where
 		// signals are sent only with the task's completion.
-		for _, to := range out.order {
-			e.signalOne(ctx, Addressed{To: to, Msg: *out.msgs[to]})
+		for _, to := range out.keys {
+			e.signalOne(ctx, Addressed{To: to, Msg: *out.at(to)})
 		}
 		return
 	}
-	msgs := make([]Addressed, 0, len(out.order))
-	for _, to := range out.order {
-		msgs = append(msgs, Addressed{To: to, Msg: *out.msgs[to]})
+	msgs := make([]Addressed, 0, len(out.keys))
+	for _, to := range out.keys {
+		msgs = append(msgs, Addressed{To: to, Msg: *out.at(to)})
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: sendGrantsTimeout,

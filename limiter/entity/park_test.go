@@ -81,7 +81,7 @@ func TestShardRefusesAsksOfOtherShards(t *testing.T) {
 		{RequestID: "r1/1", User: mine, Lane: limiter.Background, Cost: 1},
 		{RequestID: "r1/2", User: other, Lane: limiter.Background, Cost: 1},
 	}}, now, &out)
-	got := out.msgs[from]
+	got := out.at(from)
 	if got == nil || len(got.Refused) != 1 || got.Refused[0].RequestID != "r1/2" {
 		t.Fatalf("answer %+v, want the ask of %s (shard 3) refused and none other", got, other)
 	}

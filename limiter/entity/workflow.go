@@ -288,8 +288,8 @@ func (e *entity) decide(ctx workflow.Context) {
 	if !e.closing && (e.lease == nil || e.lease.holder.Allows(now)) {
 		e.grant(now, out)
 	}
-	for _, to := range out.order {
-		out.msgs[to].Run = e.stats.Runs
+	for _, to := range out.keys {
+		out.at(to).Run = e.stats.Runs
 	}
 	e.send(ctx, out)
 	e.out = outbox{}
@@ -355,23 +355,7 @@ func (e *entity) countUnsent(g limiter.Grant, o limiter.Outcome) {
 
 // outbox groups grants and refusals by requester, in first-seen order, so
 // each requester gets one signal per decision.
-type outbox struct {
-	order []Address
-	msgs  map[Address]*GrantMessage
-}
-
-func (o *outbox) get(a Address) *GrantMessage {
-	if o.msgs == nil {
-		o.msgs = make(map[Address]*GrantMessage)
-	}
-	m := o.msgs[a]
-	if m == nil {
-		m = &GrantMessage{}
-		o.msgs[a] = m
-		o.order = append(o.order, a)
-	}
-	return m
-}
+type outbox struct{ ordered[Address, GrantMessage] }
 
 func (o *outbox) grant(a Address, g limiter.Grant) { m := o.get(a); m.Grants = append(m.Grants, g) }
 func (o *outbox) refuse(a Address, r Refusal)      { m := o.get(a); m.Refused = append(m.Refused, r) }

@@ -200,28 +200,11 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 	}
 	delete(l.queued, q.ID)
 
-	app, usr := l.appView(), l.userView(u)
 	_, appProbe, _ := l.st.App.Breaker.admit(now)
 	_, userProbe, _ := u.Scope.Breaker.admit(now)
-	l.st.Seq++
-	counts := make([]int, len(l.userPers)+len(l.appPers))
-	ls := &lease{
-		Grant: Grant{
-			RequestID: q.ID, LeaseID: l.leaseID(l.st.Seq), User: u.ID, Lane: lane,
-			Cost: cost, Slots: q.Slots,
-			Granted: time.Unix(0, now).UTC(),
-			Expires: time.Unix(0, now+int64(l.st.Spec.Tuning.LeaseTTL)).UTC(),
-			Probe:   appProbe || userProbe,
-		},
-		Attempt:   q.Attempt,
-		UserProbe: userProbe,
-		AppProbe:  appProbe,
-		UserCount: usr.counts(counts[:len(l.userPers):len(l.userPers)]),
-		AppCount:  app.counts(counts[len(l.userPers):]),
-		UserConc:  u.Scope.InFlight,
-		AppConc:   l.st.App.InFlight,
-	}
-	ls.UserRise, ls.AppRise = usr.above(ls.UserCount, cost, now), app.above(ls.AppCount, cost, now)
+	ls := l.lend(u, q, lane, cost, now)
+	ls.Probe, ls.UserProbe, ls.AppProbe = appProbe || userProbe, userProbe, appProbe
+	ls.UserRise, ls.AppRise = l.userView(u).above(ls.UserCount, cost, now), l.appView().above(ls.AppCount, cost, now)
 	if ls.UserRise|ls.AppRise != 0 {
 		l.st.RiseProbe = ls.LeaseID
 	}
@@ -230,6 +213,29 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 	}
 	if userProbe {
 		u.Scope.Breaker.Probe = ls.LeaseID
+	}
+	return ls.Grant
+}
+
+// lend makes a lease of cost units for q at now and counts it: in u's and
+// the app's windows, their concurrency, the retry budget and u's
+// remaining work. The caller marks what it probes.
+func (l *Limiter) lend(u *userState, q queued, lane Lane, cost int, now int64) *lease {
+	app, usr := l.appView(), l.userView(u)
+	l.st.Seq++
+	counts := make([]int, len(l.userPers)+len(l.appPers))
+	ls := &lease{
+		Grant: Grant{
+			RequestID: q.ID, LeaseID: l.leaseID(l.st.Seq), User: u.ID, Lane: lane,
+			Cost: cost, Slots: q.Slots,
+			Granted: time.Unix(0, now).UTC(),
+			Expires: time.Unix(0, now+int64(l.st.Spec.Tuning.LeaseTTL)).UTC(),
+		},
+		Attempt:   q.Attempt,
+		UserCount: usr.counts(counts[:len(l.userPers):len(l.userPers)]),
+		AppCount:  app.counts(counts[len(l.userPers):]),
+		UserConc:  u.Scope.InFlight,
+		AppConc:   l.st.App.InFlight,
 	}
 	if q.Attempt > 0 {
 		if l.st.RetryTokens >= 1 {
@@ -248,9 +254,11 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 	l.st.App.InFlight += q.Slots
 	l.st.Leases = append(l.st.Leases, ls)
 	l.leases[ls.LeaseID] = ls
-	l.byReq[ls.RequestID] = ls
+	if l.byReq[ls.RequestID] == nil {
+		l.byReq[ls.RequestID] = ls
+	}
 	l.holdSync(u, now) // its count rose
-	return ls.Grant
+	return ls
 }
 
 // Expire ends every lease whose TTL has passed by now, giving back its
@@ -276,7 +284,9 @@ func (l *Limiter) Expire(now time.Time) []Grant {
 // free gives back a lease's slots and forgets it.
 func (l *Limiter) free(ls *lease, now int64) {
 	delete(l.leases, ls.LeaseID)
-	delete(l.byReq, ls.RequestID)
+	if l.byReq[ls.RequestID] == ls {
+		delete(l.byReq, ls.RequestID)
+	}
 	if l.st.RiseProbe == ls.LeaseID {
 		l.st.RiseProbe = ""
 	}

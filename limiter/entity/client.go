@@ -370,7 +370,7 @@ func (c *Client) Release(ctx workflow.Context, p Permit, o limiter.Outcome) {
 	}
 	delete(c.held, p.RequestID)
 	to := c.limiterFor(p.User)
-	c.out.release(to, Return{LeaseID: p.LeaseID, RequestID: p.RequestID, Outcome: o})
+	c.out.release(to, Return{LeaseID: p.LeaseID, RequestID: p.RequestID, User: p.User, Cost: p.Cost, Outcome: o})
 	now := workflow.Now(ctx)
 	if c.holdable(to, p, o, now) {
 		if _, ok := c.heldAt[to]; !ok {

@@ -126,10 +126,14 @@ type Ask struct {
 	Remaining int `json:"remaining,omitempty"`
 }
 
-// Return gives a lease back with what upstream said.
+// Return gives a lease back with what upstream said. User and Cost are
+// the grant's as the requester held it: a limiter that lost the grant
+// (see limiter.Limiter.Charge) counts the request by them.
 type Return struct {
 	LeaseID   string          `json:"leaseID"`
 	RequestID string          `json:"requestID,omitempty"`
+	User      string          `json:"user,omitempty"`
+	Cost      int             `json:"cost,omitempty"`
 	Outcome   limiter.Outcome `json:"outcome"`
 }
 
@@ -174,6 +178,15 @@ type GrantMessage struct {
 	Run int `json:"run,omitempty"`
 }
 
+// Charged remembers a release counted under a lease the limiter never
+// granted (limiter.Limiter.Charge) until Until, so a resent release is
+// not counted twice.
+type Charged struct {
+	RequestID string    `json:"requestID"`
+	LeaseID   string    `json:"leaseID"`
+	Until     time.Time `json:"until"`
+}
+
 // Input starts (or continues) a limiter.
 type Input struct {
 	Resource string `json:"resource"`
@@ -185,10 +198,9 @@ type Input struct {
 	State json.RawMessage `json:"state,omitempty"`
 	// Requesters maps request IDs (queued or leased) to their requester.
 	Requesters map[string]Address `json:"requesters,omitempty"`
-	// Served holds, by request ID, the outcomes of queued requests a
-	// requester has already sent and released under a grant this history
-	// does not hold (see entity.served).
-	Served map[string]limiter.Outcome `json:"served,omitempty"`
+	// Charged holds the releases counted under a lease this history
+	// never granted (see entity.charged), until they are forgotten.
+	Charged []Charged `json:"charged,omitempty"`
 	// Stats carries the running counters across continue-as-new.
 	Stats Stats `json:"stats"`
 	// MaxHistory continues as new at this many events even if Temporal
@@ -234,8 +246,11 @@ type Stats struct {
 	// Graph under this limiter's grants.
 	Unsent map[string]int `json:"unsent,omitempty"`
 	// Released, Expired, Refused, Orphaned (granted to a requester that
-	// was gone) and Duplicates count those events.
+	// was gone) and Duplicates count those events. Charged counts the
+	// releases of grants this limiter lost (see limiter.Limiter.Charge):
+	// each is also counted in Granted, Units and Released.
 	Released   int `json:"released"`
+	Charged    int `json:"charged,omitempty"`
 	Expired    int `json:"expired"`
 	Refused    int `json:"refused"`
 	Orphaned   int `json:"orphaned"`

@@ -49,14 +49,16 @@ type entity struct {
 	model      *limiter.Limiter
 	requesters map[string]Address
 	stats      Stats
-	// served holds the outcomes of queued requests whose requester
-	// released them under a lease this history never granted: a decision
-	// pass delivered the grant by local activity and its task was then
-	// lost (a worker killed before completing it), so the pass ran again
-	// without it. The request was sent; when the model grants it, it is
-	// counted and released at once with that outcome (admitServed), so
-	// the windows and the counters hold every request upstream received.
-	served map[string]limiter.Outcome
+	// charged holds, until it is forgotten, each release counted under a
+	// lease this history never granted (keyed by request and lease ID):
+	// a decision pass delivered its grants by local activity and its task
+	// was then lost (a worker killed, a task timed out), so the pass ran
+	// again without them, under other lease IDs. The requester sent the
+	// request and released the lost lease; the model counts it then
+	// (limiter.Limiter.Charge), so the windows and the counters hold
+	// every request upstream received, and a release resent is not
+	// counted twice.
+	charged []Charged
 
 	// sends counts grant signals not yet acknowledged by the server, and
 	// failed collects the grants whose requester could not be reached.
@@ -91,12 +93,9 @@ type entity struct {
 
 func restore(ctx workflow.Context, in Input) (*entity, error) {
 	now := workflow.Now(ctx)
-	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats, served: in.Served}
+	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats, charged: in.Charged}
 	if e.requesters == nil {
 		e.requesters = make(map[string]Address)
-	}
-	if e.served == nil {
-		e.served = make(map[string]limiter.Outcome)
 	}
 	if e.stats.Granted == nil {
 		e.stats.Granted = make(map[string]int)
@@ -206,22 +205,21 @@ func (e *entity) drain(ctx workflow.Context, requests, specs workflow.ReceiveCha
 // cancellations, then new requests.
 func (e *entity) handle(m Message, now time.Time, out *outbox) {
 	for _, r := range m.Release {
-		o := r.Outcome
 		g, leased := e.model.Lease(r.RequestID)
-		if e.model.Release(r.LeaseID, o, now) {
-			if leased && g.LeaseID == r.LeaseID {
+		if r.RequestID != "" && (!leased || g.LeaseID != r.LeaseID) {
+			e.releaseUnheld(r, leased, now)
+			continue
+		}
+		if e.model.Release(r.LeaseID, r.Outcome, now) {
+			if leased {
 				// Count the request from when the worker sent it, or if
 				// that is unknown from its release, never before it
 				// reached upstream, and only the units it sent (see
 				// limiter.Limiter.Settle).
-				e.model.SettleSent(g, o, now)
-				e.countUnsent(g, o)
+				e.model.SettleSent(g, r.Outcome, now)
+				e.countUnsent(g, r.Outcome)
 			}
 			e.stats.Released++
-		} else if _, queued := e.requesters[r.RequestID]; queued && !leased && r.RequestID != "" {
-			// Sent under a grant this history lost (see served).
-			e.served[r.RequestID] = o
-			continue
 		} else {
 			e.stats.Duplicates++
 		}
@@ -230,7 +228,6 @@ func (e *entity) handle(m Message, now time.Time, out *outbox) {
 		}
 	}
 	for _, id := range m.Cancel {
-		delete(e.served, id)
 		e.model.Cancel(id)
 		if e.lease != nil {
 			e.lease.unpark(id)
@@ -304,9 +301,6 @@ func (e *entity) decide(ctx workflow.Context) {
 func (e *entity) grant(now time.Time, out *outbox) []limiter.Grant {
 	var told []limiter.Grant
 	for _, g := range e.model.Grant(now) {
-		if e.admitServed(g, now) {
-			continue
-		}
 		to, ok := e.requesters[g.RequestID]
 		if !ok {
 			// Nobody to tell (should not happen): give it back at once.
@@ -323,23 +317,49 @@ func (e *entity) grant(now time.Time, out *outbox) []limiter.Grant {
 	return told
 }
 
-// admitServed counts and releases at once a grant of a request that was
-// already served (see entity.served), and reports whether g was one: its
-// requester is not told (it has sent and released the request).
-func (e *entity) admitServed(g limiter.Grant, now time.Time) bool {
-	o, ok := e.served[g.RequestID]
-	if !ok {
-		return false
+// releaseUnheld handles the release of a lease the model does not hold
+// for its request: a lease of a grant this history lost, released by a
+// requester that sent under it (see entity.charged), or a release
+// already handled. leased says the model holds another lease of the
+// request (the pass that ran again granted it anew); that lease stays for
+// its own release, and so does its requester.
+func (e *entity) releaseUnheld(r Return, leased bool, now time.Time) {
+	e.forgetCharged(now)
+	for _, c := range e.charged {
+		if c.RequestID == r.RequestID && c.LeaseID == r.LeaseID {
+			e.stats.Duplicates++
+			return
+		}
 	}
-	delete(e.served, g.RequestID)
-	delete(e.requesters, g.RequestID)
+	g, ok := e.model.Charge(limiter.Request{ID: r.RequestID, User: r.User, Cost: r.Cost}, r.Outcome, now)
+	if !ok {
+		// Nothing was sent under it, or it was released before.
+		e.stats.Duplicates++
+		return
+	}
+	e.charged = append(e.charged, Charged{RequestID: r.RequestID, LeaseID: r.LeaseID, Until: now.Add(chargedFor)})
+	e.stats.Charged++
 	e.stats.Granted[g.User]++
 	e.stats.Units[g.User] += g.Cost
-	e.model.Release(g.LeaseID, o, now)
-	e.model.SettleSent(g, o, now)
-	e.countUnsent(g, o)
 	e.stats.Released++
-	return true
+	e.countUnsent(g, r.Outcome)
+	if !leased {
+		delete(e.requesters, r.RequestID)
+	}
+}
+
+// chargedFor is how long a charged release is remembered: a release is
+// resent within seconds, and no lease lives longer than a few minutes.
+const chargedFor = 30 * time.Minute
+
+// forgetCharged drops the charged releases remembered long enough (the
+// oldest first: they are kept in the order they were charged).
+func (e *entity) forgetCharged(now time.Time) {
+	i := 0
+	for i < len(e.charged) && !now.Before(e.charged[i].Until) {
+		i++
+	}
+	e.charged = e.charged[i:]
 }
 
 // countUnsent counts the units of grant g its release says were never
@@ -514,7 +534,7 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 		return fmt.Errorf("limiter entity: save state: %w", err)
 	}
 	next := e.in
-	next.Spec, next.State, next.Requesters, next.Stats, next.Served = nil, state, e.requesters, e.stats, e.served
+	next.Spec, next.State, next.Requesters, next.Stats, next.Charged = nil, state, e.requesters, e.stats, e.charged
 	if e.lease != nil {
 		// A shard reports the spec to the coordinator it may start.
 		next.Spec, next.Lease, next.Parked = e.in.Spec, e.lease.holder, e.lease.parked

@@ -169,8 +169,8 @@ func (h *harness) checkPermits(t *testing.T) int64 {
 	gs := h.graph.Stats()
 	if v := h.graph.Violations(); len(v) != 0 {
 		t.Errorf("the Graph emulator found %d limit violations, first: %+v", len(v), v[0])
-		t.Logf("limiter: %d expired leases, %d orphaned grants, %d runs, units told unsent %v\n%s",
-			st.Stats.Expired, st.Stats.Orphaned, st.Stats.Runs, st.Stats.Unsent, violationTimeline(h.graph.Log(), v[0]))
+		t.Logf("limiter: %d expired leases, %d orphaned grants, %d releases of lost grants, %d duplicate releases, %d runs, units told unsent %v\n%s",
+			st.Stats.Expired, st.Stats.Orphaned, st.Stats.Charged, st.Stats.Duplicates, st.Stats.Runs, st.Stats.Unsent, violationTimeline(h.graph.Log(), v[0]))
 	}
 	got, units := gs.Users[e2eUser].Requests, int64(st.Stats.Units[e2eUser])
 	if got != units-int64(unsent) {

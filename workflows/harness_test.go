@@ -177,8 +177,8 @@ func (h *harness) checkPermits(t *testing.T) int64 {
 		t.Errorf("Graph emulator received %d requests from %s; the limiter granted %d permit units, %d of them unsent",
 			got, e2eUser, units, unsent)
 	}
-	t.Logf("Graph: %d requests (throttled %d, max concurrency %d); limiter: %d units, %d runs, %d expired leases",
-		got, gs.Throttled, gs.Users[e2eUser].MaxConcurrent, units, st.Stats.Runs, st.Stats.Expired)
+	t.Logf("Graph: %d requests (throttled %d, max concurrency %d); limiter: %d units, %d runs, %d expired leases, %d releases of lost grants, %d duplicate releases",
+		got, gs.Throttled, gs.Users[e2eUser].MaxConcurrent, units, st.Stats.Runs, st.Stats.Expired, st.Stats.Charged, st.Stats.Duplicates)
 	return got
 }
 

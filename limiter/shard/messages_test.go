@@ -55,6 +55,36 @@ func TestFewMessagesWhileTheBudgetIsSpent(t *testing.T) {
 	}
 }
 
+// TestMessagesPerGraphRequestWhileTheBudgetIsSpent: the same 40 shards
+// under the OneNote app budget for two hours, in real time, as a
+// migration of many users runs for hours: the budget, not the work,
+// decides how many Graph requests go, so the protocol's messages per
+// Graph request are its cost in the unit (limiter events per
+// Graph request; a message is a signal and a workflow task on one side,
+// about 7 history events). It asserts the budget is used (the app hour's
+// 800 an hour, as its windows free) and prints the cost: in the second
+// hour about 22 messages per Graph request (bench/results/limiter-scale.md,
+// 2026-12-07), nearly all a starved shard's ask every StarvedAsk. The
+// time-scaled benchmark (onenote-x60) does not show it: it scales the
+// windows, not the protocol's intervals.
+func TestMessagesPerGraphRequestWhileTheBudgetIsSpent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two simulated hours: about 10 s")
+	}
+	budget := Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
+	first := simulateShards(t, budget, 65*time.Minute)
+	both := simulateShards(t, budget, 125*time.Minute)
+	msgs := func(m simMessages) int { return m.reports + m.pushes }
+	secondHour := float64(msgs(both)-msgs(first)) / float64(both.sent-first.sent)
+	t.Logf("%d active shards: %d Graph requests in 2h5m (%d in the first 65 min); %d messages (%.1f a Graph request), %.1f a Graph request in the last hour",
+		both.active, both.sent, first.sent, msgs(both), float64(msgs(both))/float64(both.sent), secondHour)
+	// The windows let 800 go at once, the next 800 as they leave the
+	// hour, and the third 800 as the first hour's sends leave it again.
+	if want := 2350; both.sent < want {
+		t.Errorf("%d Graph requests in 2h5m, want at least %d: the budget went unused", both.sent, want)
+	}
+}
+
 const (
 	simStep     = 50 * time.Millisecond
 	simDelivery = 50 * time.Millisecond

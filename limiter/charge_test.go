@@ -13,9 +13,14 @@ func TestCharge(t *testing.T) {
 	tests := []struct {
 		name string
 		// leased grants "a" before the charge; queued enqueues "a" (as
-		// well, after the grant, it stays queued behind nothing).
-		leased, queued bool
-		req            Request
+		// well, after the grant, it stays queued behind nothing);
+		// expired grants "a" and lets its lease expire.
+		leased, queued, expired bool
+		req                     Request
+		// lease is the lease released ("own": a's own; "": a lost one).
+		lease string
+		// again releases the same lease a second time.
+		again          bool
 		o              Outcome
 		wantOK         bool
 		wantUser       int // units in the user's 10 s after the charge
@@ -35,6 +40,10 @@ func TestCharge(t *testing.T) {
 			wantUser: 0, wantGrantAfter: 3},
 		{name: "unknown and no user: nothing counted", req: Request{ID: "z"}, o: sent,
 			wantUser: 0, wantGrantAfter: 3},
+		{name: "released twice: counted once", queued: true, req: Request{ID: "a"}, again: true, o: sent,
+			wantOK: true, wantUser: 1, wantGrantAfter: 2},
+		{name: "a late release of a lease that expired here: counted at its expiry only", expired: true, lease: "own",
+			req: Request{ID: "a", User: "u", Cost: 1}, o: sent, wantUser: 1, wantGrantAfter: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,14 +53,36 @@ func TestCharge(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if tc.leased {
-				if g := l.Grant(t0); len(g) != 1 {
-					t.Fatalf("granted %v, want a", g)
+			if tc.expired {
+				if err := l.Enqueue(Request{ID: "a", User: "u", Lane: Background, Cost: 1}, t0); err != nil {
+					t.Fatal(err)
 				}
 			}
-			g, ok := l.Charge(tc.req, tc.o, at(2*time.Second))
+			lease := "lost-lease"
+			if tc.leased || tc.expired {
+				g := l.Grant(t0)
+				if len(g) != 1 {
+					t.Fatalf("granted %v, want a", g)
+				}
+				if tc.lease == "own" {
+					lease = g[0].LeaseID
+				}
+			}
+			if tc.expired {
+				// A lease of 30 s (testSpec), released late: its unit was
+				// counted when it expired.
+				if got := l.Expire(at(31 * time.Second)); len(got) != 1 {
+					t.Fatalf("expired %v, want a's lease", got)
+				}
+			}
+			g, ok := l.Charge(tc.req, lease, tc.o, at(2*time.Second))
 			if ok != tc.wantOK {
 				t.Fatalf("Charge counted %v (%+v), want %v", ok, g, tc.wantOK)
+			}
+			if tc.again {
+				if _, ok := l.Charge(tc.req, lease, tc.o, at(2*time.Second)); ok {
+					t.Error("a repeated release was counted again")
+				}
 			}
 			var u UserUsage
 			for _, v := range l.State(at(2 * time.Second)).Users {

@@ -304,7 +304,7 @@ func (l *Limiter) free(ls *lease, now int64) {
 		}
 		l.holdSync(u, now) // a release may have lowered its limits (learn)
 	}
-	l.remember(ls.RequestID, now)
+	l.remember(ls.RequestID, ls.LeaseID, now)
 }
 
 // prune forgets expired dedupe IDs and throttle marks and, once per

@@ -68,6 +68,9 @@ type throttleMark struct {
 type seenID struct {
 	ID    string `json:"id"`
 	Until int64  `json:"until"`
+	// Lease is the lease the request finished under, so that a late or
+	// repeated release of it is known (Charge).
+	Lease string `json:"lease,omitempty"`
 }
 
 // state is everything a Limiter persists.
@@ -117,7 +120,7 @@ type Limiter struct {
 	queued map[string]*userState // request ID -> user, while queued
 	leases map[string]*lease     // lease ID -> lease
 	byReq  map[string]*lease     // request ID -> lease
-	seen   map[string]bool
+	seen   map[string]string     // finished request ID -> the lease it finished under
 	// active is, per lane, the users with work queued in the lane in the
 	// order they came, with nil where a user left (see deactivate); nAct
 	// counts the users.
@@ -163,7 +166,7 @@ func (l *Limiter) index() {
 	l.queued = make(map[string]*userState)
 	l.leases = make(map[string]*lease, len(l.st.Leases))
 	l.byReq = make(map[string]*lease, len(l.st.Leases))
-	l.seen = make(map[string]bool, len(l.st.Seen))
+	l.seen = make(map[string]string, len(l.st.Seen))
 	l.active = [numLanes][]*userState{}
 	l.nAct = [numLanes]int{}
 	l.fgBack = nil
@@ -186,7 +189,7 @@ func (l *Limiter) index() {
 		l.byReq[ls.RequestID] = ls
 	}
 	for _, s := range l.st.Seen {
-		l.seen[s.ID] = true
+		l.seen[s.ID] = s.Lease
 	}
 	l.retain()
 	l.orderRebuild(l.st.Now)
@@ -295,7 +298,7 @@ func (l *Limiter) Enqueue(req Request, now time.Time) error {
 		return err
 	}
 	n := l.clock(now)
-	if l.queued[req.ID] != nil || l.byReq[req.ID] != nil || l.seen[req.ID] {
+	if _, done := l.seen[req.ID]; done || l.queued[req.ID] != nil || l.byReq[req.ID] != nil {
 		return nil
 	}
 	req.Lane = l.lane(req.Lane)
@@ -444,7 +447,7 @@ func (l *Limiter) Lease(requestID string) (Grant, bool) {
 // of requests finish within the TTL.
 const MaxRemembered = 2048
 
-func (l *Limiter) remember(id string, now int64) {
+func (l *Limiter) remember(id, lease string, now int64) {
 	if len(l.st.Seen) >= MaxRemembered {
 		drop := len(l.st.Seen) - MaxRemembered + 1
 		for _, s := range l.st.Seen[:drop] {
@@ -452,8 +455,8 @@ func (l *Limiter) remember(id string, now int64) {
 		}
 		l.st.Seen = l.st.Seen[drop:]
 	}
-	l.st.Seen = append(l.st.Seen, seenID{id, now + int64(l.st.Spec.Tuning.DedupeTTL)})
-	l.seen[id] = true
+	l.st.Seen = append(l.st.Seen, seenID{ID: id, Until: now + int64(l.st.Spec.Tuning.DedupeTTL), Lease: lease})
+	l.seen[id] = lease
 }
 
 func (l *Limiter) leaseID(seq uint64) string { return "L" + strconv.FormatUint(seq, 10) }

@@ -178,15 +178,6 @@ type GrantMessage struct {
 	Run int `json:"run,omitempty"`
 }
 
-// Charged remembers a release counted under a lease the limiter never
-// granted (limiter.Limiter.Charge) until Until, so a resent release is
-// not counted twice.
-type Charged struct {
-	RequestID string    `json:"requestID"`
-	LeaseID   string    `json:"leaseID"`
-	Until     time.Time `json:"until"`
-}
-
 // Input starts (or continues) a limiter.
 type Input struct {
 	Resource string `json:"resource"`
@@ -198,9 +189,6 @@ type Input struct {
 	State json.RawMessage `json:"state,omitempty"`
 	// Requesters maps request IDs (queued or leased) to their requester.
 	Requesters map[string]Address `json:"requesters,omitempty"`
-	// Charged holds the releases counted under a lease this history
-	// never granted (see entity.charged), until they are forgotten.
-	Charged []Charged `json:"charged,omitempty"`
 	// Stats carries the running counters across continue-as-new.
 	Stats Stats `json:"stats"`
 	// MaxHistory continues as new at this many events even if Temporal

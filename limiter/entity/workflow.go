@@ -49,16 +49,6 @@ type entity struct {
 	model      *limiter.Limiter
 	requesters map[string]Address
 	stats      Stats
-	// charged holds, until it is forgotten, each release counted under a
-	// lease this history never granted (keyed by request and lease ID):
-	// a decision pass delivered its grants by local activity and its task
-	// was then lost (a worker killed, a task timed out), so the pass ran
-	// again without them, under other lease IDs. The requester sent the
-	// request and released the lost lease; the model counts it then
-	// (limiter.Limiter.Charge), so the windows and the counters hold
-	// every request upstream received, and a release resent is not
-	// counted twice.
-	charged []Charged
 
 	// sends counts grant signals not yet acknowledged by the server, and
 	// failed collects the grants whose requester could not be reached.
@@ -93,7 +83,7 @@ type entity struct {
 
 func restore(ctx workflow.Context, in Input) (*entity, error) {
 	now := workflow.Now(ctx)
-	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats, charged: in.Charged}
+	e := &entity{in: in, requesters: in.Requesters, stats: in.Stats}
 	if e.requesters == nil {
 		e.requesters = make(map[string]Address)
 	}
@@ -319,25 +309,19 @@ func (e *entity) grant(now time.Time, out *outbox) []limiter.Grant {
 
 // releaseUnheld handles the release of a lease the model does not hold
 // for its request: a lease of a grant this history lost, released by a
-// requester that sent under it (see entity.charged), or a release
-// already handled. leased says the model holds another lease of the
-// request (the pass that ran again granted it anew); that lease stays for
-// its own release, and so does its requester.
+// requester that sent under it (a decision pass delivered its grants by
+// local activity and its task was then lost, so the pass ran again
+// without them, under other lease IDs; see limiter.Limiter.Charge), or a
+// release already handled. leased says the model holds another lease of
+// the request (the pass that ran again granted it anew); that lease
+// stays for its own release, and so does its requester.
 func (e *entity) releaseUnheld(r Return, leased bool, now time.Time) {
-	e.forgetCharged(now)
-	for _, c := range e.charged {
-		if c.RequestID == r.RequestID && c.LeaseID == r.LeaseID {
-			e.stats.Duplicates++
-			return
-		}
-	}
-	g, ok := e.model.Charge(limiter.Request{ID: r.RequestID, User: r.User, Cost: r.Cost}, r.Outcome, now)
+	g, ok := e.model.Charge(limiter.Request{ID: r.RequestID, User: r.User, Cost: r.Cost}, r.LeaseID, r.Outcome, now)
 	if !ok {
 		// Nothing was sent under it, or it was released before.
 		e.stats.Duplicates++
 		return
 	}
-	e.charged = append(e.charged, Charged{RequestID: r.RequestID, LeaseID: r.LeaseID, Until: now.Add(chargedFor)})
 	e.stats.Charged++
 	e.stats.Granted[g.User]++
 	e.stats.Units[g.User] += g.Cost
@@ -346,20 +330,6 @@ func (e *entity) releaseUnheld(r Return, leased bool, now time.Time) {
 	if !leased {
 		delete(e.requesters, r.RequestID)
 	}
-}
-
-// chargedFor is how long a charged release is remembered: a release is
-// resent within seconds, and no lease lives longer than a few minutes.
-const chargedFor = 30 * time.Minute
-
-// forgetCharged drops the charged releases remembered long enough (the
-// oldest first: they are kept in the order they were charged).
-func (e *entity) forgetCharged(now time.Time) {
-	i := 0
-	for i < len(e.charged) && !now.Before(e.charged[i].Until) {
-		i++
-	}
-	e.charged = e.charged[i:]
 }
 
 // countUnsent counts the units of grant g its release says were never
@@ -534,7 +504,7 @@ func (e *entity) continueAsNew(ctx workflow.Context, requests, specs workflow.Re
 		return fmt.Errorf("limiter entity: save state: %w", err)
 	}
 	next := e.in
-	next.Spec, next.State, next.Requesters, next.Stats, next.Charged = nil, state, e.requesters, e.stats, e.charged
+	next.Spec, next.State, next.Requesters, next.Stats = nil, state, e.requesters, e.stats
 	if e.lease != nil {
 		// A shard reports the spec to the coordinator it may start.
 		next.Spec, next.Lease, next.Parked = e.in.Spec, e.lease.holder, e.lease.parked

@@ -15,6 +15,11 @@ type WindowUsage struct {
 	Reserve   int              `json:"reserve"`   // held back from background
 	Used      int              `json:"used"`      // units inside the window now
 	FreeAt    time.Time        `json:"freeAt"`    // when one more unit fits
+	// Held is, in the app's windows, the room held from the background of
+	// the users not held for (Snapshot.HeldFor; see
+	// Limiter.computeHolds): another user's background waits while the
+	// window's Used is within Held of its limit less Reserve.
+	Held int `json:"held,omitempty"`
 }
 
 // BreakerInfo describes a hard breaker.
@@ -49,6 +54,10 @@ type Snapshot struct {
 	Queued      [2]int      `json:"queued"`
 	Leases      []Grant     `json:"leases"`
 	RetryTokens float64     `json:"retryTokens"`
+	// HeldFor is the users the last background pass held app room for
+	// (see Limiter.computeHolds), sorted; App's windows give the room
+	// (WindowUsage.Held).
+	HeldFor []string `json:"heldFor,omitempty"`
 }
 
 // State returns a snapshot at now.
@@ -70,6 +79,7 @@ func (l *Limiter) State(now time.Time) Snapshot {
 		s.Users = append(s.Users, uu)
 	}
 	slices.SortFunc(s.Users, func(a, b UserUsage) int { return strings.Compare(a.User, b.User) })
+	l.snapshotHolds(&s, n)
 	for _, ls := range l.st.Leases {
 		s.Leases = append(s.Leases, ls.Grant)
 	}
@@ -119,4 +129,22 @@ func (l *Limiter) Holding(user string, now time.Time) (scope string, b BreakerIn
 		return "user", info(&u.Scope.Breaker), true
 	}
 	return "", BreakerInfo{}, false
+}
+
+// snapshotHolds fills s's HeldFor and the app windows' Held from the
+// holds of the last background pass, with the room counted at now (the
+// users' logs advanced to now). Without them a user idle while the app's
+// room is held for another could not be told from one idle for no reason
+// (the simulator's stall diagnostic called it "other").
+func (l *Limiter) snapshotHolds(s *Snapshot, now int64) {
+	if len(l.holds.users) == 0 {
+		return
+	}
+	for _, u := range l.holds.users {
+		s.HeldFor = append(s.HeldFor, u.ID)
+	}
+	slices.Sort(s.HeldFor)
+	for w, r := range l.heldRoom(now) {
+		s.App.Windows[w].Held = r
+	}
 }

@@ -32,8 +32,10 @@ type stallCauses struct {
 // limit whose count is under its effective limit less the base reserve
 // (room held for foreground demand: "reserve"); a window at its limit
 // whose learned limit is under upstream's true one ("learned"); a
-// concurrency cap; or none of these ("other": app room held for another
-// user's background (Limiter.computeHolds), or the order of users).
+// concurrency cap; app room held for another user's background
+// (Limiter.computeHolds: "held", the window's count within the held room
+// of its background limit); or none of these ("other": the order of
+// users).
 func causeOf(r *run, lim *limiter.Limiter, user string) string {
 	if _, _, ok := lim.Holding(user, r.now); ok {
 		return "breaker"
@@ -77,6 +79,13 @@ func causeOf(r *run, lim *limiter.Limiter, user string) string {
 	}
 	if us != nil && us.InFlight >= laneCap(us.EffectiveConcurrency, res) {
 		return "concurrency(user)"
+	}
+	if !slices.Contains(st.HeldFor, user) {
+		for w, win := range st.App.Windows {
+			if win.Held > 0 && win.Used >= win.Effective-win.Reserve-win.Held {
+				return fmt.Sprintf("held(app w%d)", w)
+			}
+		}
 	}
 	return "other"
 }

@@ -199,6 +199,9 @@ func (l *Limiter) grantHead(u *userState, lane Lane, cost int, now int64) Grant 
 		l.deactivate(u, lane)
 	}
 	delete(l.queued, q.ID)
+	if lane == Foreground {
+		u.Scope.FGLag = now - q.origin()
+	}
 
 	_, appProbe, _ := l.st.App.Breaker.admit(now)
 	_, userProbe, _ := u.Scope.Breaker.admit(now)

@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -301,5 +302,75 @@ func TestRollingLogPeak(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestScanFollowOnIsNotARate: a scan's next request, asked when its last
+// is released, is logged in the foreground demand when it would have
+// come had the scan been granted at once (Limiter.fgOrigin), so the
+// queue's delay does not make one burst look like a rate. Background
+// filled the hour at 0 before any foreground (no reserve held); 17 scans
+// of 2 requests come at 59m30s and wait for the hour to slide at 60m;
+// their second requests come when the first are released.
+func TestScanFollowOnIsNotARate(t *testing.T) {
+	s := OneNote()
+	s.User = ScopeSpec{Windows: []Window{{100000, Duration(time.Minute)}, {800, Duration(time.Hour)}}, Concurrency: 1000}
+	s.App = s.User
+	s.Tuning.ReserveIdle = Duration(4 * time.Hour)
+	tests := []struct {
+		name    string
+		wait    time.Duration // when the hour frees after the scans come
+		second  time.Duration // after the first requests' grant: the second requests
+		at      time.Duration // background asks, after the scans come
+		want    int           // background granted
+		wantWhy string
+	}{
+		// The scans' two requests came over 75 s, across two minutes: the
+		// old log held half the hour (a rate of 17 a minute), 366.
+		{"a burst that waited for the hour is one burst", 30 * time.Second, 100 * time.Millisecond, 75 * time.Second, 746,
+			"800 less the base 20 less the 34 scanned"},
+		// Granted at once, the second requests 61 s later are a rate.
+		{"scans granted at once a minute apart are a rate", 0, 61 * time.Second, 75 * time.Second, 366,
+			"half the hour held for 17 a minute"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, s)
+			var q seq
+			var bg []Request
+			for range 800 {
+				bg = append(bg, q.req("m", Background, 1))
+			}
+			if got := len(drain(t, l, at(0), bg...)); got != 800 {
+				t.Fatalf("background filled %d of the hour, want 800", got)
+			}
+			come := time.Hour - 30*time.Second
+			if tc.wait == 0 {
+				// Room for the scans at once: the hour filled 30 s later.
+				l = mustNew(t, s)
+				if got := len(drain(t, l, at(30*time.Second), bg...)); got != 800 {
+					t.Fatalf("background filled %d of the hour, want 800", got)
+				}
+				come = time.Hour + 30*time.Second
+			}
+			var first, second []Request
+			for i := range 17 {
+				first = append(first, q.req(fmt.Sprintf("s%02d", i), Foreground, 1))
+				second = append(second, q.req(fmt.Sprintf("s%02d", i), Foreground, 1))
+			}
+			grantAll(t, l, at(come), first...)
+			drain(t, l, at(come+tc.wait))
+			releaseAll(l, ok200, at(come+tc.wait+100*time.Millisecond))
+			if got := len(drain(t, l, at(come+tc.wait+tc.second), second...)); got != 17 {
+				t.Fatalf("%d second requests granted, want 17", got)
+			}
+			var more []Request
+			for range 1000 {
+				more = append(more, q.req("m", Background, 1))
+			}
+			if got := len(drain(t, l, at(come+tc.at), more...)); got != tc.want {
+				t.Errorf("background granted %d, want %d (%s)", got, tc.want, tc.wantWhy)
+			}
+		})
 	}
 }

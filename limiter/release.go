@@ -49,6 +49,9 @@ func (l *Limiter) Release(leaseID string, o Outcome, now time.Time) bool {
 		}
 	}
 	u := l.user(ls.User)
+	if ls.Lane == Foreground {
+		u.Scope.FGDone = n
+	}
 	u.Scope.Log.advance(l.userPers, n)
 	l.learn(u, ls, o, n)
 	l.free(ls, n)

@@ -13,6 +13,11 @@ type scopeState struct {
 	Conc     adapted    `json:"conc"`
 	Breaker  breaker    `json:"breaker"`
 	LastFG   int64      `json:"lastFG,omitempty"` // last foreground enqueue
+	// FGDone is when the scope's (a user's) last foreground lease was
+	// released, and FGLag how long its scan had waited in the queue in
+	// all by that request's grant (see Limiter.fgOrigin).
+	FGDone int64 `json:"fgDone,omitempty"`
+	FGLag  int64 `json:"fgLag,omitempty"`
 	// FG logs the foreground units enqueued, over the scope's windows: the
 	// demand the foreground reserve follows (see demand).
 	FG rollingLog `json:"fg,omitzero"`

@@ -36,7 +36,7 @@ func (l *Limiter) Charge(req Request, leaseID string, o Outcome, now time.Time) 
 		return Grant{}, false
 	}
 	q := queued{ID: req.ID, Cost: max(1, req.Cost), Slots: max(1, req.Slots), Attempt: req.Attempt}
-	lane := Foreground // an unknown request changes no background bookkeeping
+	lane := Background // a request this history never saw: most are page work
 	if u := l.queued[req.ID]; u != nil {
 		for ln := range numLanes {
 			for _, w := range u.Queue[ln] {

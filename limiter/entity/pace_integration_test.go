@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
 	emu "github.com/notebridge/notebridge/emulator/notion"
@@ -151,7 +152,19 @@ func maxInWindow(recs []emu.RequestRecord, per time.Duration) int {
 
 func (f *paceFixture) paceState(t *testing.T) entity.PaceState {
 	t.Helper()
-	v, err := f.srv.Client().QueryWorkflow(context.Background(), entity.WorkflowID(entity.ResourceNotion, notion.Fingerprint(f.token)), "", entity.QueryPaceState)
+	// The query is tried again for a while: when the worker processes
+	// that ran the entity have just exited, the server may first send it
+	// to a dead worker's sticky queue (a clean-clone CI run of 0b0d506
+	// failed with "context canceled" there, the pacing checks not yet run).
+	id := entity.WorkflowID(entity.ResourceNotion, notion.Fingerprint(f.token))
+	var v converter.EncodedValue
+	var err error
+	for deadline := time.Now().Add(time.Minute); ; {
+		if v, err = f.srv.Client().QueryWorkflow(context.Background(), id, "", entity.QueryPaceState); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
 	if err != nil {
 		t.Fatalf("query pace entity: %v", err)
 	}

@@ -37,15 +37,12 @@ func (l *Limiter) Charge(req Request, leaseID string, o Outcome, now time.Time) 
 	}
 	q := queued{ID: req.ID, Cost: max(1, req.Cost), Slots: max(1, req.Slots), Attempt: req.Attempt}
 	lane := Background // a request this history never saw: most are page work
-	if u := l.queued[req.ID]; u != nil {
-		for ln := range numLanes {
-			for _, w := range u.Queue[ln] {
-				if w.ID == req.ID {
-					q, lane = w, ln
-				}
-			}
+	qu, ql, qi := l.queuedAt(req.ID)
+	if qu != nil {
+		if qi >= 0 {
+			q, lane = qu.Queue[ql][qi], ql
 		}
-		req.User = u.ID
+		req.User = qu.ID
 	} else if ls := l.byReq[req.ID]; ls != nil {
 		q.Cost, q.Slots, q.Attempt, lane, req.User = ls.Cost, ls.Slots, ls.Attempt, ls.Lane, ls.User
 	}
@@ -55,7 +52,9 @@ func (l *Limiter) Charge(req Request, leaseID string, o Outcome, now time.Time) 
 	if req.User == "" || o.Unsent >= q.Cost {
 		return Grant{}, false
 	}
-	l.Cancel(req.ID)
+	if qu != nil {
+		l.unqueue(qu, ql, qi, req.ID) // it was served
+	}
 	u := l.user(req.User)
 	g := l.lend(u, q, lane, q.Cost, n).Grant
 	l.Release(g.LeaseID, o, now)

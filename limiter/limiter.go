@@ -386,25 +386,44 @@ func (l *Limiter) check(req Request) error {
 // Cancel removes a queued request and reports whether it was queued. A
 // granted request is given back with Release instead.
 func (l *Limiter) Cancel(requestID string) bool {
-	u := l.queued[requestID]
+	u, lane, i := l.queuedAt(requestID)
 	if u == nil {
 		return false
 	}
-	delete(l.queued, requestID)
+	l.unqueue(u, lane, i, requestID)
+	return true
+}
+
+// queuedAt finds the queued request id: its user, lane and index in the
+// lane's queue (-1 if the index lost it), or a nil user.
+func (l *Limiter) queuedAt(id string) (*userState, Lane, int) {
+	u := l.queued[id]
+	if u == nil {
+		return nil, 0, -1
+	}
 	for lane := range numLanes {
-		q := u.Queue[lane]
-		for i, r := range q {
-			if r.ID == requestID {
-				u.Queue[lane] = append(q[:i:i], q[i+1:]...)
-				if len(u.Queue[lane]) == 0 {
-					u.Queue[lane] = nil
-					l.deactivate(u, lane)
-				}
-				return true
+		for i, r := range u.Queue[lane] {
+			if r.ID == id {
+				return u, lane, i
 			}
 		}
 	}
-	return true
+	return u, 0, -1
+}
+
+// unqueue removes the request id, at index i of u's lane queue (see
+// queuedAt), from the queues.
+func (l *Limiter) unqueue(u *userState, lane Lane, i int, id string) {
+	delete(l.queued, id)
+	if i < 0 {
+		return
+	}
+	q := u.Queue[lane]
+	u.Queue[lane] = append(q[:i:i], q[i+1:]...)
+	if len(u.Queue[lane]) == 0 {
+		u.Queue[lane] = nil
+		l.deactivate(u, lane)
+	}
 }
 
 // deactivate takes u off lane's active users in amortised O(1): its

@@ -195,8 +195,8 @@ func TestIntegrationShardCancelsLeaseTimers(t *testing.T) {
 
 // TestIntegrationShardKeepsLeaseTimerForModelWakeups: a shard whose app
 // share binds waits for its window (the model's wake-up, under a second
-// here) while its lease waits for a report (a retry, a starved ask, a
-// refresh: seconds). The lease's timer is not canceled because the model
+// here) while its lease waits for a report (a retry or a refresh:
+// seconds). The lease's timer is not canceled because the model
 // needs an earlier wake-up: each has its own, and a timer canceled and
 // started again costs two events. A lease timer is canceled only when
 // the lease's own wake-up moved later, which takes a lease, a report or
@@ -274,5 +274,78 @@ func TestIntegrationShardKeepsLeaseTimerForModelWakeups(t *testing.T) {
 	if replaced > leaseEvents {
 		t.Errorf("%s: %d tasks canceled a lease timer and started a model timer, more than the %d lease and report events that move the lease's wake-up later",
 			id, replaced, leaseEvents)
+	}
+}
+
+// TestIntegrationStarvedShardsWaitForTheBudget: four shards whose work
+// exceeds the app budget (30 permits in a 10-s window for 144 asked at
+// once) are starved for most of the run. A shard the budget starves does
+// not ask for more: its reports say when its units leave the window, and
+// the coordinator sends it a lease unasked when they have (Spread, on a
+// timer). Every permit is granted, the shards together never hold more
+// of the window than the budget, and the shards report about once a
+// refresh (40 s) rather than every few seconds.
+func TestIntegrationStarvedShardsWaitForTheBudget(t *testing.T) {
+	const shards, each = 4, 36
+	f := newFixture(t, 8)
+	w := newWorker(f.srv.Client(), f.cfg)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	c := f.srv.Client()
+	spec := graphload.FreeSpec()
+	spec.App.Windows = []limiter.Window{{Limit: 30, Per: limiter.Duration(10 * time.Second)}}
+	// Users on different shards.
+	var users []string
+	seen := map[int]bool{}
+	for _, u := range f.users {
+		if k := shard.Of(u, shards); !seen[k] {
+			seen[k] = true
+			users = append(users, u)
+		}
+	}
+	if len(users) < 3 {
+		t.Fatalf("the fixture's users fall in %d shards: the test needs several", len(users))
+	}
+	began := time.Now()
+	var runs []client.WorkflowRun
+	for i, u := range users {
+		in := graphload.Input{Resource: itResource, App: itApp, Users: []string{u}, N: each, Workers: 5, Spec: spec, Shards: shards, PermitsOnly: true}
+		run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: fmt.Sprintf("starved-%d", i), TaskQueue: itTaskQueue}, graphload.Requester, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run)
+	}
+	waitAll(t, runs, each)
+	took := time.Since(began)
+	// The budget lets 30 through every 10 s (and a little more: the
+	// windows are padded), so the run takes at least this long.
+	if least := time.Duration(len(users)*each/30-1) * 10 * time.Second; took < least {
+		t.Errorf("%d permits granted in %v, faster than the budget's %v", len(users)*each, took, least)
+	}
+	reports, leases := 0, 0
+	it := c.GetWorkflowHistory(context.Background(), entity.CoordinatorWorkflowID(itResource, itApp), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == entity.SignalReport {
+			reports++
+		}
+		if a := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetSignalName() == entity.SignalLease {
+			leases++
+		}
+	}
+	// A refresh every 40 s, the first ask, and a few for short leases.
+	most := len(users) * (int(took/(40*time.Second)) + 4)
+	t.Logf("%d shards, %d permits in %v: the coordinator received %d reports and sent %d leases (%d unasked)", len(users), len(users)*each, took.Round(time.Second), reports, leases, leases-reports)
+	if reports > most {
+		t.Errorf("the coordinator received %d reports, want at most %d (starved shards wait for the budget)", reports, most)
+	}
+	if leases <= reports {
+		t.Errorf("the coordinator sent %d leases for %d reports, want some unasked as the window freed", leases, reports)
 	}
 }

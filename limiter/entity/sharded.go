@@ -154,10 +154,29 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 		limit = defaultMaxHistory
 	}
 	sends := 0
+	send := func(al addressedLease) {
+		sends++
+		f := workflow.SignalExternalWorkflow(ctx, al.to, "", SignalLease, al.lease)
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			// A lost lease costs the shard a retry (shard.AnswerWait),
+			// a lost pushed or spread one the time until its next
+			// refresh.
+			_ = f.Get(ctx, nil)
+			sends--
+		})
+	}
+	// spread is the timer for the coordinator's next look at what freed
+	// (shard.Coordinator.NextSpread), at spreadAt; nil for none.
+	var spread workflow.Future
+	var spreadAt time.Time
+	cancelSpread := func() {}
 	for {
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(reports, func(workflow.ReceiveChannel, bool) {})
 		sel.AddReceive(specs, func(workflow.ReceiveChannel, bool) {})
+		if spread != nil {
+			sel.AddFuture(spread, func(workflow.Future) { spread = nil })
+		}
 		sel.Select(ctx)
 		now := workflow.Now(ctx)
 		for {
@@ -204,14 +223,21 @@ func CoordinatorWorkflow(ctx workflow.Context, in CoordinatorInput) error {
 				leases = append(leases, addressedLease{members[p.Shard], p})
 			}
 			for _, al := range leases {
-				sends++
-				f := workflow.SignalExternalWorkflow(ctx, al.to, "", SignalLease, al.lease)
-				workflow.Go(ctx, func(ctx workflow.Context) {
-					// A lost lease costs the shard a retry (shard.AnswerWait),
-					// a lost pushed one the time until its next refresh.
-					_ = f.Get(ctx, nil)
-					sends--
-				})
+				send(al)
+			}
+		}
+		// What freed since (units leaving the windows, leases lapsing)
+		// goes to the shards that wait for it, unasked.
+		for _, l := range c.Spread(now) {
+			send(addressedLease{members[l.Shard], l})
+		}
+		if next := c.NextSpread(now); !next.Equal(spreadAt) || spread == nil {
+			cancelSpread()
+			spread, spreadAt = nil, next
+			if !next.IsZero() {
+				tctx, cancel := workflow.WithCancel(ctx)
+				spread = workflow.NewTimerWithOptions(tctx, next.Sub(now), workflow.TimerOptions{Summary: "Offer the shards what the budget frees"})
+				cancelSpread = cancel
 			}
 		}
 		info := workflow.GetInfo(ctx)
@@ -384,8 +410,11 @@ func (e *entity) report(ctx workflow.Context, now time.Time) {
 	}
 	ls.holder.Asking(now)
 	ls.reporting = true
+	// When its units leave the app windows: the coordinator then counts
+	// them no longer than they stay, and knows when to offer more.
+	frees := shard.FreesOf(e.model.Spec().App.Windows, e.model.AppCounted(now), now)
 	msg := ReportMessage{From: workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: queued + ls.parkedUnits()}}
+		Report: shard.Report{Shard: ls.cfg.Index, Lease: ls.holder.Lease, Used: used, Queued: queued + ls.parkedUnits(), At: now, Frees: frees}}
 	id := CoordinatorWorkflowID(e.in.Resource, e.in.App)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { ls.reporting = false }()

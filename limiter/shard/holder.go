@@ -14,13 +14,6 @@ const RetryAsk = 2 * time.Second
 // RetryAsk meanwhile sent 83 reports for 35 leases.
 const AnswerWait = 10 * time.Second
 
-// StarvedAsk is how often a shard asks again while its lease, which the
-// budget left below what it wanted (Lease.Full), starves its work: the
-// budget may have come free since (another shard's work ended). While
-// the app's budget is spent every busy shard is starved, so this, not
-// RetryAsk, bounds the reports then: 250 shards send 25 a second.
-const StarvedAsk = 10 * time.Second
-
 // Holder is a shard's side of the lease protocol: the lease it runs on
 // and when it last asked for one. The zero Holder holds no lease.
 type Holder struct {
@@ -70,10 +63,12 @@ const (
 // asks at once, and again AnswerWait after an ask that was not answered. A
 // pushed lease is acknowledged at once, and a shard on a short lease, or
 // starved by a lease that gave it all it wanted when it asked (its work
-// grew since), asks again RetryAsk after it came; one starved by a full
-// lease asks every StarvedAsk. A lease the shard's work fits is not asked
-// about again before its refresh, so an active shard reports about once
-// a refresh.
+// grew since), asks again RetryAsk after it came. A lease the budget left
+// below the shard's demand (Lease.Full) is not asked about again before
+// its refresh, starved or not: the coordinator sends the shard more
+// unasked when the budget frees (Coordinator.Spread), so while the app's
+// budget is spent a starved shard reports once a refresh, not every few
+// seconds.
 func (h *Holder) NextReport(now time.Time, load Load) time.Time {
 	expired := !now.Before(h.Lease.Expires)
 	asked := h.Awaiting()
@@ -93,9 +88,6 @@ func (h *Holder) NextReport(now time.Time, load Load) time.Time {
 	}
 	if load != Idle && h.Lease.Short || load == Starved && !h.Lease.Full {
 		return h.Granted.Add(RetryAsk)
-	}
-	if load == Starved {
-		return h.Granted.Add(min(StarvedAsk, h.Lease.Expires.Sub(h.Granted)/3))
 	}
 	return h.Granted.Add(h.Lease.Expires.Sub(h.Granted) / 3)
 }

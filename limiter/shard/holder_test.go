@@ -29,7 +29,7 @@ func TestHolderNextReport(t *testing.T) {
 		{"a lease: a third of the way through", Holder{Lease: lease(false, false), Granted: t0}, Busy, time.Time{}, t0.Add(10 * time.Second)},
 		{"a short lease, busy: RetryAsk after it came", Holder{Lease: lease(true, false), Granted: t0}, Busy, time.Time{}, t0.Add(RetryAsk)},
 		{"a lease that starves the queued work: RetryAsk after it came", Holder{Lease: lease(false, false), Granted: t0}, Starved, time.Time{}, t0.Add(RetryAsk)},
-		{"a full lease that starves the queued work: StarvedAsk after it came", Holder{Lease: full, Granted: t0}, Starved, time.Time{}, t0.Add(StarvedAsk)},
+		{"a full lease that starves the queued work: a third of the way through", Holder{Lease: full, Granted: t0}, Starved, time.Time{}, t0.Add(10 * time.Second)},
 		{"a full lease the work fits: a third of the way through", Holder{Lease: full, Granted: t0}, Busy, time.Time{}, t0.Add(10 * time.Second)},
 		{"a short lease, idle: a third of the way through", Holder{Lease: lease(true, false), Granted: t0}, Idle, time.Time{}, t0.Add(10 * time.Second)},
 		{"a pushed lease: acknowledged at once", Holder{Lease: lease(false, true), Granted: t0}, Idle, time.Time{}, now},

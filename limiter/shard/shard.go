@@ -76,8 +76,9 @@ type Lease struct {
 	Short bool `json:"short,omitempty"`
 	// Full is set when the share is below what the shard reported
 	// wanting in some dimension (the budget, or other shards'
-	// reservations, left no more): a shard starved by it asks again only
-	// every StarvedAsk, not at once.
+	// reservations, left no more): a shard starved by it does not ask
+	// again before the lease's refresh, and the coordinator sends it more
+	// when the budget frees (Coordinator.Spread).
 	Full bool `json:"full,omitempty"`
 	// Pushed is set on a lease the coordinator sent unasked, to take back
 	// part of a larger one: the shard reports at once, so that the
@@ -101,6 +102,43 @@ type Report struct {
 	// Queued is the units the shard's queues hold (its demand beyond
 	// what it used).
 	Queued int `json:"queued"`
+	// At is when the shard took Used and Frees (its time): the
+	// coordinator counts what the shard may send after it by its leases.
+	At time.Time `json:"at,omitzero"`
+	// Frees is when Used leaves each app window (see FreesOf); without
+	// it the coordinator holds Used in a window for its whole length.
+	Frees [][]int `json:"frees,omitempty"`
+}
+
+// FreeSteps is how finely a report says when its units leave an app
+// window: in steps of a FreeSteps-th of the window's length.
+const FreeSteps = 60
+
+// FreesOf is when the units in counted leave each of windows after now,
+// for Report.Frees: Frees[w][k] for k < FreeSteps is the units that leave
+// window w within the k-th step of its length after now, and
+// Frees[w][FreeSteps] those dated after now (a request in flight, see
+// limiter.Limiter.AppCounted), which leave within the in-flight lifetime
+// after the window's length. Units already out of a window are left out.
+func FreesOf(windows []limiter.Window, counted []limiter.Dated, now time.Time) [][]int {
+	out := make([][]int, len(windows))
+	for w, win := range windows {
+		per := win.Per.D()
+		out[w] = make([]int, FreeSteps+1)
+		for _, d := range counted {
+			leaves := d.At.Add(per).Sub(now)
+			switch {
+			case leaves <= 0:
+			case leaves > per:
+				out[w][FreeSteps] += d.Cost
+			default:
+				// Step k covers (k, k+1] steps of per after now.
+				k := int((leaves*FreeSteps - 1) / per)
+				out[w][k] += d.Cost
+			}
+		}
+	}
+	return out
 }
 
 // demand is what the shard would use of each window and of the

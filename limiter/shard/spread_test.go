@@ -1,0 +1,129 @@
+package shard
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/limiter"
+)
+
+func TestFreesOf(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	minute := []limiter.Window{{Limit: 100, Per: limiter.Duration(time.Minute)}}
+	step := func(k, units int) []int {
+		out := make([]int, FreeSteps+1)
+		out[k] = units
+		return out
+	}
+	tests := []struct {
+		name    string
+		counted []limiter.Dated
+		want    []int
+	}{
+		{"leaves within the first step", []limiter.Dated{{At: now.Add(-59500 * time.Millisecond), Cost: 2}}, step(0, 2)},
+		{"leaves halfway: the step that ends then", []limiter.Dated{{At: now.Add(-30 * time.Second), Cost: 3}}, step(FreeSteps/2-1, 3)},
+		{"counted now: the last ordinary step", []limiter.Dated{{At: now, Cost: 1}}, step(FreeSteps-1, 1)},
+		{"dated after now (in flight): the last bucket", []limiter.Dated{{At: now.Add(10 * time.Second), Cost: 4}}, step(FreeSteps, 4)},
+		{"already out of the window: left out", []limiter.Dated{{At: now.Add(-61 * time.Second), Cost: 5}}, make([]int, FreeSteps+1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FreesOf(minute, tt.counted, now)
+			if len(got) != 1 || !slices.Equal(got[0], tt.want) {
+				t.Errorf("FreesOf = %v, want [%v]", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSpreadOffersWhatFrees: shard 0 used the whole minute window 30 s
+// ago, so shard 1, which wants as much, gets a lease that lets nothing
+// through. NextSpread names the instant shard 0's units leave the window
+// (its report said when), Spread offers nothing before it, and at it
+// offers both shards a share of what freed, within the budget, without
+// either asking.
+func TestSpreadOffersWhatFrees(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Minute)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
+	c, err := NewCoordinator(b, 2, 0, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := []Report{
+		{Shard: 0, Used: Share{Units: []int{10}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, []limiter.Dated{{At: t0.Add(-30 * time.Second), Cost: 10}}, t0)},
+		{Shard: 1, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)},
+	}
+	for _, r := range reports {
+		l, err := c.Refresh(r, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Share.Zero() {
+			t.Fatalf("shard %d leased %v while the window is full, want nothing", r.Shard, l.Share)
+		}
+	}
+	next := c.NextSpread(t0)
+	if want := t0.Add(30 * time.Second); !next.Equal(want) {
+		t.Fatalf("NextSpread = %v, want %v (when shard 0's units leave)", next, want)
+	}
+	if got := c.Spread(next.Add(-time.Millisecond)); len(got) > 0 {
+		t.Fatalf("Spread before NextSpread offered %v, want nothing", got)
+	}
+	got := c.Spread(next)
+	if len(got) != 2 {
+		t.Fatalf("Spread at NextSpread offered %v, want a lease to each shard", got)
+	}
+	units, slots := 0, 0
+	for _, l := range got {
+		if l.Share.Zero() {
+			t.Errorf("shard %d offered %v, want a share that lets it through", l.Shard, l.Share)
+		}
+		units += l.Share.Units[0]
+		slots += l.Share.Concurrency
+	}
+	if units > 10 || slots > 4 {
+		t.Errorf("Spread offered %d units and %d slots together, want at most the budget's 10 and 4", units, slots)
+	}
+	if again := c.Spread(next); len(again) > 0 {
+		t.Errorf("Spread again at the same instant offered %v, want nothing new", again)
+	}
+}
+
+// TestCoordinatorStateBounded: 250 shards (10,000 users, one shard per
+// 40), every one reporting a unit leaving the OneNote app windows in
+// every step of both and holding a lease, and Spread run after each
+// report: the coordinator's state, carried across continue-as-new, stays
+// well under the 512 KiB payload target.
+func TestCoordinatorStateBounded(t *testing.T) {
+	const shards = 250
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	b := Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
+	c, err := NewCoordinator(b, shards, 0, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := 0
+	for round := range 3 {
+		for i := range shards {
+			now := t0.Add(time.Duration(round)*40*time.Second + time.Duration(i)*100*time.Millisecond)
+			var counted []limiter.Dated
+			for k := range FreeSteps + 1 {
+				counted = append(counted, limiter.Dated{At: now.Add(-time.Hour + time.Duration(k)*time.Hour/FreeSteps), Cost: 1})
+			}
+			if _, err := c.Refresh(Report{Shard: i, Used: Share{Units: []int{1, FreeSteps}}, Queued: 1000, At: now, Frees: FreesOf(b.Windows, counted, now)}, now); err != nil {
+				t.Fatal(err)
+			}
+			c.Spread(now)
+			st, err := c.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			largest = max(largest, len(st))
+		}
+	}
+	t.Logf("the coordinator's state at most %d KiB with %d shards reporting", largest>>10, shards)
+	if largest >= 256<<10 {
+		t.Errorf("the coordinator's state reached %d bytes, want under 256 KiB (half the payload target)", largest)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/notebridge/notebridge/internal/graphload"
 	"github.com/notebridge/notebridge/limiter"
@@ -279,12 +280,13 @@ func TestIntegrationShardKeepsLeaseTimerForModelWakeups(t *testing.T) {
 
 // TestIntegrationStarvedShardsWaitForTheBudget: four shards whose work
 // exceeds the app budget (30 permits in a 10-s window for 144 asked at
-// once) are starved for most of the run. A shard the budget starves does
-// not ask for more: its reports say when its units leave the window, and
-// the coordinator sends it a lease unasked when they have (Spread, on a
-// timer). Every permit is granted, the shards together never hold more
-// of the window than the budget, and the shards report about once a
-// refresh (40 s) rather than every few seconds.
+// once) are starved for most of the run. The coordinator sends a starved
+// shard a lease unasked when its window frees (Spread, on the
+// coordinator's timer), besides answering reports and taking back
+// (pushed leases): every permit is granted no faster than the budget
+// allows, some leases are neither answers nor pushed, and the shards
+// report no more often than their leases' refreshes (a lease below its
+// shard's demand lasts shortestLife here, 30 s, so every 10 s).
 func TestIntegrationStarvedShardsWaitForTheBudget(t *testing.T) {
 	const shards, each = 4, 36
 	f := newFixture(t, 8)
@@ -325,7 +327,7 @@ func TestIntegrationStarvedShardsWaitForTheBudget(t *testing.T) {
 	if least := time.Duration(len(users)*each/30-1) * 10 * time.Second; took < least {
 		t.Errorf("%d permits granted in %v, faster than the budget's %v", len(users)*each, took, least)
 	}
-	reports, leases := 0, 0
+	reports, leases, pushed := 0, 0, 0
 	it := c.GetWorkflowHistory(context.Background(), entity.CoordinatorWorkflowID(itResource, itApp), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -337,15 +339,23 @@ func TestIntegrationStarvedShardsWaitForTheBudget(t *testing.T) {
 		}
 		if a := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetSignalName() == entity.SignalLease {
 			leases++
+			var l shard.Lease
+			if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.Pushed {
+				pushed++
+			}
 		}
 	}
-	// A refresh every 40 s, the first ask, and a few for short leases.
-	most := len(users) * (int(took/(40*time.Second)) + 4)
-	t.Logf("%d shards, %d permits in %v: the coordinator received %d reports and sent %d leases (%d unasked)", len(users), len(users)*each, took.Round(time.Second), reports, leases, leases-reports)
+	// A refresh every 10 s, the first ask, and a few for short leases.
+	most := len(users) * (int(took/(10*time.Second)) + 4)
+	spread := leases - reports - pushed
+	t.Logf("%d shards, %d permits in %v: the coordinator received %d reports and sent %d leases (%d pushed, %d offered unasked)", len(users), len(users)*each, took.Round(time.Second), reports, leases, pushed, spread)
 	if reports > most {
 		t.Errorf("the coordinator received %d reports, want at most %d (starved shards wait for the budget)", reports, most)
 	}
-	if leases <= reports {
-		t.Errorf("the coordinator sent %d leases for %d reports, want some unasked as the window freed", leases, reports)
+	if spread <= 0 {
+		t.Errorf("the coordinator sent %d leases for %d reports, %d of them pushed: want some offered unasked as the window freed", leases, reports, pushed)
 	}
 }

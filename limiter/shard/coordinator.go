@@ -198,24 +198,30 @@ func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
 }
 
 // life is how long a lease lasts: the TTL, but a lease below its shard's
-// demand (full) no longer than the longest window. Such a shard reports
-// only at its refresh (a third of the way) and waits for Spread between;
-// where a window is shorter than the TTL, its units leave within a
-// lease's life, and a shard that used its share holds its slots until
-// its next report shows it: with windows of a second and a minute (the
-// OneNote budget 60 times faster), 3,117 Graph requests in 5 minutes of
-// the 4,000 the budget allows with 2-minute leases, 3,964 with these.
+// demand (full) no longer than the longest window, and no shorter than
+// shortestLife. Such a shard reports only at its refresh (a third of the
+// way) and waits for Spread between; where a window is shorter than the
+// TTL, its units leave within a lease's life, and a shard that used its
+// share holds its slots until its next report shows it: with windows of a
+// second and a minute (the OneNote budget 60 times faster), 3,117 Graph
+// requests in 5 minutes of the 4,000 the budget allows with 2-minute
+// leases, 3,964 with these.
 func (c *Coordinator) life(full bool) int64 {
 	ttl := int64(c.st.TTL)
 	if !full {
 		return ttl
 	}
-	longest := int64(time.Second)
+	longest := int64(shortestLife)
 	for _, w := range c.st.Budget.Windows {
 		longest = max(longest, int64(w.Per))
 	}
 	return min(ttl, longest)
 }
+
+// shortestLife is the shortest lease: a starved shard on it reports every
+// 10 s at most, as often as it asked before the coordinator offered
+// freed budget unasked.
+const shortestLife = 30 * time.Second
 
 // validFrees reports whether f is a schedule (FreesOf) of nw windows.
 func validFrees(f [][]int, nw int) bool {

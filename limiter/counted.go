@@ -28,25 +28,33 @@ func (l *Limiter) AppCounted(now time.Time) []Dated {
 	for w := range g.start {
 		low = min(low, g.start[w])
 	}
-	var out []Dated
+	out := make([]Dated, 0, len(g.entries)-low)
+	// at lists, for each grant time, where its entries are in out: a
+	// lease finds its entry there instead of by a scan of the log.
+	at := make(map[int64][]int)
 	for _, e := range g.entries[low:] {
+		at[e.at] = append(at[e.at], len(out))
 		out = append(out, Dated{At: time.Unix(0, e.at).UTC(), Cost: e.cost})
 	}
 	for _, ls := range l.st.Leases {
-		at := ls.Granted
+		counted := ls.Granted
 		if !ls.Stamped.IsZero() {
-			at = ls.Stamped
+			counted = ls.Stamped
 		}
 		later := ls.Expires
 		if t := time.Unix(0, n).UTC(); t.After(later) {
 			later = t
 		}
-		i := slices.IndexFunc(out, func(d Dated) bool { return d.At.Equal(at) && d.Cost >= ls.Cost })
-		if i < 0 || !later.After(at) {
-			continue // not in the window, or no later than counted
+		if !later.After(counted) {
+			continue // no later than counted
 		}
-		out[i].Cost -= ls.Cost
-		out = append(out, Dated{At: later, Cost: ls.Cost})
+		for _, i := range at[counted.UnixNano()] {
+			if out[i].Cost >= ls.Cost {
+				out[i].Cost -= ls.Cost
+				out = append(out, Dated{At: later, Cost: ls.Cost})
+				break
+			}
+		}
 	}
 	out = slices.DeleteFunc(out, func(d Dated) bool { return d.Cost <= 0 })
 	slices.SortStableFunc(out, func(a, b Dated) int { return a.At.Compare(b.At) })

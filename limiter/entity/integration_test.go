@@ -128,6 +128,17 @@ func newFixture(t *testing.T, users int) *fixture {
 	return f
 }
 
+// startWorker runs a worker for the fixture's task queue until the test
+// ends.
+func (f *fixture) startWorker(t *testing.T) {
+	t.Helper()
+	w := newWorker(f.srv.Client(), f.cfg)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+}
+
 // startLoad starts requesters workflows, spread over the users.
 func (f *fixture) startLoad(t *testing.T, requesters, each int) []client.WorkflowRun {
 	t.Helper()
@@ -200,11 +211,7 @@ func (f *fixture) checkReferee(t *testing.T, exact bool) entity.State {
 
 func TestIntegrationEveryRequestHasAPermit(t *testing.T) {
 	f := newFixture(t, 4)
-	w := newWorker(f.srv.Client(), f.cfg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	f.startWorker(t)
 	const requesters, each = 20, 50
 	waitAll(t, f.startLoad(t, requesters, each), each)
 	f.checkReferee(t, true)
@@ -280,11 +287,7 @@ func TestIntegrationWorkerKilledMidRun(t *testing.T) {
 // is granted exactly once.
 func TestIntegrationContinueAsNewBoundsHistory(t *testing.T) {
 	f := newFixture(t, 1)
-	w := newWorker(f.srv.Client(), f.cfg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	f.startWorker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	spec := itSpec()

@@ -28,11 +28,7 @@ import (
 func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 	const shards, requesters, each = 4, 8, 30
 	f := newFixture(t, 8)
-	w := newWorker(f.srv.Client(), f.cfg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	f.startWorker(t)
 	var runs []client.WorkflowRun
 	start := func(id string, in graphload.Input) {
 		in.Resource, in.App, in.N, in.Workers, in.Spec = itResource, itApp, each, 3, itSpec()
@@ -126,11 +122,7 @@ func TestIntegrationShardedLimiterHoldsTheAppLimits(t *testing.T) {
 func TestIntegrationShardCancelsLeaseTimers(t *testing.T) {
 	const shards, requesters, each = 4, 4, 150
 	f := newFixture(t, 8)
-	w := newWorker(f.srv.Client(), f.cfg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	f.startWorker(t)
 	c := f.srv.Client()
 	var runs []client.WorkflowRun
 	ids := map[string]bool{}
@@ -216,11 +208,7 @@ func TestIntegrationShardKeepsLeaseTimerForModelWakeups(t *testing.T) {
 	spec.Name = "binding"
 	spec.App = limiter.ScopeSpec{Windows: []limiter.Window{{Limit: 30, Per: limiter.Duration(time.Second)}}, Concurrency: 100}
 	f := newFixture(t, 1)
-	w := newWorker(f.srv.Client(), f.cfg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	f.startWorker(t)
 	c := f.srv.Client()
 	in := graphload.Input{Resource: itResource, App: itApp, Users: []string{f.users[0]}, N: each, Workers: 5, Spec: spec, Shards: shards, PermitsOnly: true}
 	run, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: "lease-kept", TaskQueue: itTaskQueue}, graphload.Requester, in)
@@ -290,11 +278,7 @@ func TestIntegrationShardKeepsLeaseTimerForModelWakeups(t *testing.T) {
 func TestIntegrationStarvedShardsWaitForTheBudget(t *testing.T) {
 	const shards, each = 4, 36
 	f := newFixture(t, 8)
-	w := newWorker(f.srv.Client(), f.cfg)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	f.startWorker(t)
 	c := f.srv.Client()
 	spec := graphload.FreeSpec()
 	spec.App.Windows = []limiter.Window{{Limit: 30, Per: limiter.Duration(10 * time.Second)}}

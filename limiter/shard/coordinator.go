@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/notebridge/notebridge/limiter"
@@ -384,18 +385,20 @@ func (c *Coordinator) NextSpread(now time.Time) time.Time {
 	n := now.UnixNano()
 	b := &c.st.Budget
 	horizon := int64(0)
-	var at []int64
-	add := func(t int64) {
-		if t > n {
-			at = append(at, t)
-		}
-	}
 	for i := range c.st.Shards {
 		s := &c.st.Shards[i]
 		if len(s.Offers) == 0 || n-s.Reported >= int64(c.st.TTL) {
 			continue // Spread offers it nothing
 		}
 		horizon = max(horizon, s.Reported+int64(c.st.TTL))
+	}
+	// Only the spreadLooks earliest times are tried, so only they are
+	// kept (a schedule of every shard holds thousands).
+	var at earliest
+	add := func(t int64) {
+		if t > n && t < horizon {
+			at.add(t)
+		}
 	}
 	for i := range c.st.Shards {
 		s := &c.st.Shards[i]
@@ -423,18 +426,33 @@ func (c *Coordinator) NextSpread(now time.Time) time.Time {
 			add(o.Expires + int64(b.InFlightFor))
 		}
 	}
-	slices.Sort(at)
-	at = slices.Compact(at)
-	for k, t := range at {
-		if t >= horizon {
-			break
-		}
+	for k, t := range at.sorted() {
 		if k == spreadLooks-1 || len(c.spread(t, false)) > 0 {
 			return time.Unix(0, t).UTC()
 		}
 	}
 	return time.Time{}
 }
+
+// earliest keeps the spreadLooks earliest distinct times it is given.
+type earliest struct {
+	t []int64 // ascending
+}
+
+// add keeps t if it is among the earliest so far.
+func (e *earliest) add(t int64) {
+	i, found := slices.BinarySearch(e.t, t)
+	if found || i >= spreadLooks {
+		return
+	}
+	if len(e.t) == spreadLooks {
+		e.t = e.t[:spreadLooks-1]
+	}
+	e.t = slices.Insert(e.t, i, t)
+}
+
+// sorted is the times kept, earliest first.
+func (e *earliest) sorted() []int64 { return e.t }
 
 // spread is Spread at n; it changes nothing unless commit is set.
 func (c *Coordinator) spread(n int64, commit bool) []Lease {
@@ -522,11 +540,11 @@ func (c *Coordinator) reserved(n int64, skip int) Share {
 		if i == skip {
 			continue
 		}
-		r := c.reservation(&c.st.Shards[i], n)
+		s := &c.st.Shards[i]
 		for w := range sum.Units {
-			sum.Units[w] += r.Units[w]
+			sum.Units[w] += c.reservedIn(s, w, n)
 		}
-		sum.Concurrency += r.Concurrency
+		sum.Concurrency += c.reservedSlots(s, n)
 	}
 	return sum
 }
@@ -548,33 +566,41 @@ func (c *Coordinator) reserved(n int64, skip int) Share {
 // after it expires, and what the shard reported as long after the
 // report. Each lease counts until its own expiry, not the newest one's.
 func (c *Coordinator) reservation(s *shardState, n int64) Share {
-	b := &c.st.Budget
-	out := Share{Units: make([]int, len(b.Windows))}
-	for w, win := range b.Windows {
-		per := int64(win.Per)
-		m := c.logged(s, w, n)
-		from := n - per // a lease counts while it expires after from
-		if s.Since > 0 {
-			from = max(s.Since, from)
-		}
-		for _, o := range s.Offers {
-			if o.Expires > from && !o.Useless {
-				m = max(m, o.Share.Units[w])
-			}
-		}
-		out.Units[w] = m
+	out := Share{Units: make([]int, len(c.st.Budget.Windows))}
+	for w := range out.Units {
+		out.Units[w] = c.reservedIn(s, w, n)
 	}
+	out.Concurrency = c.reservedSlots(s, n)
+	return out
+}
+
+// reservedIn is s's reservation in window w at n (see reservation).
+func (c *Coordinator) reservedIn(s *shardState, w int, n int64) int {
+	m := c.logged(s, w, n)
+	from := n - int64(c.st.Budget.Windows[w].Per) // a lease counts while it expires after from
+	if s.Since > 0 {
+		from = max(s.Since, from)
+	}
+	for _, o := range s.Offers {
+		if o.Expires > from && !o.Useless {
+			m = max(m, o.Share.Units[w])
+		}
+	}
+	return m
+}
+
+// reservedSlots is s's reservation of concurrency at n (see reservation).
+func (c *Coordinator) reservedSlots(s *shardState, n int64) int {
 	m := 0
-	if n < s.Reported+int64(b.InFlightFor) {
+	if n < s.Reported+int64(c.st.Budget.InFlightFor) {
 		m = s.Used.Concurrency
 	}
 	for _, o := range s.Offers {
-		if n < o.Expires+int64(b.InFlightFor) && !o.Useless {
+		if n < o.Expires+int64(c.st.Budget.InFlightFor) && !o.Useless {
 			m = max(m, o.Share.Concurrency)
 		}
 	}
-	out.Concurrency = m
-	return out
+	return m
 }
 
 // offer hands o to s.
@@ -642,11 +668,13 @@ func (c *Coordinator) logged(s *shardState, w int, n int64) int {
 		}
 		return 0
 	}
+	// Steps end in order, so the units still inside are a suffix: found
+	// by a binary search, which spares a division per step.
+	steps := s.Frees[w]
+	first := sort.Search(len(steps), func(k int) bool { return n < c.stepEnd(s, w, k) })
 	sum := 0
-	for k, u := range s.Frees[w] {
-		if u > 0 && n < c.stepEnd(s, w, k) {
-			sum += u
-		}
+	for _, u := range steps[first:] {
+		sum += u
 	}
 	return sum
 }

@@ -127,3 +127,32 @@ func TestCoordinatorStateBounded(t *testing.T) {
 		t.Errorf("the coordinator's state reached %d bytes, want under 256 KiB (half the payload target)", largest)
 	}
 }
+
+// BenchmarkNextSpread: the look-ahead the coordinator workflow runs after
+// every wake, with 250 shards (10,000 users) each reporting a full
+// schedule of the OneNote app windows and holding a lease below its
+// demand.
+func BenchmarkNextSpread(b *testing.B) {
+	const shards = 250
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	bud := Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
+	c, err := NewCoordinator(bud, shards, 0, t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := t0
+	for i := range shards {
+		now = t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		var counted []limiter.Dated
+		for k := range FreeSteps + 1 {
+			counted = append(counted, limiter.Dated{At: now.Add(-time.Hour + time.Duration(k)*time.Hour/FreeSteps), Cost: 1})
+		}
+		if _, err := c.Refresh(Report{Shard: i, Used: Share{Units: []int{1, FreeSteps}}, Queued: 1000, At: now, Frees: FreesOf(bud.Windows, counted, now)}, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.NextSpread(now)
+	}
+}

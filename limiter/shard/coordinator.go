@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -49,6 +50,11 @@ type shardState struct {
 	Since int64 `json:"since,omitempty"`
 	// Frees is the last report's Report.Frees, from Since.
 	Frees [][]int `json:"frees,omitempty"`
+	// Quiet is until when the shard counts as live without reporting: its
+	// last report was answered with a lease that lets nothing through and
+	// lasts until then (see Refresh), and Spread offers it more when the
+	// budget frees.
+	Quiet int64 `json:"quiet,omitempty"`
 }
 
 type coordState struct {
@@ -194,8 +200,68 @@ func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
 		full = full || share.Units[w] < s.Demand.Units[w]
 	}
 	exp := n + c.life(full)
-	c.offer(s, offer{Version: c.st.Seq, Share: share, Expires: exp})
-	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, exp).UTC(), Short: short, Full: full}, nil
+	s.Quiet = 0
+	o := offer{Version: c.st.Seq, Share: share, Expires: exp}
+	if q := c.quietUntil(n); full && q > exp && c.useless(s, offer{Share: share, Expires: q}) {
+		// The lease can grant nothing until the budget frees (it lets
+		// nothing through, or the shard's own units fill a window until
+		// then), so it reserves nothing however long it lasts: it lasts
+		// until a TTL before the budget may free, and the shard reports
+		// a third of that later instead of every third of a TTL for
+		// nothing (on the OneNote budget, for most of every hour).
+		o.Expires = q
+		s.Quiet = q
+	}
+	c.offer(s, o)
+	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, o.Expires).UTC(), Short: short, Full: full}, nil
+}
+
+// live reports whether s's demand counts at n: it reported within the
+// TTL, or its lease that lets nothing through still runs (Quiet).
+func (c *Coordinator) live(s *shardState, n int64) bool {
+	return n-s.Reported < int64(c.st.TTL) || n < s.Quiet
+}
+
+// quietUntil is until when the budget surely frees nothing, less a TTL:
+// the earliest time by which a unit in every window the reservations
+// fill may leave it, as far as the reports and leases show, minus the
+// TTL, so that the shards report as usual again before it frees; 0 when
+// no window is full.
+func (c *Coordinator) quietUntil(n int64) int64 {
+	total := c.reserved(n, -1)
+	until := int64(0)
+	for w, win := range c.st.Budget.Windows {
+		if total.Units[w] < win.Limit {
+			continue
+		}
+		per := int64(win.Per)
+		first := int64(math.MaxInt64)
+		for i := range c.st.Shards {
+			s := &c.st.Shards[i]
+			if s.Frees != nil {
+				steps := s.Frees[w]
+				k := sort.Search(len(steps), func(k int) bool { return n < c.stepEnd(s, w, k) })
+				for ; k < len(steps); k++ {
+					if steps[k] > 0 {
+						first = min(first, c.stepEnd(s, w, k))
+						break
+					}
+				}
+			} else if w < len(s.Used.Units) && s.Used.Units[w] > 0 && s.Reported+per > n {
+				first = min(first, s.Reported+per)
+			}
+			for _, o := range s.Offers {
+				if !o.Useless && o.Share.Units[w] > 0 && o.Expires+per > n {
+					first = min(first, max(o.Expires, s.Since)+per)
+				}
+			}
+		}
+		if first == math.MaxInt64 {
+			continue
+		}
+		until = max(until, first-int64(c.st.TTL))
+	}
+	return until
 }
 
 // life is how long a lease lasts: the TTL, but a lease below its shard's
@@ -387,10 +453,10 @@ func (c *Coordinator) NextSpread(now time.Time) time.Time {
 	horizon := int64(0)
 	for i := range c.st.Shards {
 		s := &c.st.Shards[i]
-		if len(s.Offers) == 0 || n-s.Reported >= int64(c.st.TTL) {
+		if len(s.Offers) == 0 || !c.live(s, n) {
 			continue // Spread offers it nothing
 		}
-		horizon = max(horizon, s.Reported+int64(c.st.TTL))
+		horizon = max(horizon, s.Reported+int64(c.st.TTL), s.Quiet)
 	}
 	// Only the spreadLooks earliest times are tried, so only they are
 	// kept (a schedule of every shard holds thousands).
@@ -406,6 +472,7 @@ func (c *Coordinator) NextSpread(now time.Time) time.Time {
 			continue
 		}
 		add(s.Reported + int64(c.st.TTL))
+		add(s.Quiet)
 		add(s.Reported + int64(b.InFlightFor))
 		for w, win := range b.Windows {
 			per := int64(win.Per)
@@ -461,7 +528,7 @@ func (c *Coordinator) spread(n int64, commit bool) []Lease {
 	var out []Lease
 	for i := range c.st.Shards {
 		s := &c.st.Shards[i]
-		if len(s.Offers) == 0 || n-s.Reported >= int64(c.st.TTL) {
+		if len(s.Offers) == 0 || !c.live(s, n) {
 			continue
 		}
 		newest := s.Offers[len(s.Offers)-1]
@@ -486,6 +553,9 @@ func (c *Coordinator) spread(n int64, commit bool) []Lease {
 		full := share.Concurrency < s.Demand.Concurrency
 		for w := range share.Units {
 			full = full || share.Units[w] < s.Demand.Units[w]
+		}
+		if c.useless(s, offer{Share: share, Expires: n + c.life(full)}) {
+			continue // the shard's own units fill a window all its life
 		}
 		if !commit {
 			return []Lease{{Shard: i}}
@@ -718,7 +788,7 @@ type targets struct {
 
 func (c *Coordinator) targets(n int64) targets {
 	ns := len(c.st.Shards)
-	live := func(s *shardState) bool { return n-s.Reported < int64(c.st.TTL) }
+	live := func(s *shardState) bool { return c.live(s, n) }
 	start := int(c.st.Seq % uint64(ns))
 	var t targets
 	for w, win := range c.st.Budget.Windows {

@@ -38,16 +38,18 @@ func TestFewMessagesWhileTheBudgetIsAmple(t *testing.T) {
 // work exceeds many times: every busy shard is starved by its lease for
 // most of the run. A starved shard whose lease the budget capped waits
 // for the coordinator to offer more (Coordinator.Spread) rather than
-// asking: at most 4 reports and leases a shard a minute (2.8 now; 8.4
-// when such a shard asked every 10 s, 35.2 when it asked every RetryAsk).
+// asking: at most 3 reports and leases a shard a minute (1.9 now; 2.8
+// before a lease that can grant nothing lasted until the budget frees,
+// 8.4 when such a shard asked every 10 s, 35.2 when it asked every
+// RetryAsk).
 func TestFewMessagesWhileTheBudgetIsSpent(t *testing.T) {
 	budget := Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
 	const run = 10 * time.Minute
 	m := simulateShards(t, budget, run)
 	perMinute := float64(m.reports+m.pushes+m.spreads) / float64(m.active) / run.Minutes()
 	t.Logf("%d active shards over %v: %d reports, %d short leases, %d pushed leases, %d spread (%.1f messages a shard a minute); %d Graph requests sent; the coordinator's state at most %d bytes", m.active, run, m.reports, m.shorts, m.pushes, m.spreads, perMinute, m.sent, m.state)
-	if perMinute > 4 {
-		t.Errorf("%.1f reports, pushed and spread leases a shard a minute, want at most 4", perMinute)
+	if perMinute > 3 {
+		t.Errorf("%.1f reports, pushed and spread leases a shard a minute, want at most 3", perMinute)
 	}
 	if m.sent < 800 {
 		t.Errorf("%d Graph requests sent in %v, want the app hour's 800", m.sent, run)
@@ -62,8 +64,10 @@ func TestFewMessagesWhileTheBudgetIsSpent(t *testing.T) {
 // Graph request; a message is a signal and a workflow task on one side,
 // about 7 history events). It asserts that the budget is used (the app
 // hour's 800 an hour, as its windows free) and that the second hour costs
-// at most 7 messages a Graph request: 5.9 now, nearly all the starved
-// shards' refreshes, against 21.9 when a starved shard asked every 10 s
+// at most 2.5 messages a Graph request: 1.3 now, against 5.9 when a
+// starved shard refreshed every 40 s through the 55 minutes of every hour
+// in which nothing frees (a lease that can grant nothing now lasts until
+// a TTL before the budget may free), and 21.9 when it asked every 10 s
 // (bench/results/limiter-scale.md). The time-scaled benchmark
 // (onenote-x60) does not show it: it scales the windows, not the
 // protocol's intervals.
@@ -83,8 +87,8 @@ func TestMessagesPerGraphRequestWhileTheBudgetIsSpent(t *testing.T) {
 	if want := 2350; both.sent < want {
 		t.Errorf("%d Graph requests in 2h5m, want at least %d: the budget went unused", both.sent, want)
 	}
-	if secondHour > 7 {
-		t.Errorf("%.1f messages a Graph request in the second hour, want at most 7", secondHour)
+	if secondHour > 2.5 {
+		t.Errorf("%.1f messages a Graph request in the second hour, want at most 2.5", secondHour)
 	}
 }
 

@@ -98,7 +98,7 @@ func TestSpreadOffersWhatFrees(t *testing.T) {
 func TestCoordinatorStateBounded(t *testing.T) {
 	const shards = 250
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
-	b := Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
+	b := oneNoteApp()
 	c, err := NewCoordinator(b, shards, 0, t0)
 	if err != nil {
 		t.Fatal(err)
@@ -107,11 +107,7 @@ func TestCoordinatorStateBounded(t *testing.T) {
 	for round := range 3 {
 		for i := range shards {
 			now := t0.Add(time.Duration(round)*40*time.Second + time.Duration(i)*100*time.Millisecond)
-			var counted []limiter.Dated
-			for k := range FreeSteps + 1 {
-				counted = append(counted, limiter.Dated{At: now.Add(-time.Hour + time.Duration(k)*time.Hour/FreeSteps), Cost: 1})
-			}
-			if _, err := c.Refresh(Report{Shard: i, Used: Share{Units: []int{1, FreeSteps}}, Queued: 1000, At: now, Frees: FreesOf(b.Windows, counted, now)}, now); err != nil {
+			if _, err := c.Refresh(fullSchedule(b, i, now), now); err != nil {
 				t.Fatal(err)
 			}
 			c.Spread(now)
@@ -135,7 +131,7 @@ func TestCoordinatorStateBounded(t *testing.T) {
 func BenchmarkNextSpread(b *testing.B) {
 	const shards = 250
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
-	bud := Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
+	bud := oneNoteApp()
 	c, err := NewCoordinator(bud, shards, 0, t0)
 	if err != nil {
 		b.Fatal(err)
@@ -143,16 +139,133 @@ func BenchmarkNextSpread(b *testing.B) {
 	now := t0
 	for i := range shards {
 		now = t0.Add(time.Duration(i) * 100 * time.Millisecond)
-		var counted []limiter.Dated
-		for k := range FreeSteps + 1 {
-			counted = append(counted, limiter.Dated{At: now.Add(-time.Hour + time.Duration(k)*time.Hour/FreeSteps), Cost: 1})
-		}
-		if _, err := c.Refresh(Report{Shard: i, Used: Share{Units: []int{1, FreeSteps}}, Queued: 1000, At: now, Frees: FreesOf(bud.Windows, counted, now)}, now); err != nil {
+		if _, err := c.Refresh(fullSchedule(bud, i, now), now); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		c.NextSpread(now)
+	}
+}
+
+// TestQuietLeaseWhileTheBudgetIsSpent: shard 1 holds half of an hour's
+// budget unused, and shard 0 used the other half a minute ago, so
+// shard 0's answer can grant nothing until its units start leaving, 59
+// minutes on. It lasts until a TTL before then (the shard reports a
+// third of that later, not every third of a TTL for nothing), and the
+// shard stays among those Spread serves without reporting: when shard 1
+// goes idle ten minutes on and frees its half, Spread offers it to
+// shard 0 unasked.
+func TestQuietLeaseWhileTheBudgetIsSpent(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Hour)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
+	c, err := NewCoordinator(b, 2, 0, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.Refresh(Report{Shard: 1, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held.Share.Zero() || held.Expires.Sub(t0) > DefaultTTL {
+		t.Fatalf("shard 1 leased %v until %v, want a share of the free budget for a TTL at most", held.Share, held.Expires)
+	}
+	quiet, err := c.Refresh(Report{Shard: 0, Used: Share{Units: []int{5}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, []limiter.Dated{{At: t0.Add(-time.Minute), Cost: 5}}, t0)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frees := t0.Add(59 * time.Minute)
+	if got := quiet.Expires; got.Before(frees.Add(-DefaultTTL-time.Minute)) || got.After(frees.Add(-DefaultTTL+time.Minute)) {
+		t.Errorf("shard 0's lease that can grant nothing lasts until %v, want about a TTL before its units leave at %v", got, frees)
+	}
+	if !quiet.Full {
+		t.Errorf("shard 0's lease is not marked below its demand: %+v", quiet)
+	}
+	idle := t0.Add(10 * time.Minute)
+	if _, err := c.Refresh(Report{Shard: 1, Lease: held, Used: Share{Units: []int{0}}, At: idle, Frees: FreesOf(b.Windows, nil, idle)}, idle); err != nil {
+		t.Fatal(err)
+	}
+	got := c.Spread(idle)
+	if len(got) != 1 || got[0].Shard != 0 || got[0].Share.Zero() {
+		t.Fatalf("Spread after shard 1 went idle offered %v, want shard 0 a share (it has not reported for 10 minutes, on its quiet lease)", got)
+	}
+	if u := got[0].Share.Units[0]; u > 10 {
+		t.Errorf("Spread offered shard 0 %d units, want at most the budget's 10", u)
+	}
+}
+
+// oneNoteApp is the OneNote app budget: 240 a minute, 800 an hour, 20 at
+// once.
+func oneNoteApp() Budget {
+	return Budget{Windows: []limiter.Window{{Limit: 240, Per: limiter.Duration(time.Minute)}, {Limit: 800, Per: limiter.Duration(time.Hour)}}, Concurrency: 20, InFlightFor: limiter.Duration(3 * time.Second)}
+}
+
+// fullSchedule is shard i's report at now of a unit leaving b's hour
+// window in every step of its schedule (and one in flight), with work
+// queued far beyond any share.
+func fullSchedule(b Budget, i int, now time.Time) Report {
+	var counted []limiter.Dated
+	for k := range FreeSteps + 1 {
+		counted = append(counted, limiter.Dated{At: now.Add(-time.Hour + time.Duration(k)*time.Hour/FreeSteps), Cost: 1})
+	}
+	return Report{Shard: i, Used: Share{Units: []int{1, FreeSteps}}, Queued: 1000, At: now, Frees: FreesOf(b.Windows, counted, now)}
+}
+
+// TestSpreadOffersNoUselessLease: three shards hold 3, 4 and 1 of an
+// hour's 10 units, sent a minute before; shard 0 takes the whole budget
+// first, and the two others get nothing (quiet). When shard 0 reports
+// idle, having sent 2 more, the budget is full again: shard 2 could get
+// no more than the one unit it already holds, a lease its own units make
+// useless for all its life, and Spread offers nothing. With room to
+// spare it offers shard 2 a lease its units leave room in.
+func TestSpreadOffersNoUselessLease(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Hour)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
+	sent := []limiter.Dated{{At: t0.Add(-time.Minute), Cost: 3}}
+	tests := []struct {
+		name   string
+		sent   []limiter.Dated // shard 0's units at its idle report
+		offers int             // the leases Spread offers, to shard 2
+	}{
+		{"budget full again", append(sent, limiter.Dated{At: t0.Add(time.Minute), Cost: 2}), 0},
+		{"room to spare", sent, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewCoordinator(b, 3, 0, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first Lease
+			for i, used := range []int{3, 4, 1} {
+				l, err := c.Refresh(Report{Shard: i, Used: Share{Units: []int{used}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, []limiter.Dated{{At: t0.Add(-time.Minute), Cost: used}}, t0)}, t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					first = l
+				} else if !l.Share.Zero() {
+					t.Fatalf("shard %d leased %v while shard 0 holds the budget, want nothing", i, l.Share)
+				}
+			}
+			at := t0.Add(3 * time.Minute) // after shard 0's lease expired
+			used := 0
+			for _, d := range tt.sent {
+				used += d.Cost
+			}
+			if _, err := c.Refresh(Report{Shard: 0, Lease: first, Used: Share{Units: []int{used}}, At: at, Frees: FreesOf(b.Windows, tt.sent, at)}, at); err != nil {
+				t.Fatal(err)
+			}
+			got := c.Spread(at)
+			if len(got) != tt.offers {
+				t.Fatalf("Spread offered %v, want %d leases", got, tt.offers)
+			}
+			for _, l := range got {
+				if l.Shard != 2 || l.Share.Units[0] <= 1 {
+					t.Errorf("Spread offered shard %d %v, want shard 2 room above the unit it holds", l.Shard, l.Share)
+				}
+			}
+		})
 	}
 }

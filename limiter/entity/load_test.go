@@ -24,6 +24,7 @@ func TestLoadOf(t *testing.T) {
 		{"nothing at all: idle", use(0, 0, 0), 0, 0, true, shard.Idle},
 		{"nothing and no lease: idle", use(0, 0, 0), 0, 0, false, shard.Idle},
 		{"units inside the hour only: busy", use(0, 3, 0), 0, 0, true, shard.Busy},
+		{"units inside the hour only, on a lease that lets nothing through: idle", use(0, 3, 0), 0, 0, false, shard.Idle},
 		{"in flight, nothing queued: busy", use(2, 2, 10), 0, 0, true, shard.Busy},
 		{"queued work that fits the lease: busy", use(5, 5, 5), 5, 0, true, shard.Busy},
 		{"queued, the concurrency used up: starved", use(5, 5, 10), 5, 0, true, shard.Starved},

@@ -484,7 +484,11 @@ func (e *entity) leaseWakeAt(now time.Time) time.Time {
 // loadOf is a shard's load on its lease: Starved when work waits (queued
 // or parked) that the lease does not let through (no valid lease, or a
 // window or the concurrency of its share used up), Busy when anything is
-// queued, in flight or inside a window, else Idle.
+// queued or in flight, or inside a window while the lease lets the shard
+// grant (it keeps the lease for work to come), else Idle. Units inside a
+// window under a lease that lets nothing through need no report: the
+// coordinator knows when they leave (Report.Frees), and such a shard
+// refreshed every 40 s for nothing until its last units left the hour.
 func loadOf(share, used shard.Share, queued, parked int, valid bool) shard.Load {
 	if parked > 0 {
 		return shard.Starved
@@ -492,7 +496,7 @@ func loadOf(share, used shard.Share, queued, parked int, valid bool) shard.Load 
 	busy := used.Concurrency > 0 || queued > 0
 	full := !valid || used.Concurrency >= share.Concurrency
 	for w, u := range used.Units {
-		busy = busy || u > 0
+		busy = busy || u > 0 && valid
 		full = full || w >= len(share.Units) || u >= share.Units[w]
 	}
 	switch {

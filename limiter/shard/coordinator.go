@@ -213,7 +213,33 @@ func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
 		s.Quiet = q
 	}
 	c.offer(s, o)
-	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, o.Expires).UTC(), Short: short, Full: full}, nil
+	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, o.Expires).UTC(), Short: short, Full: full,
+		Pushed: c.takesBack(s, r, share)}, nil
+}
+
+// takesBack reports whether an answer of share to r takes back part of
+// the lease r names that still reserves budget, from a shard that will
+// not report again soon: one with nothing queued, or on a quiet lease.
+// Until the shard reports on the answer, the coordinator must count the
+// lease it named (it may send on it until the answer arrives), and an
+// idle shard does not report again; a shard that finished its work held
+// its lease's share of the hour for an hour. The answer is then sent as
+// pushed, which the shard acknowledges at once (Holder.NextReport).
+func (c *Coordinator) takesBack(s *shardState, r Report, share Share) bool {
+	if r.Lease.Version == 0 || r.Queued > 0 && s.Quiet == 0 {
+		return false
+	}
+	k := slices.IndexFunc(s.Offers, func(o offer) bool { return o.Version == r.Lease.Version })
+	if k < 0 || s.Offers[k].Useless || s.Offers[k].Expires <= s.Since {
+		return false // it reserves nothing after the report
+	}
+	old := s.Offers[k].Share
+	for w := range share.Units {
+		if share.Units[w] < old.Units[w] {
+			return true
+		}
+	}
+	return share.Concurrency < old.Concurrency
 }
 
 // live reports whether s's demand counts at n: it reported within the

@@ -80,9 +80,12 @@ type Lease struct {
 	// again before the lease's refresh, and the coordinator sends it more
 	// when the budget frees (Coordinator.Spread).
 	Full bool `json:"full,omitempty"`
-	// Pushed is set on a lease the coordinator sent unasked, to take back
-	// part of a larger one: the shard reports at once, so that the
-	// coordinator stops reserving the larger lease for it.
+	// Pushed is set on a lease that takes back part of a larger one the
+	// shard may still run on: one the coordinator sent unasked
+	// (Coordinator.Reclaim), or its answer to a shard that will not
+	// report again soon (nothing queued, or a quiet lease). The shard
+	// reports at once, so that the coordinator stops reserving the larger
+	// lease for it.
 	Pushed bool `json:"pushed,omitempty"`
 }
 

@@ -269,3 +269,53 @@ func TestSpreadOffersNoUselessLease(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleShardGivesItsLeaseBack: shard 0 takes an hour's whole budget of
+// 10 and finishes its work after 3; shard 1 waits on nothing. At its
+// refresh shard 0 reports idle while its lease still runs, and the answer
+// takes the lease back: the shard acknowledges it at once (an idle shard
+// on a lease that lets nothing through reports nothing again), so the
+// coordinator stops counting the lease it may have sent on, and Spread
+// offers shard 1 what shard 0 did not use, instead of holding it for
+// the hour.
+func TestIdleShardGivesItsLeaseBack(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Hour)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
+	c, err := NewCoordinator(b, 2, 0, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h Holder
+	first, err := c.Refresh(Report{Shard: 0, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Apply(first, t0)
+	if l, err := c.Refresh(Report{Shard: 1, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)}, t0); err != nil || !l.Share.Zero() {
+		t.Fatalf("shard 1 leased %v (%v) while shard 0 holds the budget, want nothing", l.Share, err)
+	}
+	sent := []limiter.Dated{{At: t0.Add(10 * time.Second), Cost: 3}}
+	now := h.NextReport(t0.Add(10*time.Second), Idle)
+	if now.IsZero() || !now.Before(first.Expires) {
+		t.Fatalf("an idle shard on a running lease reports at %v, want before it expires at %v", now, first.Expires)
+	}
+	for range 3 { // the report, and as many acknowledgements as it takes
+		h.Asking(now)
+		l, err := c.Refresh(Report{Shard: 0, Lease: h.Lease, Used: Share{Units: []int{3}}, At: now, Frees: FreesOf(b.Windows, sent, now)}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(simDelivery)
+		h.Apply(l, now)
+		if next := h.NextReport(now, Idle); next.IsZero() || next.After(now) {
+			break
+		}
+	}
+	got := c.Spread(now)
+	if len(got) != 1 || got[0].Shard != 1 || got[0].Share.Zero() {
+		t.Fatalf("Spread after shard 0 went idle offered %v, want shard 1 a share of what shard 0 left", got)
+	}
+	if u := got[0].Share.Units[0]; u+3 > 10 {
+		t.Errorf("Spread offered shard 1 %d units beside shard 0's 3, want at most the budget's 10", u)
+	}
+}

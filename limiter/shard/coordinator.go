@@ -202,15 +202,18 @@ func (c *Coordinator) Refresh(r Report, now time.Time) (Lease, error) {
 	exp := n + c.life(full)
 	s.Quiet = 0
 	o := offer{Version: c.st.Seq, Share: share, Expires: exp}
-	if q := c.quietUntil(n); full && q > exp && c.useless(s, offer{Share: share, Expires: q}) {
-		// The lease can grant nothing until the budget frees (it lets
-		// nothing through, or the shard's own units fill a window until
-		// then), so it reserves nothing however long it lasts: it lasts
-		// until a TTL before the budget may free, and the shard reports
-		// a third of that later instead of every third of a TTL for
-		// nothing (on the OneNote budget, for most of every hour).
-		o.Expires = q
-		s.Quiet = q
+	if full { // quietUntil is a pass over every shard: only when it can matter
+		if q := c.quietUntil(n); q > exp && c.useless(s, offer{Share: share, Expires: q}) {
+			// The lease can grant nothing until the budget frees (it
+			// lets nothing through, or the shard's own units fill a
+			// window until then), so it reserves nothing however long
+			// it lasts: it lasts until a TTL before the budget may
+			// free, and the shard reports a third of that later instead
+			// of every third of a TTL for nothing (on the OneNote
+			// budget, for most of every hour).
+			o.Expires = q
+			s.Quiet = q
+		}
 	}
 	c.offer(s, o)
 	return Lease{Shard: r.Shard, Version: c.st.Seq, Share: share, Expires: time.Unix(0, o.Expires).UTC(), Short: short, Full: full,
@@ -266,8 +269,7 @@ func (c *Coordinator) quietUntil(n int64) int64 {
 			s := &c.st.Shards[i]
 			if s.Frees != nil {
 				steps := s.Frees[w]
-				k := sort.Search(len(steps), func(k int) bool { return n < c.stepEnd(s, w, k) })
-				for ; k < len(steps); k++ {
+				for k := c.firstInside(s, w, n); k < len(steps); k++ {
 					if steps[k] > 0 {
 						first = min(first, c.stepEnd(s, w, k))
 						break
@@ -519,7 +521,7 @@ func (c *Coordinator) NextSpread(now time.Time) time.Time {
 			add(o.Expires + int64(b.InFlightFor))
 		}
 	}
-	for k, t := range at.sorted() {
+	for k, t := range at.t {
 		if k == spreadLooks-1 || len(c.spread(t, false)) > 0 {
 			return time.Unix(0, t).UTC()
 		}
@@ -543,9 +545,6 @@ func (e *earliest) add(t int64) {
 	}
 	e.t = slices.Insert(e.t, i, t)
 }
-
-// sorted is the times kept, earliest first.
-func (e *earliest) sorted() []int64 { return e.t }
 
 // spread is Spread at n; it changes nothing unless commit is set.
 func (c *Coordinator) spread(n int64, commit bool) []Lease {
@@ -764,15 +763,19 @@ func (c *Coordinator) logged(s *shardState, w int, n int64) int {
 		}
 		return 0
 	}
-	// Steps end in order, so the units still inside are a suffix: found
-	// by a binary search, which spares a division per step.
-	steps := s.Frees[w]
-	first := sort.Search(len(steps), func(k int) bool { return n < c.stepEnd(s, w, k) })
 	sum := 0
-	for _, u := range steps[first:] {
+	for _, u := range s.Frees[w][c.firstInside(s, w, n):] {
 		sum += u
 	}
 	return sum
+}
+
+// firstInside is the first step of s's schedule for window w whose units
+// are still inside it at n. Steps end in order, so those still inside
+// are a suffix, found by a binary search (which spares a division a
+// step).
+func (c *Coordinator) firstInside(s *shardState, w int, n int64) int {
+	return sort.Search(len(s.Frees[w]), func(k int) bool { return n < c.stepEnd(s, w, k) })
 }
 
 // stepEnd is when the units of step k of s's schedule for window w have

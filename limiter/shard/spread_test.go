@@ -46,10 +46,7 @@ func TestFreesOf(t *testing.T) {
 func TestSpreadOffersWhatFrees(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Minute)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
-	c, err := NewCoordinator(b, 2, 0, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCoordinator(t, b, 2, t0)
 	reports := []Report{
 		{Shard: 0, Used: Share{Units: []int{10}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, []limiter.Dated{{At: t0.Add(-30 * time.Second), Cost: 10}}, t0)},
 		{Shard: 1, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)},
@@ -99,10 +96,7 @@ func TestCoordinatorStateBounded(t *testing.T) {
 	const shards = 250
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	b := oneNoteApp()
-	c, err := NewCoordinator(b, shards, 0, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCoordinator(t, b, shards, t0)
 	largest := 0
 	for round := range 3 {
 		for i := range shards {
@@ -132,10 +126,7 @@ func BenchmarkNextSpread(b *testing.B) {
 	const shards = 250
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	bud := oneNoteApp()
-	c, err := NewCoordinator(bud, shards, 0, t0)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newCoordinator(b, bud, shards, t0)
 	now := t0
 	for i := range shards {
 		now = t0.Add(time.Duration(i) * 100 * time.Millisecond)
@@ -160,10 +151,7 @@ func BenchmarkNextSpread(b *testing.B) {
 func TestQuietLeaseWhileTheBudgetIsSpent(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Hour)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
-	c, err := NewCoordinator(b, 2, 0, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCoordinator(t, b, 2, t0)
 	held, err := c.Refresh(Report{Shard: 1, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)}, t0)
 	if err != nil {
 		t.Fatal(err)
@@ -233,10 +221,7 @@ func TestSpreadOffersNoUselessLease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := NewCoordinator(b, 3, 0, t0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newCoordinator(t, b, 3, t0)
 			var first Lease
 			for i, used := range []int{3, 4, 1} {
 				l, err := c.Refresh(Report{Shard: i, Used: Share{Units: []int{used}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, []limiter.Dated{{At: t0.Add(-time.Minute), Cost: used}}, t0)}, t0)
@@ -281,10 +266,7 @@ func TestSpreadOffersNoUselessLease(t *testing.T) {
 func TestIdleShardGivesItsLeaseBack(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	b := Budget{Windows: []limiter.Window{{Limit: 10, Per: limiter.Duration(time.Hour)}}, Concurrency: 4, InFlightFor: limiter.Duration(3 * time.Second)}
-	c, err := NewCoordinator(b, 2, 0, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newCoordinator(t, b, 2, t0)
 	var h Holder
 	first, err := c.Refresh(Report{Shard: 0, Used: Share{Units: []int{0}}, Queued: 50, At: t0, Frees: FreesOf(b.Windows, nil, t0)}, t0)
 	if err != nil {
@@ -318,4 +300,15 @@ func TestIdleShardGivesItsLeaseBack(t *testing.T) {
 	if u := got[0].Share.Units[0]; u+3 > 10 {
 		t.Errorf("Spread offered shard 1 %d units beside shard 0's 3, want at most the budget's 10", u)
 	}
+}
+
+// newCoordinator is NewCoordinator of n shards sharing b at t0, with the
+// default TTL; it fails tb on an error.
+func newCoordinator(tb testing.TB, b Budget, n int, t0 time.Time) *Coordinator {
+	tb.Helper()
+	c, err := NewCoordinator(b, n, 0, t0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }

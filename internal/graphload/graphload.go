@@ -160,10 +160,11 @@ func Requester(ctx workflow.Context, in Input) (Output, error) {
 				continue
 			}
 			if len(in.Resources) > 0 {
+				left := in.N - next + 1 // this page's requests included, as the section counts
 				k := min(in.Resources[page%len(in.Resources)], in.N-next)
 				page++
 				next += k
-				if err := migratePage(ctx, c, user, k, &out); err != nil {
+				if err := migratePage(ctx, c, user, k, left, &out); err != nil {
 					failed = err
 					return
 				}
@@ -205,12 +206,13 @@ func Requester(ctx workflow.Context, in Input) (Output, error) {
 }
 
 // migratePage makes a page's requests as the section workflow does: one
-// for its content, then k resources under divisible permits.
-func migratePage(ctx workflow.Context, c *entity.Client, user string, k int, out *Output) error {
+// for its content, then k resources under divisible permits; left is the
+// requester's remaining requests (AskOptions.Remaining).
+func migratePage(ctx workflow.Context, c *entity.Client, user string, k, left int, out *Output) error {
 	opts := workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second}
 	var r Result
 	st, err := c.Call(ctx, entity.Call{
-		Ask:      entity.AskOptions{User: user, Lane: limiter.Background},
+		Ask:      entity.AskOptions{User: user, Lane: limiter.Background, Remaining: left},
 		Activity: GraphGetActivity, Args: []any{user}, Options: opts, Backoff: 200 * time.Millisecond,
 	}, &r)
 	if err != nil {
@@ -218,10 +220,11 @@ func migratePage(ctx workflow.Context, c *entity.Client, user string, k int, out
 	}
 	out.Done++
 	out.Waits = append(out.Waits, st.Waited)
+	all := k
 	for k > 0 {
 		granted := k
 		st, err := c.Call(ctx, entity.Call{
-			Ask:      entity.AskOptions{User: user, Lane: limiter.Background, Cost: k, MinCost: 1},
+			Ask:      entity.AskOptions{User: user, Lane: limiter.Background, Cost: k, MinCost: 1, Remaining: left - 1 - (all - k)},
 			Activity: GraphGetManyActivity,
 			Args:     []any{GetManyInput{User: user, N: k}},
 			ArgsFor: func(p entity.Permit) []any {

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -507,11 +508,19 @@ func events(ctx context.Context, c client.Client, ids []string) (map[string]int,
 
 // breakdown prints, on stderr, the limiter's history events per Graph
 // request by workflow (the coordinator, the shards together) and kind:
-// the event type, with a signal's name, and the runs (continue-as-new).
+// the event type, with a signal's name, and the runs (continue-as-new);
+// then the events and grant markers of every limiter workflow by minute
+// of the run (where a budget binds, which phase the events belong to).
 func breakdown(ctx context.Context, c client.Client, ids []string, done int) error {
 	type key struct{ who, what string }
 	counts := map[key]int{}
 	var order []key
+	var start time.Time
+	type stamp struct {
+		at    time.Time
+		grant bool
+	}
+	var stamps []stamp
 	for i, id := range ids {
 		who := "shards"
 		if len(ids) == 1 {
@@ -532,6 +541,11 @@ func breakdown(ctx context.Context, c client.Client, ids []string, done int) err
 					what = "run continued as new"
 				}
 			}
+			at := e.GetEventTime().AsTime()
+			if start.IsZero() || at.Before(start) {
+				start = at
+			}
+			stamps = append(stamps, stamp{at, e.GetEventType() == enumspb.EVENT_TYPE_MARKER_RECORDED})
 			k := key{who, what}
 			if counts[k] == 0 {
 				order = append(order, k)
@@ -559,6 +573,18 @@ func breakdown(ctx context.Context, c client.Client, ids []string, done int) err
 	}
 	if k := (key{"shards", "(shard workflows with any event)"}); counts[k] > 0 {
 		fmt.Fprintf(os.Stderr, "    shards: %d workflows with any event\n", counts[k])
+	}
+	events, grants := map[int]int{}, map[int]int{}
+	for _, st := range stamps {
+		m := int(st.at.Sub(start) / time.Minute)
+		events[m]++
+		if st.grant {
+			grants[m]++
+		}
+	}
+	fmt.Fprintf(os.Stderr, "  limiter events and grant markers by minute of the run (minutes with any):\n")
+	for _, m := range slices.Sorted(maps.Keys(events)) {
+		fmt.Fprintf(os.Stderr, "    minute %3d: %6d events, %5d grant markers\n", m, events[m], grants[m])
 	}
 	return nil
 }

@@ -574,17 +574,17 @@ func breakdown(ctx context.Context, c client.Client, ids []string, done int) err
 	if k := (key{"shards", "(shard workflows with any event)"}); counts[k] > 0 {
 		fmt.Fprintf(os.Stderr, "    shards: %d workflows with any event\n", counts[k])
 	}
-	events, grants := map[int]int{}, map[int]int{}
+	byMinute, grantsByMinute := map[int]int{}, map[int]int{}
 	for _, st := range stamps {
 		m := int(st.at.Sub(start) / time.Minute)
-		events[m]++
+		byMinute[m]++
 		if st.grant {
-			grants[m]++
+			grantsByMinute[m]++
 		}
 	}
 	fmt.Fprintf(os.Stderr, "  limiter events and grant markers by minute of the run (minutes with any):\n")
-	for _, m := range slices.Sorted(maps.Keys(events)) {
-		fmt.Fprintf(os.Stderr, "    minute %3d: %6d events, %5d grant markers\n", m, events[m], grants[m])
+	for _, m := range slices.Sorted(maps.Keys(byMinute)) {
+		fmt.Fprintf(os.Stderr, "    minute %3d: %6d events, %5d grant markers\n", m, byMinute[m], grantsByMinute[m])
 	}
 	return nil
 }

@@ -78,3 +78,54 @@ func TestAgainNotUnderTheProof(t *testing.T) {
 		})
 	}
 }
+
+// TestAgainAtTheLoweredLevel: a window refused again at a count from the
+// level it was lowered to up to the count it held at that throttle is the
+// one that binds, though the creep has lifted its limit since. The
+// counts are full-639's (one user, the hour hidden at 272): at 2m28s
+// the hour was refused at 273 and lowered to the 272 it proved; an hour
+// later, crept to 392, it refused at 272 with the minute at 59, half its
+// limit. The proven rule left only the minute (the hour was at its
+// proof), which was lowered to 59, and the user idled 28 s a minute for
+// four minutes.
+func TestAgainAtTheLoweredLevel(t *testing.T) {
+	tun := DefaultTuning()
+	us := OneNote().User
+	h := func(d time.Duration) int64 { return at(d).UnixNano() }
+	first := h(2*time.Minute + 18*time.Second)
+	last := h(2*time.Minute + 28*time.Second)
+	now := h(time.Hour + 31*time.Second)
+	scope := func() scopeState {
+		st := newScopeState(2)
+		st.Limits[0] = adapted{Lowered: 117, At: first, Strikes: 1, Proven: 59, ProvenAt: now - int64(time.Second),
+			Hit: 117, HitAt: first, Seen: 98, SeenAt: last}
+		st.Limits[1] = adapted{Lowered: 272, At: last, Strikes: 1, Proven: 272, ProvenAt: h(time.Hour + 1661*time.Millisecond),
+			Hit: 273, HitAt: last, Seen: 273, SeenAt: last}
+		return st
+	}
+	tests := []struct {
+		name      string
+		counts    []int
+		hourBinds bool // the hour is lowered to 272 and the minute kept
+	}{
+		{"the hour at the level it was lowered to", []int{59, 272}, true},
+		{"the hour at the count it was refused at", []int{59, 273}, true},
+		{"the hour under the level it was lowered to", []int{59, 200}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := scope()
+			minute := st.Limits[0].limit(us.Windows[0].Limit, &tun, now)
+			if hour := st.Limits[1].limit(us.Windows[1].Limit, &tun, now); hour <= 273 {
+				t.Fatalf("the hour has crept to %d, want above 273 for the case to mean anything", hour)
+			}
+			v := scopeView{st: &st, spec: &us, pers: pers(us.Windows), t: &tun}
+			v.lowerBusiest(tc.counts, now)
+			gotMinute := st.Limits[0].limit(us.Windows[0].Limit, &tun, now)
+			gotHour := st.Limits[1].limit(us.Windows[1].Limit, &tun, now)
+			if binds := gotHour <= 272 && gotMinute == minute; binds != tc.hourBinds {
+				t.Errorf("minute %d (was %d), hour %d: hour binds %v, want %v", gotMinute, minute, gotHour, binds, tc.hourBinds)
+			}
+		})
+	}
+}

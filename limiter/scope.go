@@ -611,8 +611,14 @@ func countLeft(ratios []float64) int {
 // same count: the counts blur by the requests in flight, and a window
 // that let nothing through beyond its proof refused again (small-120: a
 // user hour hidden at 177 refused at 177 and 178 while the minute, held
-// at 88 and 70, looked the fuller and was walked down to 31). It
-// returns nil when that does not single windows out.
+// at 88 and 70, looked the fuller and was walked down to 31). So is any
+// count from the level the window was lowered to up to the count it held
+// then, though the creep has lifted its limit since: upstream let that
+// level through and refused the next (full-639: a user hour hidden at
+// 272, refused at 273 and lowered to 272, crept to 392 and refused at
+// 272 an hour later; the minute, at 59 of 120, was lowered instead, and
+// the user idled 28 s a minute). It returns nil when that does not
+// single windows out.
 //
 // A window under the count recently proven to succeed in it is not
 // singled out while another window of the scope is at or above its own
@@ -632,7 +638,8 @@ func (v scopeView) again(before []int, now int64) []float64 {
 	for w, c := range before {
 		a := v.st.Limits[w]
 		spec := v.spec.Windows[w].Limit
-		sameCount := c == a.Seen || c == a.Seen+1 && c > a.proven(v.pers[w], now)
+		sameCount := c == a.Seen || c == a.Seen+1 && c > a.proven(v.pers[w], now) ||
+			a.Lowered > 0 && c >= a.Lowered && c <= a.Hit
 		same := a.Seen > 0 && sameCount && !under[w] && now-a.SeenAt > int64(v.t.Cooldown) &&
 			now-a.SeenAt <= 2*v.pers[w] && float64(c) >= v.t.AdaptFloor*float64(spec)
 		if !same {

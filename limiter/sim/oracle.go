@@ -25,7 +25,11 @@ import (
 //   - the app: every user's requests, each released no sooner than the
 //     user's own greedy schedule could send it, plus the scan requests
 //     that arrive before the finish, under the app windows and the app's
-//     concurrency.
+//     concurrency;
+//   - each user with scans of its own: its requests from its start and
+//     its scan requests that arrive before the finish, each from its
+//     arrival, under the user windows and concurrency (full-812: the
+//     user's own scans put its last requests in a fifth hour).
 //
 // Both sides apply the limit change at its time and send nothing during
 // an outage. The last request then takes at least LatencyMin.
@@ -42,6 +46,7 @@ import (
 func Oracle(cfg Config) time.Duration {
 	up := normalized(cfg)
 	var releases []time.Time
+	background := map[string]time.Time{} // each user's greedy releases, from its start
 	for _, u := range cfg.Workload.Users {
 		n := u.Requests()
 		if n == 0 {
@@ -49,13 +54,15 @@ func Oracle(cfg Config) time.Duration {
 		}
 		b := up.bound(false, cfg.Workload.Workers)
 		releases = append(releases, b.schedule(Epoch.Add(u.Start), nil, n)...)
+		background[u.User] = Epoch.Add(u.Start)
 	}
 	if len(releases) == 0 {
 		return 0
 	}
 	slices.SortFunc(releases, func(a, b time.Time) int { return a.Compare(b) })
 	finish := up.bound(true, 0).last(releases)
-	// Scans that arrive before the finish share the app with it; each one
+	// Scans that arrive before the finish share the app with it, and a
+	// migrating user's own scans share its user windows too; each one
 	// taken in moves the finish later, and may take in more.
 	for taken := 0; ; {
 		scans := scanReleases(cfg, finish, up.LatencyMin)
@@ -66,8 +73,44 @@ func Oracle(cfg Config) time.Duration {
 		all := append(slices.Clone(releases), scans...)
 		slices.SortFunc(all, func(a, b time.Time) int { return a.Compare(b) })
 		finish = up.bound(true, 0).last(all)
+		for _, u := range cfg.Workload.Users {
+			if start, ok := background[u.User]; ok {
+				finish = later(finish, up.userWithScans(cfg, u, start, finish))
+			}
+		}
 	}
 	return finish.Sub(Epoch) + up.LatencyMin
+}
+
+// userWithScans is the greedy finish of user u's background requests,
+// released at start, together with u's own scan requests that arrive
+// before end, under u's user windows and concurrency (not its page
+// workers, which scans do not wait for), or start when u has no scan
+// before end. Every such scan is served by the finish, so no schedule
+// sends the last of them all sooner.
+func (up oracleUpstream) userWithScans(cfg Config, u UserWork, start, end time.Time) time.Time {
+	var own []Scan
+	for _, s := range cfg.Workload.Scans {
+		if s.User == u.User {
+			own = append(own, s)
+		}
+	}
+	scans := scanReleases(Config{Workload: Workload{Scans: own}, Horizon: cfg.Horizon}, end, up.LatencyMin)
+	if len(scans) == 0 {
+		return start
+	}
+	all := slices.Repeat([]time.Time{start}, u.Requests())
+	all = append(all, scans...)
+	slices.SortFunc(all, func(a, b time.Time) int { return a.Compare(b) })
+	return up.bound(false, 0).last(all)
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // scanReleases is the earliest time each request of every scan that

@@ -53,6 +53,8 @@ func TestOracle(t *testing.T) {
 		{"the minute rises from 5 to 10 at 30 s: 5 at 0, 5 at 30 s, 2 at 1 min", []UserWork{requests("a", 12, 0)}, nil, func() limiter.Spec { s := tinySpec(); s.User.Windows[0].Limit = 5; return s }(), lower(func(*limiter.Spec) {}), nil, time.Minute + ms},
 		{"a rise above the published table does not count", []UserWork{requests("a", 15, 0)}, nil, limiter.Spec{}, lower(func(s *limiter.Spec) { s.User.Windows[0].Limit = 1000 }), nil, time.Minute + ms},
 		{"a scan before the finish takes the app's hour", []UserWork{requests("a", 25, 0)}, []Scan{{User: "s", At: 0, Requests: 20}}, limiter.Spec{}, nil, nil, time.Hour + ms},
+		{"a user's own scan takes its hour too: the 26th of its own leaves at 1 h", []UserWork{requests("a", 25, 0)}, []Scan{{User: "a", At: 0, Requests: 1}}, limiter.Spec{}, nil, nil, time.Hour + ms},
+		{"another user's scan takes only the app's", []UserWork{requests("a", 25, 0)}, []Scan{{User: "b", At: 0, Requests: 1}}, limiter.Spec{}, nil, nil, 2*time.Minute + ms},
 		{"a scan after the finish does not", []UserWork{requests("a", 25, 0)}, []Scan{{User: "s", At: 3 * time.Hour, Requests: 20}}, limiter.Spec{}, nil, nil, 2*time.Minute + ms},
 		// b's 25 at 0 and a's 50 from 30 s: 75 need two app hours. The
 		// optimum: a at its own greedy (10 at 30 s, 10 at 1m30s, 5 at

@@ -118,7 +118,7 @@ func runSampled(cfg Config, fn func(r *run, lim *limiter.Limiter)) *Result {
 }
 
 // TestStallCauses classifies the stalls over two cooldowns of the samples
-// NOTEBRIDGE_STALLCAUSE=small|full:N names (seeds 1 to N), each by what
+// NOTEBRIDGE_STALLCAUSE=small|full:N names (seeds 1 to N, or A-B), each by what
 // held the user most of its longest stall, sampled every second
 // (causeOf), with the foreground served meanwhile. A diagnostic: it
 // asserts nothing.
@@ -127,10 +127,10 @@ func TestStallCauses(t *testing.T) {
 	if spec == "" {
 		t.Skip("NOTEBRIDGE_STALLCAUSE=small:300 or full:300 runs it")
 	}
-	size, n := diagnosticSamples(t, spec)
+	size, from, to := diagnosticSamples(t, spec)
 	tally := map[string][]uint64{}
 	shapes := map[string][]uint64{}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
+	for seed := from; seed <= to; seed++ {
 		s := Generate(seed, size)
 		cfg := s.Scenario.Config
 		// A plain run first: sampling every second costs several times
@@ -250,21 +250,27 @@ func sampleShape(s Sample) string {
 	return strings.Join(out, "+")
 }
 
-// diagnosticSamples reads a diagnostic's "small:N" or "full:N".
-func diagnosticSamples(t *testing.T, spec string) (Size, int) {
+// diagnosticSamples reads a diagnostic's "small:N" or "full:N" (seeds 1
+// to N), or "small:A-B" or "full:A-B" (seeds A to B).
+func diagnosticSamples(t *testing.T, spec string) (size Size, from, to uint64) {
 	t.Helper()
-	name, nstr, _ := strings.Cut(spec, ":")
-	n, err := strconv.Atoi(nstr)
-	if err != nil || n < 1 || name != Small.Name && name != Full.Name {
-		t.Fatalf("%q: want small:N or full:N, N samples from seed 1", spec)
+	name, seeds, _ := strings.Cut(spec, ":")
+	a, b, isRange := strings.Cut(seeds, "-")
+	if !isRange {
+		a, b = "1", seeds
+	}
+	from, errA := strconv.ParseUint(a, 10, 64)
+	to, errB := strconv.ParseUint(b, 10, 64)
+	if errA != nil || errB != nil || from < 1 || to < from || name != Small.Name && name != Full.Name {
+		t.Fatalf("%q: want small:N or full:N (seeds 1 to N), or small:A-B or full:A-B (seeds A to B)", spec)
 	}
 	if name == Full.Name {
-		return Full, n
+		return Full, from, to
 	}
-	return Small, n
+	return Small, from, to
 }
 
-// TestViolators lists every sample of NOTEBRIDGE_VIOLATORS=small|full:N
+// TestViolators lists every sample of NOTEBRIDGE_VIOLATORS=small|full:N (or A-B)
 // with a violation, one a line, with the classes it violates, so two
 // commits' lists can be compared sample by sample. A diagnostic.
 func TestViolators(t *testing.T) {
@@ -272,10 +278,10 @@ func TestViolators(t *testing.T) {
 	if spec == "" {
 		t.Skip("NOTEBRIDGE_VIOLATORS=small:300 or full:300 runs it")
 	}
-	size, n := diagnosticSamples(t, spec)
-	out := make([]string, n+1)
-	for seed := 1; seed <= n; seed++ {
-		s := Generate(uint64(seed), size)
+	size, from, to := diagnosticSamples(t, spec)
+	var out []string
+	for seed := from; seed <= to; seed++ {
+		s := Generate(seed, size)
 		res, err := Run(s.Scenario.Config, "ours")
 		if err != nil {
 			t.Fatal(err)
@@ -288,11 +294,9 @@ func TestViolators(t *testing.T) {
 		for _, m := range v.Violations {
 			cls = append(cls, m.Target.String())
 		}
-		out[seed] = fmt.Sprintf("VIOL %s-%d %s stall=%s ratio=%.4f", size.Name, seed, strings.Join(cls, ","), v.Stall.Round(time.Millisecond), v.Ratio)
+		out = append(out, fmt.Sprintf("VIOL %s-%d %s stall=%s ratio=%.4f", size.Name, seed, strings.Join(cls, ","), v.Stall.Round(time.Millisecond), v.Ratio))
 	}
 	for _, l := range out {
-		if l != "" {
-			fmt.Println(l)
-		}
+		fmt.Println(l)
 	}
 }

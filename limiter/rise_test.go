@@ -74,3 +74,52 @@ func TestRiseProbe(t *testing.T) {
 		})
 	}
 }
+
+// TestRiseProbeThroughTheReserve: background, which meets a window at
+// its learned limit less the foreground reserve, goes on through the
+// reserve a request at a time once a rise probe may go, and the probe
+// above the learned limit follows. Before, a reserve (any scans) kept
+// background from ever probing: full-470's app hour, learned at 302
+// with 8 of it reserved, could be probed by its scans alone; full-939
+// finished at 1.039x (1.002x now).
+func TestRiseProbeThroughTheReserve(t *testing.T) {
+	s := Spec{
+		Name: "rise-reserve",
+		User: ScopeSpec{Windows: []Window{{100, Duration(time.Minute)}, {1000, Duration(time.Hour)}}, Concurrency: 5},
+		App:  ScopeSpec{Windows: []Window{{100, Duration(time.Minute)}, {20, Duration(time.Hour)}}, Concurrency: 10},
+	}
+	s.Tuning = s.Tuning.withDefaults()
+	s.Tuning.Reserve = 0.2 // 2 of the learned 10
+	l := mustNew(t, s)
+	tn := &l.st.Spec.Tuning
+	l.st.App.Limits[1] = adapted{Lowered: 10, At: t0.UnixNano(), Strikes: 5}
+	l.st.RiseTokens, l.st.Throttled = 2, true
+	var q seq
+	fg := q.req("s1", Foreground, 1) // a scan: the reserve holds from now
+	l.Enqueue(fg, t0)
+	for _, g := range l.Grant(t0) {
+		l.Release(g.LeaseID, ok200, t0)
+	}
+	granted := 0
+	for i := range 20 {
+		if sendOne(t, l, &q, "u1", ok200, at(time.Duration(i)*100*time.Millisecond), 0) {
+			granted++
+		}
+	}
+	if granted >= 9 {
+		t.Fatalf("background took %d of the learned 10 before a probe was due: no reserve to go through", granted)
+	}
+	d := 11 * time.Second
+	for ; granted < 9; granted++ {
+		if !sendOne(t, l, &q, "u1", ok200, at(d), 0) {
+			t.Fatalf("at %s background did not go through the reserve (%d and the scan's 1 of the learned 10)", d, granted)
+		}
+		d += 100 * time.Millisecond
+	}
+	if !sendOne(t, l, &q, "u1", ok200, at(d), 0) {
+		t.Fatalf("at %s no rise probe above the learned 10", d)
+	}
+	if got := l.st.App.Limits[1].limit(20, tn, at(d).UnixNano()); got != 11 {
+		t.Errorf("app hour learned at %d after the probe, want 11", got)
+	}
+}

@@ -46,7 +46,6 @@ import (
 func Oracle(cfg Config) time.Duration {
 	up := normalized(cfg)
 	var releases []time.Time
-	background := map[string]time.Time{} // each user's greedy releases, from its start
 	for _, u := range cfg.Workload.Users {
 		n := u.Requests()
 		if n == 0 {
@@ -54,7 +53,6 @@ func Oracle(cfg Config) time.Duration {
 		}
 		b := up.bound(false, cfg.Workload.Workers)
 		releases = append(releases, b.schedule(Epoch.Add(u.Start), nil, n)...)
-		background[u.User] = Epoch.Add(u.Start)
 	}
 	if len(releases) == 0 {
 		return 0
@@ -74,8 +72,8 @@ func Oracle(cfg Config) time.Duration {
 		slices.SortFunc(all, func(a, b time.Time) int { return a.Compare(b) })
 		finish = up.bound(true, 0).last(all)
 		for _, u := range cfg.Workload.Users {
-			if start, ok := background[u.User]; ok {
-				finish = later(finish, up.userWithScans(cfg, u, start, finish))
+			if u.Requests() > 0 {
+				finish = later(finish, up.userWithScans(cfg, u, finish))
 			}
 		}
 	}
@@ -83,12 +81,13 @@ func Oracle(cfg Config) time.Duration {
 }
 
 // userWithScans is the greedy finish of user u's background requests,
-// released at start, together with u's own scan requests that arrive
+// released at its start, together with u's own scan requests that arrive
 // before end, under u's user windows and concurrency (not its page
-// workers, which scans do not wait for), or start when u has no scan
+// workers, which scans do not wait for), or its start when u has no scan
 // before end. Every such scan is served by the finish, so no schedule
 // sends the last of them all sooner.
-func (up oracleUpstream) userWithScans(cfg Config, u UserWork, start, end time.Time) time.Time {
+func (up oracleUpstream) userWithScans(cfg Config, u UserWork, end time.Time) time.Time {
+	start := Epoch.Add(u.Start)
 	var own []Scan
 	for _, s := range cfg.Workload.Scans {
 		if s.User == u.User {

@@ -77,7 +77,8 @@ func refHolds(l *Limiter, now int64) []*userState {
 	if len(out) == 0 && late != nil && !tied && l.progressing(late, now) {
 		lw := longest(l.userPers)
 		lim := late.Scope.Limits[lw].limit(l.st.Spec.User.Windows[lw].Limit, t, now)
-		if 2*late.Scope.Log.countAt(l.userPers[lw], now) < lim {
+		n, per := late.Scope.Log.countAt(l.userPers[lw], now), l.userPers[lw]
+		if n < lim && late.Scope.Log.countAt(per+l.keep, now) > n {
 			out = append(out, late)
 		}
 	}

@@ -168,11 +168,15 @@ func TestHoldsStarvedLargest(t *testing.T) {
 		wantB        int // granted to b and c
 	}{
 		// a's own finish reaches half the app's and it used none of
-		// its minute: its room, 2 after its grant (its 10 s), is held
-		// of the app's minute, so b gets 1 of the 3 left.
+		// its minute: its minute's room after its grant is 4, of which
+		// its 10 s allows 2 before the app's minute frees d's and e's
+		// 4 units (at 70 s): 2 of the app minute's 3 left are held, and
+		// b gets 1.
 		{"the largest user under half its limit: its room held", 14, 9, 9, 0, 1},
-		// a has used 3 of its minute (over half): nothing held.
-		{"the largest user over half its limit: nothing held", 14, 9, 9, 3, 3},
+		// a has used 3 of its minute, under its 5: its room after its
+		// grant (1) is held of the app minute's 3 left, and b and c
+		// get 2.
+		{"the largest user under its limit: its room held", 14, 9, 9, 3, 2},
 		// a's own finish (1 min) is under half the app's (3 min):
 		// nothing held.
 		{"nobody's finish reaches half the app's: nothing held", 10, 9, 9, 0, 3},
@@ -186,6 +190,12 @@ func TestHoldsStarvedLargest(t *testing.T) {
 			l := mustNew(t, rateBound())
 			var s seq
 			ask := s.left
+			// a began a minute before: a user is held early only after
+			// a whole window of its work.
+			drain(t, l, at(0), ask("a", tc.leftA+tc.aEarly+1))
+			// a began a minute before: a user is held early only after
+			// a whole window of its work.
+			drain(t, l, at(0), ask("a", tc.leftA+tc.aEarly+1))
 			var early []Request
 			for range tc.aEarly {
 				early = append(early, ask("a", tc.leftA+3))
@@ -338,6 +348,67 @@ func TestHoldsBackgroundRoom(t *testing.T) {
 			}
 			if got['b'] != tc.wantB {
 				t.Errorf("b granted %d, want %d", got['b'], tc.wantB)
+			}
+		})
+	}
+}
+
+// TestEarlyRoomPaced checks that the room held for a user held early is
+// what it could send before the app's window frees more, not its whole
+// room: user 3 per 10 s and 5 a minute, app 10 per 10 s and 12 a minute.
+// d and e take 6 early; a takes 3 at 55 s (its 10 s full until 65 s, 2
+// left of its minute). At 60 s a asks one more (10 left: its own finish
+// 2 min, the app's 3: held early), and b and c 3 each, with the app's
+// minute at 9 of 12.
+func TestEarlyRoomPaced(t *testing.T) {
+	tests := []struct {
+		name  string
+		early time.Duration // when d and e took their 6
+		wantB int           // granted to b and c at 60 s
+	}{
+		// d's and e's units leave the app's minute at 64 s, before a's
+		// 10 s frees (65 s): the app frees more than a can take, and
+		// nothing is held.
+		{"the app's window frees first: nothing held", 4 * time.Second, 3},
+		// They leave at 70 s: a can send its 2 at 65 s, before, so both
+		// are held.
+		{"the user's window frees first: its room held", 10 * time.Second, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := rateBound()
+			sp.App.Windows = []Window{{10, Duration(10 * time.Second)}, {12, Duration(time.Minute)}}
+			sp.User.Concurrency, sp.App.Concurrency = 20, 20
+			l := mustNew(t, sp)
+			var s seq
+			drain(t, l, at(0), s.left("a", 14)) // a began a minute before
+			var early []Request
+			for range 3 {
+				early = append(early, s.req("d", Background, 1), s.req("e", Background, 1))
+			}
+			if got := drain(t, l, at(tc.early), early...); len(got) != 6 {
+				t.Fatalf("d and e granted %d, want 6", len(got))
+			}
+			var own []Request
+			for range 3 {
+				own = append(own, s.left("a", 13))
+			}
+			if got := drain(t, l, at(55*time.Second), own...); len(got) != 3 {
+				t.Fatalf("a granted %d at 55 s, want 3", len(got))
+			}
+			reqs := []Request{s.left("a", 10)}
+			for range 3 {
+				reqs = append(reqs, s.left("b", 9), s.left("c", 9))
+			}
+			got := grantedByUser(t, l, at(time.Minute), reqs...)
+			if got['a'] != 0 {
+				t.Errorf("a granted %d, want none (its 10 s is full)", got['a'])
+			}
+			if got['b']+got['c'] != tc.wantB {
+				t.Errorf("b and c granted %d, want %d", got['b']+got['c'], tc.wantB)
+			}
+			if h := l.State(at(time.Minute)).HeldFor; len(h) != 1 || h[0] != "a" {
+				t.Errorf("held for %v, want [a]", h)
 			}
 		})
 	}

@@ -145,36 +145,42 @@ func (g *rollingLog) peak(per, hold, now int64) int {
 // shortfall is the most by which the foreground expected from now on
 // outruns the units leaving window w of length per (as of the last
 // advance, at now), at least 0: max over τ in (0, per] of E(⌈τ/rper⌉) −
-// here less the cost that left the window by now+τ. E(k), the
-// foreground expected in the next k periods rper, is rate·k (the peak
-// period's rate in each of them) but no more than the seen units of the
-// last span periods at their own pace, ⌈seen·k/span⌉; here are the units
-// already asked for in the current period. The departures step up at
-// each entry's leaving (entry.at+per), so the most is just before an
-// entry leaves or at the window's end, when all have left. next is when
-// the most steps down: the time its expected term drops by a period.
+// here less the cost that left the window by now+τ (see outrun). E(k),
+// the foreground expected in the next k periods rper, is rate·k (the
+// peak period's rate in each of them) but no more than the seen units of
+// the last span periods at their own pace, ⌈seen·k/span⌉; here are the
+// units already asked for in the current period. next is when the most
+// steps down: the time its expected term drops by a period.
 func (g *rollingLog) shortfall(w int, per int64, rate int, rper int64, here, seen int, span, now int64) (most int, next int64) {
-	expect := func(k int64) int { return min(rate*int(k), int((int64(seen)*k+span-1)/span)) - here }
-	periods := func(tau int64) int64 { return (tau + rper - 1) / rper }
-	best, bestTau, left, most := math.MinInt, per, 0, expect(periods(per))
-	k, edge := int64(0), int64(0) // periods by tau, and tau's bound for k
-	for i := g.start[w]; i < len(g.entries) && most-left > max(best, 0); i++ {
+	expect := func(tau int64) int {
+		k := (tau + rper - 1) / rper
+		return min(rate*int(k), int((int64(seen)*k+span-1)/span)) - here
+	}
+	best, tau := g.outrun(w, per, expect, now)
+	return best, now + (tau-1)%rper + 1
+}
+
+// outrun is the most by which want(τ), the units wanted by now+τ (never
+// falling as τ grows), outruns the units leaving window w of length per
+// (as of the last advance, at now) by then, over τ in (0, per], at least
+// 0, and the τ where it is most. The departures step up at each entry's
+// leaving (entry.at+per), so the most is just before an entry leaves or
+// at the window's end, when all have left.
+func (g *rollingLog) outrun(w int, per int64, want func(tau int64) int, now int64) (most int, at int64) {
+	best, bestTau, left, all := math.MinInt, per, 0, want(per)
+	for i := g.start[w]; i < len(g.entries) && all-left > max(best, 0); i++ {
 		// No later point beats best once even the whole window's
-		// expected units less what left by then do not (left only grows).
+		// wanted units less what left by then do not (left only grows).
 		tau := g.entries[i].at + per - now
-		if tau > edge { // the entries are in time order: k only grows
-			k = (tau + rper - 1) / rper
-			edge = k * rper
-		}
-		if f := expect(k) - left; f > best {
+		if f := want(tau) - left; f > best {
 			best, bestTau = f, tau
 		}
 		left += g.entries[i].cost
 	}
-	if f := most - left; f >= best {
+	if f := all - left; f >= best {
 		best, bestTau = f, per
 	}
-	return max(0, best), now + (bestTau-1)%rper + 1
+	return max(0, best), bestTau
 }
 
 // freeAt is the earliest time, not before now, at which cost more fits

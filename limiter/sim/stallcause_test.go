@@ -269,34 +269,3 @@ func diagnosticSamples(t *testing.T, spec string) (size Size, from, to uint64) {
 	}
 	return Small, from, to
 }
-
-// TestViolators lists every sample of NOTEBRIDGE_VIOLATORS=small|full:N (or A-B)
-// with a violation, one a line, with the classes it violates, so two
-// commits' lists can be compared sample by sample. A diagnostic.
-func TestViolators(t *testing.T) {
-	spec := os.Getenv("NOTEBRIDGE_VIOLATORS")
-	if spec == "" {
-		t.Skip("NOTEBRIDGE_VIOLATORS=small:300 or full:300 runs it")
-	}
-	size, from, to := diagnosticSamples(t, spec)
-	var out []string
-	for seed := from; seed <= to; seed++ {
-		s := Generate(seed, size)
-		res, err := Run(s.Scenario.Config, "ours")
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := Check(s, res)
-		if len(v.Violations) == 0 {
-			continue
-		}
-		var cls []string
-		for _, m := range v.Violations {
-			cls = append(cls, m.Target.String())
-		}
-		out = append(out, fmt.Sprintf("VIOL %s-%d %s stall=%s ratio=%.4f", size.Name, seed, strings.Join(cls, ","), v.Stall.Round(time.Millisecond), v.Ratio))
-	}
-	for _, l := range out {
-		fmt.Println(l)
-	}
-}

@@ -19,7 +19,7 @@ func main() {
 	out := flag.String("out", "results", "directory for report.md and the PNG plots")
 	only := flag.String("scenario", "", "run only this scenario")
 	variants := flag.Int("variants", 0, "run the hidden-limit variants over this many seeds instead (writes limiter-hidden-variants.md)")
-	properties := flag.Int("properties", 0, "run this many generated samples against the targets instead (writes limiter-properties.md)")
+	properties := flag.Int("properties", 0, "run this many generated samples against the targets instead (writes limiter-properties.md and .tsv)")
 	size := flag.String("size", "full", "the generated samples' size: small (go test -short's) or full")
 	jobs := flag.Int("jobs", 2, "samples simulated at once")
 	flag.Parse()

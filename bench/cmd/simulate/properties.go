@@ -23,7 +23,9 @@ type sampleRun struct {
 
 // runProperties runs the limiter over n samples of size (seeds 1..n) on
 // jobs goroutines, holds each to the targets (sim.Check) and writes
-// limiter-properties.md to out.
+// limiter-properties.md to out, and every sample's figures to
+// limiter-properties.tsv beside it (samplesTable), so two commits' runs
+// compare sample by sample.
 func runProperties(out string, n int, size sim.Size, jobs int) error {
 	start := time.Now()
 	runs := make([]sampleRun, n)
@@ -62,8 +64,37 @@ func runProperties(out string, n int, size sim.Size, jobs int) error {
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
+	tsv := filepath.Join(out, "limiter-properties.tsv")
+	if err := os.WriteFile(tsv, []byte(samplesTable(runs)), 0o644); err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
 	fmt.Print(md)
 	return nil
+}
+
+// samplesTable is one line a sample: its seed, the targets it violates
+// (- for none), its ratio to the best feasible finish (0 when it did not
+// finish), its longest stall in seconds, its share throttled after the
+// first throttle and its foreground p99 wait in seconds.
+func samplesTable(runs []sampleRun) string {
+	var b strings.Builder
+	b.WriteString("seed\tviolations\tratio\tstall_s\tthrottled_pct\tfg_p99_s\n")
+	for _, r := range runs {
+		var cls []string
+		for _, x := range r.v.Violations {
+			cls = append(cls, x.Target.String())
+		}
+		if len(cls) == 0 {
+			cls = []string{"-"}
+		}
+		ratio := 0.0
+		if r.res.Finished {
+			ratio = r.v.Ratio
+		}
+		fmt.Fprintf(&b, "%d\t%s\t%.4f\t%.1f\t%.2f\t%.2f\n", r.s.Seed, strings.Join(cls, ","), ratio,
+			r.v.Stall.Seconds(), 100*r.res.ThrottledAfterAdapt, r.v.ForegroundP99.Seconds())
+	}
+	return b.String()
 }
 
 // propertiesReport is limiter-properties.md: the samples, the violations

@@ -203,3 +203,31 @@ func BenchmarkAdmissionScanning(b *testing.B) {
 	reportCPU(b, cpu)
 	b.ReportMetric(float64(len(l.queued)), "queued")
 }
+
+// BenchmarkEarlyRoom is the room held for a user held early (earlyRoom)
+// computed afresh, as after each grant, with the app's hour full of 800
+// grants spread evenly over it, so that its units leave all the time, and
+// the user (80 of them) under its limit: the cost a decision adds while a
+// user is held early. It reports the room held.
+func BenchmarkEarlyRoom(b *testing.B) {
+	l, _ := New(OneNote(), t0)
+	now := t0
+	for i := range 800 {
+		now = t0.Add(time.Duration(i) * 4500 * time.Millisecond)
+		user := fmt.Sprintf("user-%d", i%10)
+		for _, g := range drainGrants(b, l, now, Request{ID: fmt.Sprint("r", i), User: user, Lane: Background, Remaining: 1000}) {
+			l.Release(g.LeaseID, ok200, now)
+		}
+	}
+	u := l.users["user-0"]
+	n := l.clock(now)
+	l.holds.users, l.holds.early = []*userState{u}, u
+	b.ReportAllocs()
+	b.ResetTimer()
+	room := 0
+	for range b.N {
+		l.holds.pace = paceMemo{}
+		room = l.heldRoom(n)[longest(l.appPers)]
+	}
+	b.ReportMetric(float64(room), "held")
+}

@@ -71,16 +71,16 @@ func (h *holds) has(u *userState) bool {
 // When nobody qualifies, the user whose own finish is later than every
 // other's and at least half the app's is held while it has used less
 // than its longest window's limit after a whole window of its work
-// (starved): in the app's longest window
-// only (early), for what it could send before that window frees more
-// (earlyRoom). The app's longest window is spent at its start in a burst
-// bound by the app's concurrency, which every user with work takes part
-// in, so a user capped at a few requests at once gets a few of the app's
-// slots however much work it has; its own finish is counted at the
-// limits the model believes, and a user limit hidden below them is never
-// met by a user that gets a tenth of it, so the user is held only when it
-// is too late (full-162: 13,162 requests at a believed 400 an hour is 33
-// h against the app's 47 h; it got 57 to 220 an hour of its true 279 for
+// (starved): in the app's longest window only (early), for what it
+// could send before that window frees more (earlyRoom). The app's
+// longest window is spent at its start in a burst bound by the app's
+// concurrency, which every user with work takes part in, so a user
+// capped at a few requests at once gets a few of the app's slots
+// however much work it has; its own finish is counted at the limits the
+// model believes, and a user limit hidden below them is never met by a
+// user that gets a tenth of it, so the user is held only when it is too
+// late (full-162: 13,162 requests at a believed 400 an hour is 33 h
+// against the app's 47 h; it got 57 to 220 an hour of its true 279 for
 // 18 h and finished alone 9 h after the others, 1.19x; full-146
 // likewise, 1.11x). Held early, it meets its limit, learns it, and is
 // then held the usual way if its true finish is the app's. Held only

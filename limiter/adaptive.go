@@ -34,6 +34,27 @@ type adapted struct {
 	RiseAt    int64 `json:"riseAt,omitempty"`
 	RiseFails int   `json:"riseFails,omitempty"`
 	RiseStep  int   `json:"riseStep,omitempty"`
+	// Peak is the highest count proven to succeed within the scope's
+	// longest window, at PeakAt: what the window took, remembered
+	// longer than Proven (see scopeView.underPeak).
+	Peak   int   `json:"peak,omitempty"`
+	PeakAt int64 `json:"peakAt,omitempty"`
+}
+
+// peak is the highest count proven to succeed within long (the scope's
+// longest window) of now, or 0.
+func (a adapted) peak(long, now int64) int {
+	if now-a.PeakAt >= long {
+		return 0
+	}
+	return a.Peak
+}
+
+// provePeak records a success at count c in the window's peak.
+func (a *adapted) provePeak(c int, long, now int64) {
+	if c >= a.peak(long, now) {
+		a.Peak, a.PeakAt = c, now
+	}
 }
 
 // The rise probe. A limit that upstream raises during a run, without

@@ -106,3 +106,77 @@ func TestThrottleBlamePlausibleScope(t *testing.T) {
 		}
 	}
 }
+
+// TestThrottleBlameUnderPeak: when the proof leaves both scopes, a
+// throttle without a scope goes to the scope at the most it took within
+// its longest window against one whose windows are all under it (full-6:
+// a user new to the minute at 35, where the users took 115 half an hour
+// before, against the app hour at its highest count yet, 360).
+func TestThrottleBlameUnderPeak(t *testing.T) {
+	now := at(2 * time.Hour).UnixNano()
+	ago := func(d time.Duration) int64 { return now - int64(d) }
+	tests := []struct {
+		name string
+		// userPeak is the minute's peak in the user table (peers), at
+		// userPeakAgo; appPeak the app hour's, a second ago.
+		userPeak    int
+		userPeakAgo time.Duration
+		appPeak     int
+		want        ThrottleScope
+	}{
+		{"the user minute under the users' peak, the app hour at its own: the app", 115, 30 * time.Minute, 358, ScopeApp},
+		{"the user minute at the users' peak: the inference stands", 35, time.Second, 358, ScopeUser},
+		{"a peak older than the longest window is forgotten", 115, 61 * time.Minute, 358, ScopeUser},
+		{"both under their peaks: the cheaper wrong guess (the user's minute)", 115, 30 * time.Minute, 700, ScopeUser},
+		{"the app hour under its peak, the user minute at its: the user", 35, time.Second, 700, ScopeUser},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tun := DefaultTuning()
+			ust, ast := newScopeState(2), newScopeState(2)
+			// The user's own minute proved 33 a moment ago (it is new);
+			// the app hour proved 358.
+			ust.Limits[0] = adapted{Proven: 33, ProvenAt: ago(time.Second)}
+			ast.Limits[1] = adapted{Proven: 358, ProvenAt: ago(time.Second), Peak: tc.appPeak, PeakAt: ago(time.Second)}
+			peers := []adapted{{Peak: tc.userPeak, PeakAt: ago(tc.userPeakAgo)}, {}}
+			us := OneNote().User
+			usr := scopeView{st: &ust, spec: &us, pers: pers(us.Windows), t: &tun, peers: peers}
+			app := oneNoteView(&ast, &tun)
+			var l Limiter
+			if got := l.throttleScope(ScopeUser, usr, app, []int{35, 35}, []int{35, 360}, now); got != tc.want {
+				t.Errorf("scope %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPeakRemembered: a success raises a window's peak, a lower one
+// leaves it, and it is forgotten after the scope's longest window; the
+// user table shares the users' peaks (proveShared).
+func TestPeakRemembered(t *testing.T) {
+	hour := int64(time.Hour)
+	var a adapted
+	a.provePeak(115, hour, 0)
+	a.provePeak(40, hour, 10*int64(time.Minute))
+	if got := a.peak(hour, 30*int64(time.Minute)); got != 115 {
+		t.Errorf("peak after a lower success: %d, want 115", got)
+	}
+	if got := a.peak(hour, hour); got != 0 {
+		t.Errorf("peak a window later: %d, want 0 (forgotten)", got)
+	}
+	a.provePeak(40, hour, hour+1)
+	if got := a.peak(hour, hour+2); got != 40 {
+		t.Errorf("peak after the old one lapsed: %d, want 40", got)
+	}
+
+	l := mustNew(t, OneNote())
+	l.proveShared([]int{114, 200}, 1, at(time.Minute).UnixNano())
+	l.proveShared([]int{9, 9}, 1, at(20*time.Minute).UnixNano())
+	proof := l.userProof()
+	if got := proof[0].peak(hour, at(30*time.Minute).UnixNano()); got != 115 {
+		t.Errorf("user table's minute peak: %d, want 115", got)
+	}
+	if got := proof[0].proven(int64(time.Minute), at(30*time.Minute).UnixNano()); got != 0 {
+		t.Errorf("user table's minute proof half an hour on: %d, want 0 (the proof lasts two minutes)", got)
+	}
+}

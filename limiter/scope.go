@@ -713,6 +713,30 @@ func (v scopeView) blame(before []int, useProven bool, now int64) ([]float64, fl
 	return ratios, best
 }
 
+// underPeak reports whether every window of the scope that could have
+// caused a throttle granted at counts before (see blame, with the proven
+// rule) held less than its peak: the most it took within the scope's
+// longest window (for a user, the most any user took: one user table).
+// Such a window refused only if its limit fell since; one at its highest
+// count yet may simply have met it.
+func (v scopeView) underPeak(before []int, now int64) bool {
+	ratios, _ := v.blame(before, true, now)
+	long := v.pers[longest(v.pers)]
+	for w, r := range ratios {
+		if r < 0 {
+			continue
+		}
+		p := v.st.Limits[w].peak(long, now)
+		if w < len(v.peers) {
+			p = max(p, v.peers[w].peak(long, now))
+		}
+		if before[w] >= p {
+			return false
+		}
+	}
+	return true
+}
+
 // plausible reports whether any window of the scope could have caused a
 // throttle granted at counts before (see blame; with useProven, only a
 // window at or above the count recently proven to succeed in it).
@@ -730,6 +754,7 @@ func (v scopeView) prove(before []int, cost int, granted, now int64) {
 	for w, c := range before {
 		if w < len(v.st.Limits) {
 			v.st.Limits[w].prove(c+cost, granted, v.pers[w], now)
+			v.st.Limits[w].provePeak(c+cost, v.pers[longest(v.pers)], now)
 		}
 	}
 }

@@ -36,7 +36,9 @@ type adapted struct {
 	RiseStep  int   `json:"riseStep,omitempty"`
 	// Peak is the highest count proven to succeed within the scope's
 	// longest window, at PeakAt: what the window took, remembered
-	// longer than Proven (see scopeView.underPeak).
+	// longer than Proven (see scopeView.underPeak). Kept for the app's
+	// windows and the users' shared proof (state.UserProof), never in
+	// a user's own state.
 	Peak   int   `json:"peak,omitempty"`
 	PeakAt int64 `json:"peakAt,omitempty"`
 }
@@ -249,6 +251,7 @@ func (a *adapted) lower(spec, to int, t *Tuning, now int64) bool {
 	} else {
 		a.Proven = min(a.Proven, to)
 	}
+	a.Peak = min(a.Peak, to) // what was taken before a fall says nothing of the limit now
 	a.Lowered = to
 	a.At = now
 	a.Strikes = min(a.Strikes+1, maxStrikes)

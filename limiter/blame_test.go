@@ -123,12 +123,13 @@ func TestThrottleBlameUnderPeak(t *testing.T) {
 		userPeakAgo time.Duration
 		appPeak     int
 		want        ThrottleScope
+		byPeak      bool
 	}{
-		{"the user minute under the users' peak, the app hour at its own: the app", 115, 30 * time.Minute, 358, ScopeApp},
-		{"the user minute at the users' peak: the inference stands", 35, time.Second, 358, ScopeUser},
-		{"a peak older than the longest window is forgotten", 115, 61 * time.Minute, 358, ScopeUser},
-		{"both under their peaks: the cheaper wrong guess (the user's minute)", 115, 30 * time.Minute, 700, ScopeUser},
-		{"the app hour under its peak, the user minute at its: the user", 35, time.Second, 700, ScopeUser},
+		{"the user minute under the users' peak, the app hour at its own: the app", 115, 30 * time.Minute, 358, ScopeApp, true},
+		{"the user minute at the users' peak: the inference stands", 35, time.Second, 358, ScopeUser, false},
+		{"a peak older than the longest window is forgotten", 115, 61 * time.Minute, 358, ScopeUser, false},
+		{"both under their peaks: the cheaper wrong guess (the user's minute)", 115, 30 * time.Minute, 700, ScopeUser, false},
+		{"the app hour under its peak, the user minute at its: the user", 35, time.Second, 700, ScopeUser, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,8 +144,8 @@ func TestThrottleBlameUnderPeak(t *testing.T) {
 			usr := scopeView{st: &ust, spec: &us, pers: pers(us.Windows), t: &tun, peers: peers}
 			app := oneNoteView(&ast, &tun)
 			var l Limiter
-			if got := l.throttleScope(ScopeUser, usr, app, []int{35, 35}, []int{35, 360}, now); got != tc.want {
-				t.Errorf("scope %v, want %v", got, tc.want)
+			if got, byPeak := l.throttleScope(ScopeUser, usr, app, []int{35, 35}, []int{35, 360}, now); got != tc.want || byPeak != tc.byPeak {
+				t.Errorf("scope %v (by peak %v), want %v (%v)", got, byPeak, tc.want, tc.byPeak)
 			}
 		})
 	}
@@ -178,5 +179,38 @@ func TestPeakRemembered(t *testing.T) {
 	}
 	if got := proof[0].proven(int64(time.Minute), at(30*time.Minute).UnixNano()); got != 0 {
 		t.Errorf("user table's minute proof half an hour on: %d, want 0 (the proof lasts two minutes)", got)
+	}
+}
+
+// TestLowerBusiestByPeak: a scope blamed by its peak lowers the window at
+// its peak, not a shorter one under it (full-212: the app minute at 113,
+// where it took 230 within the hour, and the app hour at 531, its
+// highest yet, hidden at 530); blamed otherwise, the shorter window the
+// proof leaves is lowered (shortestLeft).
+func TestLowerBusiestByPeak(t *testing.T) {
+	now := at(2 * time.Hour).UnixNano()
+	ago := func(d time.Duration) int64 { return now - int64(d) }
+	for _, tc := range []struct {
+		name   string
+		byPeak bool
+		want   [2]int
+	}{
+		{"blamed by its peak: the hour", true, [2]int{240, 530}},
+		{"blamed otherwise: the shorter window, to its proven count", false, [2]int{100, 800}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tun := DefaultTuning()
+			st := newScopeState(2)
+			st.Limits[0] = adapted{Proven: 100, ProvenAt: ago(time.Second), Peak: 230, PeakAt: ago(20 * time.Minute)}
+			st.Limits[1] = adapted{Proven: 530, ProvenAt: ago(time.Second), Peak: 530, PeakAt: ago(time.Second)}
+			v := oneNoteView(&st, &tun)
+			v.byPeak = tc.byPeak
+			v.lowerBusiest([]int{113, 531}, now)
+			for w, want := range tc.want {
+				if got := st.Limits[w].limit(v.spec.Windows[w].Limit, &tun, now); got != want {
+					t.Errorf("window %d: effective limit %d, want %d", w, got, want)
+				}
+			}
+		})
 	}
 }

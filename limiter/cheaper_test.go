@@ -68,7 +68,7 @@ func TestCheaperScope(t *testing.T) {
 			}
 			usr, app := l.userView(u), l.appView()
 			usr.peers = l.userProof()
-			got := l.throttleScope(tc.inferred, usr, app, tc.uc, tc.ac, now)
+			got, _ := l.throttleScope(tc.inferred, usr, app, tc.uc, tc.ac, now)
 			if got != tc.want {
 				t.Errorf("blamed on %v, want %v", got, tc.want)
 			}

@@ -51,7 +51,7 @@ func TestPeersProof(t *testing.T) {
 			l.st.App.Limits[1] = adapted{Proven: 615, ProvenAt: now - sec}
 			usr, app := l.userView(u), l.appView()
 			usr.peers = l.userProof()
-			if got := l.throttleScope(ScopeUser, usr, app, []int{119, 173}, []int{119, 615}, now); got != tc.want {
+			if got, _ := l.throttleScope(ScopeUser, usr, app, []int{119, 173}, []int{119, 615}, now); got != tc.want {
 				t.Errorf("blamed on %v, want %v", got, tc.want)
 			}
 		})

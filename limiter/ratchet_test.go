@@ -193,7 +193,7 @@ func TestThrottleScopeByProof(t *testing.T) {
 			usr := scopeView{st: &ust, spec: &us, pers: pers(us.Windows), t: &tun}
 			app := scopeView{st: &ast, spec: &as, pers: pers(as.Windows), t: &tun}
 			var l Limiter
-			if got := l.throttleScope(tc.inferred, usr, app, tc.uc, tc.ac, now); got != tc.want {
+			if got, _ := l.throttleScope(tc.inferred, usr, app, tc.uc, tc.ac, now); got != tc.want {
 				t.Errorf("scope %v, want %v", got, tc.want)
 			}
 		})

@@ -51,7 +51,7 @@ func TestThrottleScopeRefusedAgain(t *testing.T) {
 			usr := scopeView{st: &ust, spec: &userSpec, pers: pers(userSpec.Windows), t: &tun}
 			app := scopeView{st: &ast, spec: &appSpec, pers: pers(appSpec.Windows), t: &tun}
 			l := &Limiter{}
-			if got := l.throttleScope(ScopeApp, usr, app, uc, ac, now); got != tc.want {
+			if got, _ := l.throttleScope(ScopeApp, usr, app, uc, ac, now); got != tc.want {
 				t.Errorf("throttleScope = %v, want %v", got, tc.want)
 			}
 		})
@@ -96,7 +96,7 @@ func TestThrottleScopeAppRefusedAgain(t *testing.T) {
 			usr := scopeView{st: &ust, spec: &userSpec, pers: pers(userSpec.Windows), t: &tun}
 			app := scopeView{st: &ast, spec: &appSpec, pers: pers(appSpec.Windows), t: &tun}
 			l := &Limiter{}
-			if got := l.throttleScope(ScopeUser, usr, app, tc.uc, tc.ac, now); got != tc.want {
+			if got, _ := l.throttleScope(ScopeUser, usr, app, tc.uc, tc.ac, now); got != tc.want {
 				t.Errorf("throttleScope = %v, want %v", got, tc.want)
 			}
 		})

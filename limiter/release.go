@@ -86,6 +86,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 			usr.prove(uc, last, granted, now)
 			l.proveShared(uc, last, now)
 			app.prove(ac, last, granted, now)
+			app.provePeak(ac, last, now)
 		}
 		usr.proveConc(ls.UserConc, ls.Slots, granted, now)
 		app.proveConc(ls.AppConc, ls.Slots, granted, now)
@@ -131,8 +132,9 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		}
 		uc, ac, _, counted := l.countsAt(u, ls, o, now)
 		usr.peers, usr.table = l.userProof(), l.tableLimits(u)
+		byPeak := false
 		if counted && o.Scope == ScopeUnknown {
-			scope = l.throttleScope(scope, usr, app, uc, ac, now)
+			scope, byPeak = l.throttleScope(scope, usr, app, uc, ac, now)
 		}
 		if scope == ScopeApp && (o.Scope == ScopeApp || counted && !usr.plausible(uc, true, now)) {
 			l.st.App.RefusedAt = now // the app's own refusal (appRefusedAgain)
@@ -142,6 +144,7 @@ func (l *Limiter) learn(u *userState, ls *lease, o Outcome, now int64) {
 		if scope == ScopeApp {
 			v, before = app, ac
 		}
+		v.byPeak = byPeak
 		var from []int
 		if scope != ScopeApp && o.Scope == ScopeUnknown {
 			from = usr.limits(now)
@@ -185,8 +188,9 @@ func (l *Limiter) shareLowering(u *userState, now int64) {
 		}
 		// The shared proof keeps what the lowering kept of u's own
 		// (adapted.lower): up to the new limit, or nothing when the
-		// limit is falling.
+		// limit is falling; the peak, up to the new limit.
 		proof[w].Proven = min(proof[w].Proven, a.Proven)
+		proof[w].Peak = min(proof[w].Peak, a.Lowered)
 		spec := l.st.Spec.User.Windows[w].Limit
 		for _, x := range l.st.Users {
 			if x != u && x.Scope.Limits[w].lower(spec, a.Lowered, t, now) {
@@ -259,30 +263,34 @@ func (l *Limiter) countsAt(u *userState, ls *lease, o Outcome, now int64) (user,
 // minute at 35 of 120, where the users took 115 half an hour before,
 // was blamed for the app hour's throttle at its highest count yet (360,
 // hidden at 360), and its minute, lowered to 33 for every user, idled
-// them most of each minute (full-6; full-179, 236, 385, 452, 917 alike). Fullness by
+// them most of each minute (full-6; full-179, 236, 385, 452, 917 alike).
+// byPeak reports that the peaks decided: the scope's windows under their
+// own peak are then not blamed either (full-212: the app minute at 113,
+// where it took over 200 within the hour, was lowered for the app hour's
+// throttle at its highest count, 531 of a hidden 530). Fullness by
 // believed limits must not overrule the proof: a user window believed at
 // 400 while upstream holds it at 127 looks emptier than an app window
 // under the count it let through an hour ago, and blaming the app then
 // lowers the app's hour under what it took (every user waits for the
 // hour to slide) and ratchets it down a unit each hour.
-func (l *Limiter) throttleScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) ThrottleScope {
+func (l *Limiter) throttleScope(scope ThrottleScope, usr, app scopeView, uc, ac []int, now int64) (_ ThrottleScope, byPeak bool) {
 	if refusedAgain(usr, app, uc, now) {
-		return ScopeUser
+		return ScopeUser, false
 	}
 	if appRefusedAgain(usr, app, uc, ac, now) {
-		return ScopeApp
+		return ScopeApp, false
 	}
 	scope = l.plausibleScope(scope, usr, app, uc, ac, now)
 	if usr.plausible(uc, true, now) != app.plausible(ac, true, now) {
-		return scope
+		return scope, false
 	}
 	switch u, a := usr.underPeak(uc, now), app.underPeak(ac, now); {
 	case u && !a:
-		return ScopeApp
+		return ScopeApp, true
 	case a && !u:
-		return ScopeUser
+		return ScopeUser, true
 	}
-	return bindingScope(scope, usr, app, uc, ac, now)
+	return bindingScope(scope, usr, app, uc, ac, now), false
 }
 
 // refusedAgain reports whether a throttle without a scope is the user's

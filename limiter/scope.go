@@ -56,6 +56,10 @@ type scopeView struct {
 	// taken, was blamed for the app hour's throttle and lowered to 172, and
 	// the user idled 22 minutes).
 	peers []adapted
+	// byPeak, when set (at a throttle), says the scope was blamed for
+	// being at its peak against the other under its own (underPeak):
+	// its windows under their peak are not blamed either (lowerBusiest).
+	byPeak bool
 	// rise is whether the limiter's rise budget lets a rise probe go
 	// (see riseFrom).
 	rise bool
@@ -420,6 +424,9 @@ func (v scopeView) lowerBusiest(before []int, now int64) bool {
 		return false
 	}
 	ratios, best := v.blame(before, true, now)
+	if v.byPeak {
+		best = v.peakLeft(before, ratios, now)
+	}
 	if all, bestAll := v.blame(before, false, now); best < provenShare*bestAll && !v.longerOnly(all, bestAll, ratios) {
 		ratios, best = all, bestAll
 	} else {
@@ -713,6 +720,18 @@ func (v scopeView) blame(before []int, useProven bool, now int64) ([]float64, fl
 	return ratios, best
 }
 
+// provePeak records a success at counts before plus cost in the
+// windows' peaks: the app's (a user's are the users' shared ones,
+// Limiter.proveShared, so that a user's state holds none).
+func (v scopeView) provePeak(before []int, cost int, now int64) {
+	long := v.pers[longest(v.pers)]
+	for w, c := range before {
+		if w < len(v.st.Limits) {
+			v.st.Limits[w].provePeak(c+cost, long, now)
+		}
+	}
+}
+
 // underPeak reports whether every window of the scope that could have
 // caused a throttle granted at counts before (see blame, with the proven
 // rule) held less than its peak: the most it took within the scope's
@@ -721,20 +740,37 @@ func (v scopeView) blame(before []int, useProven bool, now int64) ([]float64, fl
 // count yet may simply have met it.
 func (v scopeView) underPeak(before []int, now int64) bool {
 	ratios, _ := v.blame(before, true, now)
-	long := v.pers[longest(v.pers)]
 	for w, r := range ratios {
-		if r < 0 {
-			continue
-		}
-		p := v.st.Limits[w].peak(long, now)
-		if w < len(v.peers) {
-			p = max(p, v.peers[w].peak(long, now))
-		}
-		if before[w] >= p {
+		if r >= 0 && before[w] >= v.peakOf(w, now) {
 			return false
 		}
 	}
 	return true
+}
+
+// peakOf is the peak of window w: the most it took within the scope's
+// longest window (for a user, the most any user took).
+func (v scopeView) peakOf(w int, now int64) int {
+	long := v.pers[longest(v.pers)]
+	p := v.st.Limits[w].peak(long, now)
+	if w < len(v.peers) {
+		p = max(p, v.peers[w].peak(long, now))
+	}
+	return p
+}
+
+// peakLeft drops from ratios (see blame) the windows under their peak
+// (peakOf), for a scope blamed by its peak (scopeView.byPeak), and
+// returns the best ratio left.
+func (v scopeView) peakLeft(before []int, ratios []float64, now int64) float64 {
+	best := -1.0
+	for w := range ratios {
+		if ratios[w] >= 0 && before[w] < v.peakOf(w, now) {
+			ratios[w] = -1
+		}
+		best = max(best, ratios[w])
+	}
+	return best
 }
 
 // plausible reports whether any window of the scope could have caused a
@@ -754,7 +790,6 @@ func (v scopeView) prove(before []int, cost int, granted, now int64) {
 	for w, c := range before {
 		if w < len(v.st.Limits) {
 			v.st.Limits[w].prove(c+cost, granted, v.pers[w], now)
-			v.st.Limits[w].provePeak(c+cost, v.pers[longest(v.pers)], now)
 		}
 	}
 }
